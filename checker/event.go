@@ -1,0 +1,25 @@
+package checker
+
+import "time"
+
+// FaultEvent is one injected fault as the run saw it: what it was, whom it hit
+// (resolved when it fired), and when it started and was healed on the run's
+// Clock. The faults package records one per injection; reports draw them over
+// the operations of a history.
+type FaultEvent struct {
+	// Name names the fault as a person reads it, such as "kill(leader)" or
+	// "partition(minority)".
+	Name string `json:"name"`
+	// Targets are the member and client names the fault was aimed at,
+	// resolved when it fired.
+	Targets []string `json:"targets,omitempty"`
+	// Start is when the fault was injected.
+	Start time.Duration `json:"start"`
+	// End is when it was healed; Healed is false while it is still active.
+	End    time.Duration `json:"end"`
+	Healed bool          `json:"healed"`
+	// Detail is free text: parameters (durations, delays) or why a heal failed.
+	Detail string `json:"detail,omitempty"`
+	// Err is set when the injection or its heal failed.
+	Err string `json:"error,omitempty"`
+}
