@@ -1,13 +1,24 @@
-// Package cluster starts multi-member etcd clusters inside one process.
+// Package cluster starts multi-member etcd clusters inside one process, on
+// a network whose every directed link the harness controls.
+//
+// Every member listens on kernel-chosen loopback ports behind proxies that
+// belong to the cluster: a peer proxy at its advertised peer URL and a front
+// proxy at its advertised client URL. Named clients reach each member
+// through a proxy of their own. Peer traffic uses TLS with one certificate
+// per member, so the peer proxy knows the sender of every connection — raft
+// streams, pipeline and snapshot POSTs, lease-keepalive forwarding — and a
+// partition stops all of it. See SetLink, Partition, Isolate and HealAll.
+//
+// In a test:
+//
+//	c := cluster.New(t, cluster.Config{}) // 3 members, fast profile
+//	cli, err := c.Client("c1")
+//	...
+//	lead, err := c.Leader(ctx)
+//	c.Isolate(lead.Name())                // the leader hears nothing
+//	newLead, err := c.Leader(ctx)         // the majority elects another
+//	c.HealAll()
+//
+// In a program, Start and Close do the same with an error instead of a
+// testing.TB.
 package cluster
-
-import (
-	_ "github.com/anishathalye/porcupine"
-	_ "github.com/google/go-cmp/cmp"
-	_ "github.com/stretchr/testify/require"
-	_ "go.etcd.io/etcd/client/v3"
-	_ "go.etcd.io/etcd/client/v3/concurrency"
-	_ "go.etcd.io/etcd/server/v3/embed"
-	_ "go.uber.org/goleak"
-	_ "golang.org/x/sync/errgroup"
-)

@@ -1,0 +1,254 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"golang.org/x/sync/errgroup"
+)
+
+// Cluster is a running multi-member etcd cluster inside this process, with a
+// network the harness controls. Create one with Start or, in tests, New.
+type Cluster struct {
+	cfg    Config
+	dir    string
+	ownDir bool // dir was created by Start and is removed by Close
+	token  string
+	net    *network
+	pki    *pki
+
+	mu        sync.Mutex // guards members, clients, harness, closed, nextIndex
+	members   []*Member
+	clients   map[string]*namedClient
+	harness   map[string]*clientv3.Client // per member, through its front proxy
+	closed    bool
+	nextIndex int
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New starts a cluster for a test: it fails the test if the cluster cannot
+// start and closes the cluster when the test and its subtests end.
+func New(t testing.TB, cfg Config) *Cluster {
+	t.Helper()
+	c, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("cluster.New: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("cluster.Close: %v", err)
+		}
+	})
+	return c
+}
+
+// Start starts a cluster and waits until every member is ready and a leader
+// is agreed. ctx bounds the start only, not the cluster's life: call Close.
+// On error everything started so far is closed again.
+func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
+	cfg, err = cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{
+		cfg:     cfg,
+		net:     newNetwork(cfg.Seed),
+		clients: make(map[string]*namedClient),
+		harness: make(map[string]*clientv3.Client),
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, c.Close())
+		}
+	}()
+	if cfg.DataDir == "" {
+		if c.dir, err = os.MkdirTemp("", "etcdsim-"); err != nil {
+			return nil, fmt.Errorf("cluster: creating a temp dir: %w", err)
+		}
+		c.ownDir = true
+	} else {
+		if err := checkDataDir(cfg.DataDir); err != nil {
+			return nil, err
+		}
+		c.dir = cfg.DataDir
+	}
+	c.token = "etcdsim-" + filepath.Base(c.dir)
+	if c.pki, err = newPKI(filepath.Join(c.dir, "certs")); err != nil {
+		return nil, fmt.Errorf("cluster: making peer certificates: %w", err)
+	}
+	for range cfg.Members {
+		if _, err := c.newMember(); err != nil {
+			return nil, err
+		}
+	}
+	var g errgroup.Group
+	for _, m := range c.members {
+		g.Go(func() error { return m.start("new") })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, m := range c.members {
+		g.Go(func() error { return m.waitReady(ctx) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if _, err := c.Leader(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func checkDataDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cluster: Config.DataDir: %w", err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "m") && e.IsDir() {
+			return fmt.Errorf("cluster: Config.DataDir %s already holds member data (%s); use an empty directory or \"\" for a temp dir", dir, e.Name())
+		}
+	}
+	return nil
+}
+
+// newMember prepares the next member (name, certificate, proxies, log)
+// without starting it.
+func (c *Cluster) newMember() (*Member, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	index := c.nextIndex
+	c.nextIndex++
+	c.mu.Unlock()
+	name := fmt.Sprintf("m%d", index)
+	m := &Member{c: c, name: name, index: index, dir: filepath.Join(c.dir, name)}
+	var err error
+	if m.cert, m.tls, err = c.pki.issue(name); err != nil {
+		return nil, fmt.Errorf("cluster: certificate for %s: %w", name, err)
+	}
+	if m.log, err = newMemberLog(c.cfg.LogDir, name); err != nil {
+		return nil, fmt.Errorf("cluster: log for %s: %w", name, err)
+	}
+	c.net.addMember(name)
+	if m.peer, err = c.net.newProxy(name, "", c.pki.serverConfig(m.cert), false); err != nil {
+		return nil, fmt.Errorf("cluster: peer proxy for %s: %w", name, err)
+	}
+	if m.front, err = c.net.newProxy(name, "", nil, true); err != nil {
+		return nil, fmt.Errorf("cluster: client proxy for %s: %w", name, err)
+	}
+	c.mu.Lock()
+	c.members = append(c.members, m)
+	c.mu.Unlock()
+	return m, nil
+}
+
+// initialCluster is etcd's --initial-cluster for the current membership.
+func (c *Cluster) initialCluster() string {
+	var parts []string
+	for _, m := range c.Members() {
+		parts = append(parts, m.name+"="+m.PeerURL())
+	}
+	return strings.Join(parts, ",")
+}
+
+func (c *Cluster) checkOpen() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Members returns the cluster's members in order of creation, removed ones
+// left out.
+func (c *Cluster) Members() []*Member {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*Member, 0, len(c.members))
+	for _, m := range c.members {
+		m.mu.Lock()
+		removed := m.state == stateRemoved
+		m.mu.Unlock()
+		if !removed {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Member returns the member called name.
+func (c *Cluster) Member(name string) (*Member, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, m := range c.Members() {
+		if m.name == name {
+			return m, nil
+		}
+		names = append(names, m.name)
+	}
+	return nil, fmt.Errorf("%w %q (members: %v)", ErrUnknownNode, name, names)
+}
+
+// Dir returns the directory that holds the members' data.
+func (c *Cluster) Dir() string { return c.dir }
+
+// Config returns the configuration with its defaults filled in.
+func (c *Cluster) Config() Config { return c.cfg }
+
+// Close stops every member, client and proxy, waits for every goroutine the
+// cluster started and removes the temp dir. It is safe to call more than
+// once and on a cluster that did not finish starting.
+func (c *Cluster) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		members := c.members
+		clients := c.clients
+		harness := c.harness
+		c.mu.Unlock()
+		var errs []error
+		for _, nc := range clients {
+			nc.cli.Close()
+		}
+		for _, h := range harness {
+			h.Close()
+		}
+		var wg sync.WaitGroup
+		errc := make(chan error, len(members))
+		for _, m := range members {
+			wg.Go(func() { errc <- m.closeForCluster() })
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			errs = append(errs, err)
+		}
+		c.net.close()
+		if c.ownDir && c.dir != "" {
+			if err := os.RemoveAll(c.dir); err != nil {
+				errs = append(errs, fmt.Errorf("cluster: removing %s: %w", c.dir, err))
+			}
+		}
+		c.closeErr = errors.Join(errs...)
+	})
+	return c.closeErr
+}

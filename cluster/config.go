@@ -1,0 +1,76 @@
+package cluster
+
+import (
+	"fmt"
+	"time"
+)
+
+// MaxMembers is the largest cluster Start builds.
+const MaxMembers = 9
+
+// Config describes a cluster. The zero Config is a 3-member cluster with
+// the fast profile (10 ms heartbeat, 100 ms election timeout, no fsync), its
+// data in a temporary directory removed by Close, and etcd's logs kept only
+// in memory (their tail is shown when a member fails to start).
+type Config struct {
+	// Members is the number of members, 1 to 9. 0 means 3.
+	Members int `json:"members,omitempty"`
+	// HeartbeatInterval is raft's heartbeat. 0 means 10ms. etcd counts it
+	// in whole milliseconds.
+	HeartbeatInterval time.Duration `json:"heartbeat_interval,omitempty"`
+	// ElectionTimeout is raft's election timeout, at least five heartbeats.
+	// 0 means 100ms, or ten heartbeats if HeartbeatInterval is set.
+	ElectionTimeout time.Duration `json:"election_timeout,omitempty"`
+	// Durable turns fsync on, for tests where a crash must lose nothing
+	// that was acknowledged. false (the fast profile) never fsyncs.
+	Durable bool `json:"durable,omitempty"`
+	// DataDir is where members keep their data, one subdirectory each. ""
+	// means a new temporary directory that Close removes; a directory given
+	// here is kept, and must not hold a previous cluster's members.
+	DataDir string `json:"data_dir,omitempty"`
+	// LogDir, if set, receives one log file per member (m0.log, …) at
+	// info level. "" keeps logs in memory only.
+	LogDir string `json:"log_dir,omitempty"`
+	// SnapshotCount is how many applied entries trigger a raft snapshot.
+	// 0 means etcd's default (10000). Small values exercise snapshot
+	// transfer to lagging members.
+	SnapshotCount uint64 `json:"snapshot_count,omitempty"`
+	// Seed seeds the network's jitter. 0 is a valid seed.
+	Seed uint64 `json:"seed,omitempty"`
+}
+
+// withDefaults returns cfg with every zero field given its documented
+// default, or an error naming the field that is out of range.
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.Members == 0 {
+		cfg.Members = 3
+	}
+	if cfg.Members < 1 || cfg.Members > MaxMembers {
+		return cfg, fmt.Errorf("cluster: Config.Members is %d; valid: 1 to %d (0 means 3)", cfg.Members, MaxMembers)
+	}
+	if cfg.HeartbeatInterval < 0 || cfg.ElectionTimeout < 0 {
+		return cfg, fmt.Errorf("cluster: Config.HeartbeatInterval (%v) and Config.ElectionTimeout (%v) must not be negative", cfg.HeartbeatInterval, cfg.ElectionTimeout)
+	}
+	if cfg.HeartbeatInterval == 0 {
+		cfg.HeartbeatInterval = 10 * time.Millisecond
+		if cfg.ElectionTimeout == 0 {
+			cfg.ElectionTimeout = 100 * time.Millisecond
+		}
+	}
+	if cfg.HeartbeatInterval%time.Millisecond != 0 {
+		return cfg, fmt.Errorf("cluster: Config.HeartbeatInterval is %v; etcd counts it in whole milliseconds", cfg.HeartbeatInterval)
+	}
+	if cfg.ElectionTimeout == 0 {
+		cfg.ElectionTimeout = 10 * cfg.HeartbeatInterval
+	}
+	if cfg.ElectionTimeout%time.Millisecond != 0 {
+		return cfg, fmt.Errorf("cluster: Config.ElectionTimeout is %v; etcd counts it in whole milliseconds", cfg.ElectionTimeout)
+	}
+	if cfg.ElectionTimeout < 5*cfg.HeartbeatInterval {
+		return cfg, fmt.Errorf("cluster: Config.ElectionTimeout %v is less than five heartbeats (Config.HeartbeatInterval %v)", cfg.ElectionTimeout, cfg.HeartbeatInterval)
+	}
+	if cfg.ElectionTimeout > 50*time.Second {
+		return cfg, fmt.Errorf("cluster: Config.ElectionTimeout %v is longer than etcd's limit of 50s", cfg.ElectionTimeout)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,18 @@
+package cluster
+
+import "errors"
+
+// Sentinel errors; the errors returned wrap them with the member, client or
+// link involved, so test them with errors.Is.
+var (
+	// ErrClosed is returned by any call on a cluster after Close.
+	ErrClosed = errors.New("cluster: closed")
+	// ErrUnknownNode names a member or client that does not exist.
+	ErrUnknownNode = errors.New("cluster: no member or client named")
+	// ErrNotRunning is returned by Kill or Stop of a member that is down.
+	ErrNotRunning = errors.New("cluster: member is not running")
+	// ErrRunning is returned by Restart of a member that is up.
+	ErrRunning = errors.New("cluster: member is already running")
+	// ErrNoLeader is returned when no quorum agrees on a leader in time.
+	ErrNoLeader = errors.New("cluster: no leader agreed by a quorum")
+)

@@ -1,0 +1,273 @@
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/url"
+	"sync"
+
+	"go.etcd.io/etcd/client/pkg/v3/transport"
+	"go.etcd.io/etcd/server/v3/embed"
+)
+
+// memberState is a member's lifecycle.
+type memberState int
+
+const (
+	stateNew memberState = iota
+	stateRunning
+	stateKilled
+	stateStopped
+	stateRemoved
+)
+
+func (s memberState) String() string {
+	return [...]string{"new", "running", "killed", "stopped", "removed"}[s]
+}
+
+// Member is one etcd server of a cluster. Its name, ID, endpoint and peer
+// URL stay the same across Kill, Stop and Restart.
+type Member struct {
+	c     *Cluster
+	name  string
+	index int
+	dir   string
+	log   *memberLog
+	tls   transport.TLSInfo
+	cert  tls.Certificate
+	peer  *proxy // at the advertised peer URL
+	front *proxy // at the advertised client URL
+
+	// lifeMu serializes Kill, Stop and Restart, which take time; mu is held
+	// only briefly, to read or change the fields it guards.
+	lifeMu sync.Mutex
+	mu     sync.Mutex // guards e, state, id, clientAddr
+	e      *embed.Etcd
+	state  memberState
+	id     uint64
+	// clientAddr is the member's real client listener while it runs.
+	clientAddr string
+}
+
+// Name returns the member's name: "m0", "m1", …
+func (m *Member) Name() string { return m.name }
+
+// ID returns the member's raft ID (0 before it first started).
+func (m *Member) ID() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.id
+}
+
+// Endpoint returns the member's client URL. It never changes and no fault
+// touches it (it is refused only while the member is down), so it is for
+// observers and the harness; clients under test come from Cluster.Client.
+func (m *Member) Endpoint() string { return "http://" + m.front.addr() }
+
+// PeerURL returns the URL other members reach this one at.
+func (m *Member) PeerURL() string { return "https://" + m.peer.addr() }
+
+// Running reports whether the member is up.
+func (m *Member) Running() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.state == stateRunning
+}
+
+// IsLeader reports whether the member, in its own view, leads now. A member
+// cut off from the others may still think so; Cluster.Leader asks a quorum.
+func (m *Member) IsLeader() bool {
+	e := m.etcd()
+	return e != nil && e.Server.Leader() == e.Server.MemberID()
+}
+
+// Term returns the raft term the member is in, or 0 if it is down.
+func (m *Member) Term() uint64 {
+	if e := m.etcd(); e != nil {
+		return e.Server.Term()
+	}
+	return 0
+}
+
+// LeaderID returns the ID of the member this member believes leads, or 0.
+func (m *Member) LeaderID() uint64 {
+	if e := m.etcd(); e != nil {
+		return uint64(e.Server.Leader())
+	}
+	return 0
+}
+
+// Etcd returns the running embedded server, or nil while the member is
+// down. It is an escape hatch: it changes on every restart, and closing it
+// behind the cluster's back is not supported.
+func (m *Member) Etcd() *embed.Etcd { return m.etcd() }
+
+func (m *Member) etcd() *embed.Etcd {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.state != stateRunning {
+		return nil
+	}
+	return m.e
+}
+
+func (m *Member) String() string { return m.name }
+
+// Kill crashes the member: its connections are reset at once, raft stops
+// without handing leadership over, and its data directory is kept for
+// Restart.
+func (m *Member) Kill() error {
+	return m.halt(stateKilled)
+}
+
+// Stop shuts the member down gracefully: a leader first hands leadership to
+// another member. Its data directory is kept for Restart.
+func (m *Member) Stop() error {
+	return m.halt(stateStopped)
+}
+
+func (m *Member) halt(to memberState) error {
+	if err := m.c.checkOpen(); err != nil {
+		return err
+	}
+	m.lifeMu.Lock()
+	defer m.lifeMu.Unlock()
+	m.mu.Lock()
+	e, state := m.e, m.state
+	if state != stateRunning {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: %s is %v", ErrNotRunning, m.name, state)
+	}
+	m.state = to
+	m.mu.Unlock()
+	shutdown(e, m.c.net, m.name, to == stateStopped)
+	return nil
+}
+
+// shutdown ends a running embedded server. graceful hands leadership over
+// first, while the network still works; otherwise the member's sockets are
+// reset before raft stops, as when a process dies.
+func shutdown(e *embed.Etcd, n *network, name string, graceful bool) {
+	if graceful {
+		e.Server.Stop()
+	}
+	n.setDown(name, true)
+	// HardStop before Close: Close would otherwise try a leadership
+	// transfer and wait for client streams.
+	e.Server.HardStop()
+	e.Close()
+}
+
+// Restart brings a killed or stopped member back with its data directory
+// and addresses, and waits until it has rejoined and serves requests.
+func (m *Member) Restart(ctx context.Context) error {
+	if err := m.c.checkOpen(); err != nil {
+		return err
+	}
+	m.lifeMu.Lock()
+	defer m.lifeMu.Unlock()
+	m.mu.Lock()
+	state := m.state
+	m.mu.Unlock()
+	if state == stateRunning {
+		return fmt.Errorf("%w: %s", ErrRunning, m.name)
+	}
+	if state == stateRemoved {
+		return fmt.Errorf("cluster: %s was removed from the cluster and cannot restart", m.name)
+	}
+	if err := m.start(embed.ClusterStateFlagExisting); err != nil {
+		return err
+	}
+	return m.waitReady(ctx)
+}
+
+// embedConfig is the member's etcd configuration.
+func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.Config {
+	c := m.c
+	cfg := embed.NewConfig()
+	cfg.Name = m.name
+	cfg.Dir = m.dir
+	cfg.ListenPeerUrls = []url.URL{{Scheme: "http", Host: "127.0.0.1:0"}}
+	cfg.AdvertisePeerUrls = []url.URL{{Scheme: "https", Host: m.peer.addr()}}
+	cfg.ListenClientUrls = []url.URL{{Scheme: "http", Host: "127.0.0.1:0"}}
+	cfg.AdvertiseClientUrls = []url.URL{{Scheme: "http", Host: m.front.addr()}}
+	cfg.ListenMetricsUrls = nil
+	cfg.InitialCluster = initialCluster
+	cfg.InitialClusterToken = c.token
+	cfg.ClusterState = clusterState
+	cfg.TickMs = uint(c.cfg.HeartbeatInterval.Milliseconds())
+	cfg.ElectionMs = uint(c.cfg.ElectionTimeout.Milliseconds())
+	cfg.UnsafeNoFsync = !c.cfg.Durable
+	cfg.PeerTLSInfo = m.tls
+	if c.cfg.SnapshotCount > 0 {
+		cfg.SnapshotCount = c.cfg.SnapshotCount
+	}
+	cfg.Logger = "zap"
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(m.log.logger(m.name))
+	return cfg
+}
+
+// start starts the embedded server and points the member's proxies at it;
+// it does not wait for the member to be ready.
+func (m *Member) start(clusterState string) (err error) {
+	cfg := m.embedConfig(clusterState, m.c.initialCluster())
+	e, err := startEtcd(cfg)
+	if err != nil {
+		return fmt.Errorf("cluster: member %s failed to start: %w\n--- last lines of %s's log ---\n%s", m.name, err, m.name, m.log.tail(15))
+	}
+	peerAddr := e.Peers[0].Listener.Addr().String()
+	clientAddr := e.Clients[0].Addr().String()
+	m.mu.Lock()
+	m.e, m.state, m.id, m.clientAddr = e, stateRunning, uint64(e.Server.MemberID()), clientAddr
+	m.mu.Unlock()
+	m.peer.setTarget(peerAddr)
+	m.front.setTarget(clientAddr)
+	m.c.retargetClients(m.name, clientAddr)
+	m.c.net.setDown(m.name, false)
+	return nil
+}
+
+// startEtcd calls embed.StartEtcd, turning a fatal log (which panics with
+// our logger) into an error.
+func startEtcd(cfg *embed.Config) (e *embed.Etcd, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("etcd panicked while starting: %v", r)
+		}
+	}()
+	return embed.StartEtcd(cfg)
+}
+
+// waitReady waits until the member has joined the cluster and serves.
+func (m *Member) waitReady(ctx context.Context) error {
+	m.mu.Lock()
+	e := m.e
+	m.mu.Unlock()
+	select {
+	case <-e.Server.ReadyNotify():
+		return nil
+	case err := <-e.Err():
+		return fmt.Errorf("cluster: member %s stopped while starting: %w\n--- last lines of %s's log ---\n%s", m.name, err, m.name, m.log.tail(15))
+	case <-e.Server.StopNotify():
+		return fmt.Errorf("cluster: member %s stopped while starting\n--- last lines of %s's log ---\n%s", m.name, m.name, m.log.tail(15))
+	case <-ctx.Done():
+		return fmt.Errorf("cluster: member %s not ready: %w\n--- last lines of %s's log ---\n%s", m.name, context.Cause(ctx), m.name, m.log.tail(15))
+	}
+}
+
+// closeForCluster ends the member as part of Cluster.Close.
+func (m *Member) closeForCluster() error {
+	m.lifeMu.Lock()
+	defer m.lifeMu.Unlock()
+	m.mu.Lock()
+	e, state := m.e, m.state
+	if state == stateRunning {
+		m.state = stateKilled
+	}
+	m.mu.Unlock()
+	if state == stateRunning && e != nil {
+		shutdown(e, m.c.net, m.name, false)
+	}
+	return m.log.close()
+}
