@@ -2,12 +2,12 @@ package cluster
 
 import (
 	"cmp"
-	"strings"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
