@@ -1,9 +1,11 @@
 package cluster
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -24,9 +26,27 @@ type ClientConfig struct {
 
 // namedClient is a client and the proxies that form its links.
 type namedClient struct {
-	name    string
-	cli     *clientv3.Client
-	proxies map[string]*proxy // by member name
+	name       string
+	cli        *clientv3.Client
+	allMembers bool              // created for every member: gains links to added ones
+	proxies    map[string]*proxy // by member name; guarded by Cluster.mu
+}
+
+// endpoints lists the client's proxy URLs in member order; Cluster.mu must
+// be held.
+func (nc *namedClient) endpoints() []string {
+	names := make([]string, 0, len(nc.proxies))
+	for name := range nc.proxies {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Compare(len(a), len(b))*2 + strings.Compare(a, b)
+	})
+	out := make([]string, 0, len(names))
+	for _, name := range names {
+		out = append(out, "http://"+nc.proxies[name].addr())
+	}
+	return out
 }
 
 var clientNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
@@ -79,7 +99,7 @@ func (c *Cluster) NewClient(name string, cfg ClientConfig) (*clientv3.Client, er
 		c.mu.Unlock()
 		return nil, fmt.Errorf("cluster: a client named %q exists already", name)
 	}
-	nc := &namedClient{name: name, proxies: make(map[string]*proxy)}
+	nc := &namedClient{name: name, allMembers: cfg.Members == nil, proxies: make(map[string]*proxy)}
 	c.clients[name] = nc // reserve the name
 	c.mu.Unlock()
 
@@ -96,7 +116,9 @@ func (c *Cluster) NewClient(name string, cfg ClientConfig) (*clientv3.Client, er
 			p.setTarget(m.clientAddr)
 		}
 		m.mu.Unlock()
+		c.mu.Lock()
 		nc.proxies[m.name] = p
+		c.mu.Unlock()
 		endpoints = append(endpoints, "http://"+p.addr())
 	}
 	ccfg := clientv3.Config{

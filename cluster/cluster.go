@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"golang.org/x/sync/errgroup"
@@ -51,13 +52,22 @@ func New(t testing.TB, cfg Config) *Cluster {
 	return c
 }
 
+// DefaultStartTimeout bounds Start when its context has no deadline.
+const DefaultStartTimeout = time.Minute
+
 // Start starts a cluster and waits until every member is ready and a leader
 // is agreed. ctx bounds the start only, not the cluster's life: call Close.
-// On error everything started so far is closed again.
+// Without a deadline in ctx, DefaultStartTimeout applies. On error
+// everything started so far is closed again.
 func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	cfg, err = cfg.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
+		defer cancel()
 	}
 	c := &Cluster{
 		cfg:     cfg,

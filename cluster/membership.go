@@ -1,0 +1,146 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// AddMember adds a fresh member to the running cluster (etcd's member add,
+// then a start that joins the existing cluster) and waits until it serves.
+// Clients created for every member get a link to it too.
+func (c *Cluster) AddMember(ctx context.Context) (*Member, error) {
+	if n := len(c.Members()); n >= MaxMembers {
+		return nil, fmt.Errorf("cluster: cannot add a member to %d; at most %d", n, MaxMembers)
+	}
+	lead, err := c.Leader(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: adding a member: %w", err)
+	}
+	cli, err := c.harnessClient(lead)
+	if err != nil {
+		return nil, err
+	}
+	m, err := c.newMember()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cli.MemberAdd(ctx, []string{m.PeerURL()}); err != nil {
+		m.markRemoved()
+		return nil, fmt.Errorf("cluster: adding member %s: %w", m.name, err)
+	}
+	if err := m.start("existing"); err != nil {
+		return nil, err
+	}
+	if err := m.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.linkClientsTo(m); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// RemoveMember removes the member called name from the cluster (etcd's
+// member remove, asked of another member) and shuts it down. A removed
+// member leaves Members and cannot restart.
+func (c *Cluster) RemoveMember(ctx context.Context, name string) error {
+	m, err := c.Member(name)
+	if err != nil {
+		return err
+	}
+	var via *Member
+	for _, o := range c.Members() {
+		if o != m && o.Running() {
+			via = o
+			break
+		}
+	}
+	if via == nil {
+		return fmt.Errorf("cluster: cannot remove %s: no other member is running to ask", name)
+	}
+	cli, err := c.harnessClient(via)
+	if err != nil {
+		return err
+	}
+	id := m.ID()
+	for {
+		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err = cli.MemberRemove(rctx, id)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("cluster: removing member %s: %w", name, err)
+	}
+	m.lifeMu.Lock()
+	m.mu.Lock()
+	e, state := m.e, m.state
+	m.state = stateRemoved
+	m.mu.Unlock()
+	if state == stateRunning {
+		shutdown(e, c.net, name, false)
+	}
+	m.lifeMu.Unlock()
+	c.unlinkClientsFrom(m)
+	return nil
+}
+
+func (m *Member) markRemoved() {
+	m.mu.Lock()
+	m.state = stateRemoved
+	m.mu.Unlock()
+}
+
+// linkClientsTo gives every client created for all members a link to m.
+func (c *Cluster) linkClientsTo(m *Member) error {
+	c.mu.Lock()
+	var all []*namedClient
+	for _, nc := range c.clients {
+		if nc.allMembers && nc.cli != nil {
+			all = append(all, nc)
+		}
+	}
+	c.mu.Unlock()
+	var errs []error
+	for _, nc := range all {
+		p, err := c.net.newProxy(m.name, nc.name, nil, false)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		m.mu.Lock()
+		p.setTarget(m.clientAddr)
+		m.mu.Unlock()
+		c.mu.Lock()
+		nc.proxies[m.name] = p
+		eps := nc.endpoints()
+		c.mu.Unlock()
+		nc.cli.SetEndpoints(eps...)
+	}
+	return errors.Join(errs...)
+}
+
+// unlinkClientsFrom drops m from every client's endpoints.
+func (c *Cluster) unlinkClientsFrom(m *Member) {
+	c.mu.Lock()
+	var touched []*namedClient
+	for _, nc := range c.clients {
+		if _, ok := nc.proxies[m.name]; ok && nc.cli != nil {
+			delete(nc.proxies, m.name)
+			touched = append(touched, nc)
+		}
+	}
+	c.mu.Unlock()
+	for _, nc := range touched {
+		c.mu.Lock()
+		eps := nc.endpoints()
+		c.mu.Unlock()
+		if len(eps) > 0 {
+			nc.cli.SetEndpoints(eps...)
+		}
+	}
+}
