@@ -1,0 +1,226 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+func TestZeroConfigStartsThreeMembersWithOneLeader(t *testing.T) {
+	c := New(t, Config{})
+	members := c.Members()
+	if len(members) != 3 {
+		t.Fatalf("got %d members, want 3", len(members))
+	}
+	ids := map[uint64]bool{}
+	leaders := 0
+	for i, m := range members {
+		if want := fmt.Sprintf("m%d", i); m.Name() != want {
+			t.Errorf("member %d is named %q, want %q", i, m.Name(), want)
+		}
+		if m.ID() == 0 || ids[m.ID()] {
+			t.Errorf("member %s has ID %x: zero or repeated", m.Name(), m.ID())
+		}
+		ids[m.ID()] = true
+		if !m.Running() {
+			t.Errorf("member %s is not running", m.Name())
+		}
+		if m.IsLeader() {
+			leaders++
+		}
+	}
+	if leaders != 1 {
+		t.Errorf("%d members believe they lead, want 1", leaders)
+	}
+	lead := leader(t, c)
+	if !lead.IsLeader() {
+		t.Errorf("Leader returned %s, which does not believe it leads", lead.Name())
+	}
+	cfg := c.Config()
+	if cfg.HeartbeatInterval != 10*time.Millisecond || cfg.ElectionTimeout != 100*time.Millisecond || cfg.Durable {
+		t.Errorf("zero Config filled in as %+v, want the fast profile", cfg)
+	}
+	if err := c.WaitHealthy(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	cli, err := c.Client("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, cli, "k", "v")
+	if got := get(t, cli, "k"); got != "v" {
+		t.Errorf("read back %q, want v", got)
+	}
+	again, err := c.Client("c1")
+	if err != nil || again != cli {
+		t.Errorf("Client(c1) a second time returned %p, %v; want the same client %p", again, err, cli)
+	}
+}
+
+func TestConfigErrorsNameTheField(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{name: "negative members", cfg: Config{Members: -1}, want: "Config.Members is -1; valid: 1 to 9"},
+		{name: "ten members", cfg: Config{Members: 10}, want: "Config.Members is 10; valid: 1 to 9"},
+		{name: "sub-millisecond heartbeat", cfg: Config{HeartbeatInterval: 1500 * time.Microsecond}, want: "Config.HeartbeatInterval is 1.5ms"},
+		{name: "election under five heartbeats", cfg: Config{HeartbeatInterval: 50 * time.Millisecond, ElectionTimeout: 200 * time.Millisecond}, want: "less than five heartbeats"},
+		{name: "negative election", cfg: Config{ElectionTimeout: -time.Second}, want: "must not be negative"},
+		{name: "election too long", cfg: Config{ElectionTimeout: time.Minute}, want: "etcd's limit of 50s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Start(context.Background(), tc.cfg)
+			if err == nil {
+				c.Close()
+				t.Fatalf("Start(%+v) succeeded, want an error", tc.cfg)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not say %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSizes(t *testing.T) {
+	for _, n := range []int{1, 5} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			c := New(t, Config{Members: n})
+			if got := len(c.Members()); got != n {
+				t.Fatalf("got %d members, want %d", got, n)
+			}
+			cli, err := c.Client("c1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			put(t, cli, "k", "v")
+		})
+	}
+}
+
+func TestEightClustersInParallel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 24 members")
+	}
+	// Goroutines rather than t.Parallel alone: -parallel defaults to
+	// GOMAXPROCS, which would run only two at once on a 2-core machine.
+	var g errgroup.Group
+	for i := range 8 {
+		g.Go(func() error {
+			c, err := Start(testCtx(t), Config{})
+			if err != nil {
+				return fmt.Errorf("cluster %d: %w", i, err)
+			}
+			defer c.Close()
+			cli, err := c.Client("c")
+			if err != nil {
+				return err
+			}
+			ctx := testCtx(t)
+			if _, err := cli.Put(ctx, "cluster", fmt.Sprint(i)); err != nil {
+				return fmt.Errorf("cluster %d: put: %w", i, err)
+			}
+			resp, err := cli.Get(ctx, "cluster")
+			if err != nil {
+				return fmt.Errorf("cluster %d: get: %w", i, err)
+			}
+			if got := string(resp.Kvs[0].Value); got != fmt.Sprint(i) {
+				return fmt.Errorf("cluster %d read %q: clusters share state", i, got)
+			}
+			return c.Close()
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCloseRemovesTempDirAndIsIdempotent(t *testing.T) {
+	c, err := Start(context.Background(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := c.Dir()
+	if _, err := os.Stat(filepath.Join(dir, "m0")); err != nil {
+		t.Fatalf("member data dir missing while running: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temp dir %s still there after Close (stat: %v)", dir, err)
+	}
+	m := c.Members()[0]
+	for name, call := range map[string]func() error{
+		"Kill":      m.Kill,
+		"Stop":      m.Stop,
+		"Restart":   func() error { return m.Restart(context.Background()) },
+		"HealAll":   c.HealAll,
+		"Isolate":   func() error { return c.Isolate("m0") },
+		"SetLink":   func() error { return c.SetLink("m0", "m1", Blackholed()) },
+		"Client":    func() error { _, err := c.Client("late"); return err },
+		"Leader":    func() error { _, err := c.Leader(context.Background()); return err },
+		"Member":    func() error { _, err := c.Member("m0"); return err },
+		"AddMember": func() error { _, err := c.AddMember(context.Background()); return err },
+	} {
+		if err := call(); !errors.Is(err, ErrClosed) {
+			t.Errorf("%s after Close returned %v, want ErrClosed", name, err)
+		}
+	}
+}
+
+func TestDataDirIsKeptAndLogDirGetsOneFilePerMember(t *testing.T) {
+	data, logs := t.TempDir(), t.TempDir()
+	c, err := Start(context.Background(), Config{DataDir: data, LogDir: logs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"m0", "m1", "m2"} {
+		if _, err := os.Stat(filepath.Join(data, m, "member")); err != nil {
+			t.Errorf("data of %s not kept in Config.DataDir: %v", m, err)
+		}
+		b, err := os.ReadFile(filepath.Join(logs, m+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "etcd server") {
+			t.Errorf("%s.log has no etcd server lines:\n%.500s", m, b)
+		}
+	}
+	if _, err := Start(context.Background(), Config{DataDir: data}); err == nil || !strings.Contains(err.Error(), "already holds member data") {
+		t.Errorf("Start on a used DataDir returned %v, want an error saying it holds member data", err)
+	}
+}
+
+func TestStartFailureNamesMemberCauseAndLogTail(t *testing.T) {
+	data := t.TempDir()
+	// A file where m1's data directory should be: m1 cannot start.
+	if err := os.WriteFile(filepath.Join(data, "m1"), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Start(context.Background(), Config{DataDir: data})
+	if err == nil {
+		c.Close()
+		t.Fatal("Start succeeded with m1's data dir blocked by a file")
+	}
+	msg := err.Error()
+	for _, want := range []string{"member m1 failed to start", "not a directory", "last lines of m1's log"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error does not say %q:\n%s", want, msg)
+		}
+	}
+}

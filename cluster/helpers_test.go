@@ -1,0 +1,104 @@
+package cluster
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// testTimeout is the generous deadline for waits in this package's tests:
+// long enough for a loaded 2-core machine, short enough to fail instead of
+// hanging.
+const testTimeout = 30 * time.Second
+
+func testCtx(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func leader(t testing.TB, c *Cluster) *Member {
+	t.Helper()
+	m, err := c.Leader(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// followers returns the running members other than lead.
+func followers(c *Cluster, lead *Member) []*Member {
+	var out []*Member
+	for _, m := range c.Members() {
+		if m != lead && m.Running() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func client(t testing.TB, c *Cluster, name string, members ...string) *clientv3.Client {
+	t.Helper()
+	cli, err := c.NewClient(name, ClientConfig{Members: members})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cli
+}
+
+// put writes key=val, retrying until the deadline: a write that fails now
+// may succeed once a new leader is elected.
+func put(t testing.TB, cli *clientv3.Client, key, val string) {
+	t.Helper()
+	ctx := testCtx(t)
+	for {
+		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := cli.Put(rctx, key, val)
+		cancel()
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("put %s=%s: %v", key, val, err)
+		}
+	}
+}
+
+// get reads key with a linearizable read, retrying until the deadline.
+func get(t testing.TB, cli *clientv3.Client, key string) string {
+	t.Helper()
+	ctx := testCtx(t)
+	for {
+		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		resp, err := cli.Get(rctx, key)
+		cancel()
+		if err == nil {
+			if len(resp.Kvs) == 0 {
+				return ""
+			}
+			return string(resp.Kvs[0].Value)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("get %s: %v", key, err)
+		}
+	}
+}
+
+// eventually polls cond every 10ms until it holds or the deadline passes.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	ctx := testCtx(t)
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting until %s", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

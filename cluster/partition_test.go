@@ -1,0 +1,197 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// The test the foundation issue asks for: a client connected only to a
+// follower that is cut off from the leader keeps a 1 s lease alive with
+// KeepAlive. The follower forwards every renewal to the leader with a POST
+// to /leases, which carries no sender header — a partition that cuts only
+// raft messages lets it through and the lease lives forever. Ours must not.
+func TestPartitionStopsLeaseKeepAliveForwarding(t *testing.T) {
+	c := New(t, Config{})
+	lead := leader(t, c)
+	follower := followers(c, lead)[0]
+	cli := client(t, c, "f", follower.Name())
+	observer := client(t, c, "obs", lead.Name())
+	ctx := testCtx(t)
+
+	lease, err := cli.Grant(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kctx, stopKeepAlive := context.WithCancel(ctx)
+	defer stopKeepAlive()
+	acks, err := cli.KeepAlive(kctx, lease.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for range acks { // drain; KeepAlive renews as long as it runs
+		}
+	}()
+	ttl := func() int64 {
+		resp, err := observer.TimeToLive(ctx, lease.ID)
+		if err != nil {
+			t.Fatalf("TimeToLive on the majority side: %v", err)
+		}
+		return resp.TTL
+	}
+	// Healthy: renewals forwarded through the follower keep it alive well
+	// past its TTL.
+	time.Sleep(1500 * time.Millisecond)
+	if got := ttl(); got < 0 { // -1 is expired; 0 is alive with under a second left
+		t.Fatalf("lease expired while healthy (TTL %d): KeepAlive through the follower does not work", got)
+	}
+
+	if err := c.SetLinks(follower.Name(), lead.Name(), Blackholed()); err != nil {
+		t.Fatal(err)
+	}
+	cut := time.Now()
+	eventually(t, "the lease expires on the majority side", func() bool { return ttl() == -1 })
+	t.Logf("lease expired %v after the cut (TTL 1s + election timeout %v); keepalive still running: %v",
+		time.Since(cut).Round(time.Millisecond), c.Config().ElectionTimeout, kctx.Err() == nil)
+	if kctx.Err() != nil {
+		t.Fatal("the keepalive stopped by itself: the test no longer proves a cut")
+	}
+	if time.Since(cut) > 10*time.Second {
+		t.Errorf("lease took %v to expire after the cut", time.Since(cut))
+	}
+}
+
+// A follower cut off from everyone must not receive a single entry, through
+// the append stream or a snapshot, until the cut heals; then it catches up
+// (here by snapshot: the leader's log is compacted meanwhile).
+func TestPartitionStopsAppendsAndSnapshots(t *testing.T) {
+	c := New(t, Config{SnapshotCount: 20})
+	lead := leader(t, c)
+	victim := followers(c, lead)[0]
+	cli := client(t, c, "c", lead.Name())
+	put(t, cli, "before", "x")
+	eventually(t, "the victim applies the first write", func() bool {
+		return victim.Etcd().Server.AppliedIndex() >= lead.Etcd().Server.AppliedIndex()
+	})
+	if err := c.Isolate(victim.Name()); err != nil {
+		t.Fatal(err)
+	}
+	frozen := victim.Etcd().Server.AppliedIndex()
+	for i := range 200 { // ten snapshots' worth
+		put(t, cli, fmt.Sprintf("k%03d", i), "v")
+	}
+	if got := victim.Etcd().Server.AppliedIndex(); got != frozen {
+		t.Fatalf("isolated member applied index moved %d → %d: entries leaked through the partition", frozen, got)
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+	want := lead.Etcd().Server.AppliedIndex()
+	eventually(t, "the healed member catches up", func() bool {
+		return victim.Etcd().Server.AppliedIndex() >= want
+	})
+	direct := client(t, c, "v", victim.Name())
+	if got := get(t, direct, "k199"); got != "v" {
+		t.Errorf("healed member reads k199=%q, want v", got)
+	}
+}
+
+func TestIsolatedLeaderIsReplacedAndCannotCommit(t *testing.T) {
+	c := New(t, Config{})
+	old := leader(t, c)
+	oldTerm := old.Term()
+	stuck := client(t, c, "stuck", old.Name())
+	if err := c.Isolate(old.Name()); err != nil {
+		t.Fatal(err)
+	}
+	// The isolated member drops its client links too; give the client its
+	// own links back so only the peer cut is tested.
+	if err := c.SetLinks("stuck", old.Name(), Healthy); err != nil {
+		t.Fatal(err)
+	}
+	var next *Member
+	eventually(t, "the majority elects a new leader", func() bool {
+		m := c.agreedLeader()
+		if m != nil && m != old {
+			next = m
+			return true
+		}
+		return false
+	})
+	if next.Term() <= oldTerm {
+		t.Errorf("new leader %s has term %d, not above the old term %d", next.Name(), next.Term(), oldTerm)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	_, err := stuck.Put(ctx, "lost", "x")
+	cancel()
+	if err == nil {
+		t.Fatal("a write through the isolated old leader committed")
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	put(t, stuck, "after", "heal")
+}
+
+func TestPartitionGroupsAndBadNames(t *testing.T) {
+	c := New(t, Config{})
+	client(t, c, "c1")
+	if err := c.Partition([]string{"m0", "c1"}, []string{"m1", "m2"}); err != nil {
+		t.Fatal(err)
+	}
+	links := c.Links()
+	// m0↔m1, m0↔m2, c1↔m1, c1↔m2: eight directed links.
+	if len(links) != 8 {
+		t.Errorf("partition cut %d links, want 8: %v", len(links), links)
+	}
+	for _, l := range links {
+		if l.Condition.Mode != Blackhole {
+			t.Errorf("link %v: want blackhole", l)
+		}
+	}
+	if got, _ := c.LinkCondition("c1", "m0"); got != Healthy {
+		t.Errorf("c1→m0 is %v inside one group, want up", got)
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Links(); len(got) != 0 {
+		t.Errorf("after HealAll, faulty links remain: %v", got)
+	}
+
+	for _, tc := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"unknown member", func() error { return c.SetLink("m0", "m7", Blackholed()) }, `no member or client named "m7"`},
+		{"unknown client", func() error { return c.Isolate("nobody") }, `no member or client named "nobody"`},
+		{"client to client", func() error { client(t, c, "c2"); return c.SetLink("c1", "c2", Blackholed()) }, "never two clients"},
+		{"self link", func() error { return c.SetLink("m1", "m1", Blackholed()) }, "to itself"},
+		{"delay on blackhole", func() error { return c.SetLink("m0", "m1", Condition{Mode: Blackhole, Delay: time.Second}) }, "cannot have a delay"},
+		{"negative delay", func() error { return c.SetLink("m0", "m1", Delayed(-time.Second, 0)) }, "must not be negative"},
+		{"jitter without delay", func() error { return c.SetLink("m0", "m1", Condition{Jitter: time.Millisecond}) }, "needs a delay"},
+		{"bad mode", func() error { return c.SetLink("m0", "m1", Condition{Mode: 9}) }, "unknown link mode"},
+		{"one group", func() error { return c.Partition([]string{"m0", "m1", "m2"}) }, "at least two groups"},
+		{"node twice", func() error { return c.Partition([]string{"m0"}, []string{"m0", "m1"}) }, "in partition groups 0 and 1"},
+		{"empty group", func() error { return c.Partition([]string{"m0"}, nil) }, "group 1 is empty"},
+		{"unknown member name", func() error { _, err := c.Member("m9"); return err }, `no member or client named "m9"`},
+		{"client named like a member", func() error { _, err := c.NewClient("m4", ClientConfig{}); return err }, "not a member name"},
+		{"client bad name", func() error { _, err := c.NewClient("", ClientConfig{}); return err }, "bad client name"},
+		{"client twice", func() error { _, err := c.NewClient("c1", ClientConfig{}); return err }, "exists already"},
+		{"client to unknown member", func() error { _, err := c.NewClient("c9", ClientConfig{Members: []string{"m5"}}); return err }, `"m5"`},
+		{"client with no members", func() error { _, err := c.NewClient("c8", ClientConfig{Members: []string{}}); return err }, "Members is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			if err == nil || !contains(err.Error(), tc.want) {
+				t.Errorf("got error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
