@@ -102,3 +102,5 @@ func eventually(t testing.TB, what string, cond func() bool) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func clientWithPrefix() clientv3.OpOption { return clientv3.WithPrefix() }

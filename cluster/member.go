@@ -212,8 +212,12 @@ func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.
 // it does not wait for the member to be ready.
 func (m *Member) start(clusterState string) (err error) {
 	cfg := m.embedConfig(clusterState, m.c.initialCluster())
+	// Up before etcd starts, so its own bootstrap requests to peers pass;
+	// connections to it are still refused until its proxies have targets.
+	m.c.net.setDown(m.name, false)
 	e, err := startEtcd(cfg)
 	if err != nil {
+		m.c.net.setDown(m.name, true)
 		return fmt.Errorf("cluster: member %s failed to start: %w\n--- last lines of %s's log ---\n%s", m.name, err, m.name, m.log.tail(15))
 	}
 	peerAddr := e.Peers[0].Listener.Addr().String()
@@ -224,7 +228,6 @@ func (m *Member) start(clusterState string) (err error) {
 	m.peer.setTarget(peerAddr)
 	m.front.setTarget(clientAddr)
 	m.c.retargetClients(m.name, clientAddr)
-	m.c.net.setDown(m.name, false)
 	return nil
 }
 

@@ -10,6 +10,11 @@ import (
 // AddMember adds a fresh member to the running cluster (etcd's member add,
 // then a start that joins the existing cluster) and waits until it serves.
 // Clients created for every member get a link to it too.
+//
+// etcd refuses a member change until the leader has been connected to a
+// quorum for 5 s (its strict reconfiguration check, which protects quorum),
+// so just after a start or a partition AddMember waits, retrying until ctx
+// ends.
 func (c *Cluster) AddMember(ctx context.Context) (*Member, error) {
 	if n := len(c.Members()); n >= MaxMembers {
 		return nil, fmt.Errorf("cluster: cannot add a member to %d; at most %d", n, MaxMembers)
@@ -26,7 +31,10 @@ func (c *Cluster) AddMember(ctx context.Context) (*Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := cli.MemberAdd(ctx, []string{m.PeerURL()}); err != nil {
+	if err := retry(ctx, func(ctx context.Context) error {
+		_, err := cli.MemberAdd(ctx, []string{m.PeerURL()})
+		return err
+	}); err != nil {
 		m.markRemoved()
 		return nil, fmt.Errorf("cluster: adding member %s: %w", m.name, err)
 	}
@@ -65,15 +73,10 @@ func (c *Cluster) RemoveMember(ctx context.Context, name string) error {
 		return err
 	}
 	id := m.ID()
-	for {
-		rctx, cancel := context.WithTimeout(ctx, time.Second)
-		_, err = cli.MemberRemove(rctx, id)
-		cancel()
-		if err == nil || ctx.Err() != nil {
-			break
-		}
-	}
-	if err != nil {
+	if err := retry(ctx, func(ctx context.Context) error {
+		_, err := cli.MemberRemove(ctx, id)
+		return err
+	}); err != nil {
 		return fmt.Errorf("cluster: removing member %s: %w", name, err)
 	}
 	m.lifeMu.Lock()
@@ -141,6 +144,24 @@ func (c *Cluster) unlinkClientsFrom(m *Member) {
 		c.mu.Unlock()
 		if len(eps) > 0 {
 			nc.cli.SetEndpoints(eps...)
+		}
+	}
+}
+
+// retry calls f with a per-try timeout until it succeeds or ctx ends, and
+// returns the last error.
+func retry(ctx context.Context, f func(context.Context) error) error {
+	for {
+		tctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := f(tctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, context.Cause(ctx))
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }

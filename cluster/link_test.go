@@ -1,0 +1,161 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestBlackholedRequestsHangAndHealResumes(t *testing.T) {
+	c := New(t, Config{})
+	cli := client(t, c, "c1", "m0")
+	put(t, cli, "k", "before")
+	if err := c.SetLink("c1", "m0", Blackholed()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	_, err := cli.Put(ctx, "k", "during")
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("put through a blackholed link returned %v, want it to hang until the deadline", err)
+	}
+	if err := c.SetLink("c1", "m0", Healthy); err != nil {
+		t.Fatal(err)
+	}
+	put(t, cli, "k", "after")
+	other := client(t, c, "c2")
+	if got := get(t, other, "k"); got != "after" {
+		t.Errorf("k=%q, want after (a blackholed request must never arrive)", got)
+	}
+}
+
+// Responses lost: the request reaches the member and is applied, the caller
+// never hears.
+func TestOneWayCutLosesResponsesOnly(t *testing.T) {
+	c := New(t, Config{})
+	cli := client(t, c, "c1", "m0")
+	other := client(t, c, "c2", "m1")
+	put(t, cli, "k", "before")
+	if err := c.SetLink("m0", "c1", Blackholed()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	_, err := cli.Put(ctx, "k", "applied-unheard")
+	cancel()
+	if err == nil {
+		t.Fatal("the caller heard back through a blackholed response link")
+	}
+	if got := get(t, other, "k"); got != "applied-unheard" {
+		t.Errorf("another client reads k=%q, want the write whose response was lost", got)
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, cli, "k"); got != "applied-unheard" {
+		t.Errorf("after heal the caller reads %q", got)
+	}
+}
+
+// Reject resets connections at once: a raw dial through the client's link
+// is reset instead of hanging.
+func TestRejectResetsConnections(t *testing.T) {
+	c := New(t, Config{})
+	client(t, c, "c1", "m0")
+	addr := c.clients["c1"].proxies["m0"].addr()
+	if err := c.SetLink("c1", "m0", Rejecting()); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", addr)
+	if err == nil { // the reset may come during the dial or on the first read
+		defer conn.Close()
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = conn.Read(make([]byte, 1))
+	}
+	if !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, io.EOF) {
+		t.Fatalf("read through a rejecting link: %v, want a reset", err)
+	}
+	// The same dial while the link is up reaches etcd's HTTP/2 server.
+	if err := c.SetLink("c1", "m0", Healthy); err != nil {
+		t.Fatal(err)
+	}
+	conn2, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn2.Close()
+	fmt.Fprintf(conn2, "GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
+	conn2.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b := make([]byte, 12)
+	if _, err := io.ReadFull(conn2, b); err != nil || string(b[:5]) != "HTTP/" {
+		t.Errorf("healthy link: read %q, %v; want an HTTP response", b, err)
+	}
+}
+
+func TestDelayHoldsBytesBackInOrder(t *testing.T) {
+	c := New(t, Config{Seed: 7})
+	cli := client(t, c, "c1", "m0")
+	put(t, cli, "k", "0")
+	const d = 100 * time.Millisecond
+	if err := c.SetLink("c1", "m0", Delayed(d, 20*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	// A request-response crosses the delayed link once: at least d-jitter.
+	start := time.Now()
+	if got := get(t, cli, "k"); got != "0" {
+		t.Fatalf("k=%q", got)
+	}
+	if took := time.Since(start); took < d-20*time.Millisecond {
+		t.Errorf("a read through a %v±20ms link took only %v", d, took)
+	}
+	// Jitter never reorders: a burst of pipelined writes lands in order.
+	if err := c.SetLink("c1", "m0", Delayed(5*time.Millisecond, 5*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	errs := make(chan error, 50)
+	for i := 1; i <= 50; i++ {
+		go func() {
+			_, err := cli.Put(ctx, fmt.Sprintf("burst/%02d", i), "x")
+			errs <- err
+		}()
+	}
+	for range 50 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp, err := cli.Get(ctx, "burst/", clientWithPrefix())
+	if err != nil || len(resp.Kvs) != 50 {
+		t.Fatalf("burst through a jittery link: %d keys, %v; want 50", len(resp.Kvs), err)
+	}
+}
+
+// A member→member one-way cut: the leader cannot reach one follower, which
+// hears nothing and cannot vote a new leader in either (pre-vote and check
+// quorum keep the others' leader).
+func TestOneWayCutBetweenMembers(t *testing.T) {
+	c := New(t, Config{})
+	lead := leader(t, c)
+	f := followers(c, lead)[0]
+	if err := c.SetLink(lead.Name(), f.Name(), Blackholed()); err != nil {
+		t.Fatal(err)
+	}
+	cli := client(t, c, "c1", lead.Name())
+	before := f.Etcd().Server.AppliedIndex()
+	put(t, cli, "k", "v")
+	time.Sleep(200 * time.Millisecond) // two election timeouts
+	if got := f.Etcd().Server.AppliedIndex(); got != before {
+		t.Errorf("follower applied %d → %d through a cut leader→follower link", before, got)
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the follower catches up", func() bool {
+		return f.Etcd().Server.AppliedIndex() >= lead.Etcd().Server.AppliedIndex()
+	})
+}

@@ -1,0 +1,118 @@
+package cluster
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestKillLeaderThenRestartRejoins(t *testing.T) {
+	c := New(t, Config{})
+	cli := client(t, c, "c1")
+	old := leader(t, c)
+	oldTerm := old.Term()
+	if err := old.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if old.Running() || old.IsLeader() || old.Etcd() != nil {
+		t.Errorf("killed member still reports running=%v leader=%v", old.Running(), old.IsLeader())
+	}
+	if err := old.Kill(); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("second Kill returned %v, want ErrNotRunning", err)
+	}
+	if err := old.Stop(); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("Stop of a killed member returned %v, want ErrNotRunning", err)
+	}
+	next := leader(t, c)
+	if next == old || next.Term() <= oldTerm {
+		t.Fatalf("after the kill, leader %s term %d (old %s term %d)", next.Name(), next.Term(), old.Name(), oldTerm)
+	}
+	put(t, cli, "while-down", "x")
+	if err := old.Restart(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Restart(testCtx(t)); !errors.Is(err, ErrRunning) {
+		t.Errorf("Restart of a running member returned %v, want ErrRunning", err)
+	}
+	if err := c.WaitHealthy(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	direct := client(t, c, "direct", old.Name())
+	if got := get(t, direct, "while-down"); got != "x" {
+		t.Errorf("restarted member reads %q for a write made while it was down", got)
+	}
+}
+
+func TestStopHandsLeadershipOver(t *testing.T) {
+	c := New(t, Config{})
+	cli := client(t, c, "c1")
+	put(t, cli, "k", "v")
+	old := leader(t, c)
+	if err := old.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	next := leader(t, c)
+	if next == old {
+		t.Fatal("the stopped member still leads")
+	}
+	if err := old.Restart(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, client(t, c, "direct", old.Name()), "k"); got != "v" {
+		t.Errorf("restarted member lost data: k=%q", got)
+	}
+}
+
+func TestMoveLeader(t *testing.T) {
+	c := New(t, Config{})
+	lead := leader(t, c)
+	to := followers(c, lead)[1]
+	if err := c.MoveLeader(testCtx(t), to.Name()); err != nil {
+		t.Fatal(err)
+	}
+	if got := leader(t, c); got != to {
+		t.Errorf("leader is %s after moving it to %s", got.Name(), to.Name())
+	}
+	if err := c.MoveLeader(testCtx(t), "m8"); !errors.Is(err, ErrUnknownNode) {
+		t.Errorf("MoveLeader to m8 returned %v, want ErrUnknownNode", err)
+	}
+	lead = leader(t, c)
+	down := followers(c, lead)[0]
+	if err := down.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.MoveLeader(testCtx(t), down.Name()); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("MoveLeader to a killed member returned %v, want ErrNotRunning", err)
+	}
+}
+
+func TestAddAndRemoveMembers(t *testing.T) {
+	c := New(t, Config{})
+	cli := client(t, c, "c1")
+	put(t, cli, "k", "v")
+	m, err := c.AddMember(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name() != "m3" || len(c.Members()) != 4 {
+		t.Fatalf("added %s, cluster has %d members; want m3 and 4", m.Name(), len(c.Members()))
+	}
+	if got := get(t, client(t, c, "new", "m3"), "k"); got != "v" {
+		t.Errorf("new member reads k=%q, want v", got)
+	}
+	if err := c.RemoveMember(testCtx(t), "m0"); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Members()) != 3 {
+		t.Errorf("after removing m0, %d members", len(c.Members()))
+	}
+	if _, err := c.Member("m0"); !errors.Is(err, ErrUnknownNode) {
+		t.Errorf("Member(m0) after removal: %v", err)
+	}
+	if err := c.WaitHealthy(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	put(t, cli, "k", "after-replace") // c1 follows the membership
+	if got := get(t, cli, "k"); got != "after-replace" {
+		t.Errorf("k=%q", got)
+	}
+}
