@@ -1,0 +1,61 @@
+// Package checker records what a chaos run did and judges it.
+//
+// A run records a History: typed operations (a client, a Kind, a key, an
+// Input, an Output, call and return times on the run's Clock, and an Outcome
+// of ok, failed or unknown), the faults injected, and the run's RunID and
+// seed. An operation whose outcome is unknown (a timeout, a lost connection)
+// returns at Infinity, as porcupine has it: it may have taken effect at any
+// instant after its call, or never, and it is counted neither as failed nor
+// as succeeded. Histories serialize to versioned JSON and back.
+//
+// The checkers are pure functions of a history. Each returns a Result with a
+// Verdict (ok, violation, unknown, invalid), the violations with the
+// operations that prove them and a sentence a person can read, and metrics
+// for reports:
+//
+//   - MutualExclusion: lock holds never overlap; the guarded resource
+//     accepts writes only from the holder; no lost updates (Jepsen's
+//     lock-set, or a counter).
+//   - Fencing: accepted fencing tokens increase; stale writes are rejected
+//     and counted.
+//   - LockLinearizable: the lock operations against a mutex model, with
+//     porcupine, per lock name.
+//   - RegisterLinearizable: reads, writes, compare-and-sets and deletes
+//     against a register per key, with porcupine, using etcd revisions
+//     where recorded.
+//   - ElectionSafety: at most one leader at a time; terms increase; no
+//     observer sees them go backwards.
+//   - Liveness: after the last heal, waiting clients get the lock and some
+//     candidate leads, within a bound.
+//   - DiscoveryConvergence: resolvers converge on the live registered
+//     endpoints within a bound; staleness; RPCs sent to dead backends.
+//   - WatchGuarantees: watch events in order, without duplicates or gaps;
+//     re-listing after ErrCompacted.
+//
+// Each checker's doc comment lists the operation kinds and fields it reads.
+// A history a checker cannot judge (a return before its call, an operation
+// without a client, a release with no acquire, two runs mixed) gets the
+// verdict invalid, naming the first offending operation; a search that runs
+// out of time gets unknown. Neither is ever reported as ok.
+//
+// Usage:
+//
+//	clock := checker.NewClock()
+//	rec := checker.NewRecorder(clock)
+//	// ... hand rec.AddFault to the fault scheduler, then in each client:
+//	p := rec.Invoke("c1", checker.KindAcquire, "/jobs", checker.Input{})
+//	if err := mu.Lock(ctx); err != nil {
+//		p.Unknown(err)
+//	} else {
+//		p.OK(checker.Output{Token: mu.Header().Revision})
+//	}
+//	// ... after the run:
+//	h := rec.History()
+//	res := checker.Combine("locks",
+//		checker.MutualExclusion(h, checker.MutexOptions{}),
+//		checker.LockLinearizable(h, checker.LinOptions{}).Result,
+//	)
+//	if err := res.Err(); err != nil {
+//		// res.Violations (per part) name the operations that prove it.
+//	}
+package checker

@@ -1,0 +1,172 @@
+package checker
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// HistoryVersion is the version of the history format WriteJSON writes and
+// ReadHistory accepts.
+const HistoryVersion = 1
+
+// Meta describes the run a history was recorded in.
+type Meta struct {
+	// RunID identifies the run. Every operation carries it, so histories of
+	// two runs mixed into one are detected as invalid. The recorder
+	// defaults it to the clock's origin.
+	RunID string `json:"run_id,omitempty"`
+	// Seed is the run's random seed, so the run can be replayed.
+	Seed int64 `json:"seed"`
+	// Scenario names what was run; free text.
+	Scenario string `json:"scenario,omitempty"`
+	// SessionTTL is the TTL of the clients' etcd sessions (leases), 0 if
+	// not recorded. Liveness and DiscoveryConvergence read it when their
+	// options leave TTL zero.
+	SessionTTL time.Duration `json:"session_ttl,omitempty"`
+}
+
+// History is what a run did: its operations, the faults injected into it,
+// and where it came from. Build one with a Recorder, or by hand in tests.
+type History struct {
+	// Version is the format version; 0 is taken as HistoryVersion in
+	// memory, and WriteJSON always writes HistoryVersion.
+	Version int `json:"version"`
+	Meta
+	// Ops are the operations, conventionally in the order they were called.
+	Ops []Operation `json:"ops"`
+	// Faults are the faults injected during the run.
+	Faults []FaultEvent `json:"faults,omitempty"`
+	// End is when the history was taken, on the run clock (0 if unknown).
+	End time.Duration `json:"end,omitempty"`
+}
+
+// ErrInvalidHistory is wrapped by every *HistoryError.
+var ErrInvalidHistory = errors.New("checker: invalid history")
+
+// HistoryError says why a history cannot be judged, naming the first
+// offending operation (or fault).
+type HistoryError struct {
+	// Op is the offending operation; nil when the problem is elsewhere.
+	Op *Operation
+	// Reason says what is wrong, in words.
+	Reason string
+}
+
+func (e *HistoryError) Error() string {
+	if e.Op != nil {
+		return fmt.Sprintf("checker: invalid history: %s: %s", e.Op, e.Reason)
+	}
+	return "checker: invalid history: " + e.Reason
+}
+
+func (e *HistoryError) Unwrap() error { return ErrInvalidHistory }
+
+func invalidOp(op *Operation, format string, args ...any) *HistoryError {
+	c := *op
+	return &HistoryError{Op: &c, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Validate checks what every checker relies on: a known version; unique,
+// non-negative operation IDs; every operation from this history's run, with
+// a client, a known kind and a valid outcome; calls at non-negative finite
+// times; returns at or after their calls, and at Infinity exactly when the
+// outcome is unknown; faults that heal after they start. It returns a
+// *HistoryError naming the first offence, or nil.
+//
+// Checkers validate further what they read (a release must match an
+// acquire, and so on).
+func (h *History) Validate() error {
+	if h.Version != 0 && h.Version != HistoryVersion {
+		return &HistoryError{Reason: fmt.Sprintf("version %d, want %d", h.Version, HistoryVersion)}
+	}
+	if h.End < 0 || h.End >= Infinity {
+		return &HistoryError{Reason: fmt.Sprintf("history ends at %d ns, not a time on the run clock", int64(h.End))}
+	}
+	// Recorded histories number their operations 0, 1, 2...; only check
+	// uniqueness the slow way when they do not.
+	var seen map[int]bool
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.ID < 0 {
+			return invalidOp(op, "negative operation id")
+		}
+		if op.ID != i && seen == nil {
+			seen = make(map[int]bool, len(h.Ops))
+			for j := range i {
+				seen[h.Ops[j].ID] = true
+			}
+		}
+		if seen != nil {
+			if seen[op.ID] {
+				return invalidOp(op, "operation id %d used twice", op.ID)
+			}
+			seen[op.ID] = true
+		}
+		if op.Run != h.RunID {
+			return invalidOp(op, "recorded in run %q, but the history is of run %q: histories of two runs are mixed", op.Run, h.RunID)
+		}
+		if op.Client == "" {
+			return invalidOp(op, "operation without a client")
+		}
+		if !op.Kind.Known() {
+			return invalidOp(op, "unknown kind %q (custom kinds must begin with \"x-\")", op.Kind)
+		}
+		if op.Call < 0 || op.Call >= Infinity {
+			return invalidOp(op, "call at %d ns is not a time on the run clock", int64(op.Call))
+		}
+		switch op.Outcome {
+		case OutcomeOK, OutcomeFailed:
+			if op.Return >= Infinity {
+				return invalidOp(op, "%s operation never returned; record it as unknown", op.Outcome)
+			}
+			if op.Return < op.Call {
+				return invalidOp(op, "returns at %s, before its call at %s", fmtTime(op.Return), fmtTime(op.Call))
+			}
+		case OutcomeUnknown:
+			if op.Return != Infinity {
+				return invalidOp(op, "outcome unknown but returns at %s; an unknown outcome returns at +inf", fmtTime(op.Return))
+			}
+			if op.GaveUp != 0 && (op.GaveUp < op.Call || op.GaveUp >= Infinity) {
+				return invalidOp(op, "gave up at %s, before its call", fmtTime(op.GaveUp))
+			}
+		default:
+			return invalidOp(op, "outcome %q is none of ok, failed, unknown", op.Outcome)
+		}
+	}
+	for i := range h.Faults {
+		f := &h.Faults[i]
+		if f.Start < 0 || f.Start >= Infinity {
+			return &HistoryError{Reason: fmt.Sprintf("fault %d (%s) starts at %d ns, not a time on the run clock", i, f.Name, int64(f.Start))}
+		}
+		if f.Healed && (f.End < f.Start || f.End >= Infinity) {
+			return &HistoryError{Reason: fmt.Sprintf("fault %d (%s) healed at %s, before it started at %s", i, f.Name, fmtTime(f.End), fmtTime(f.Start))}
+		}
+	}
+	return nil
+}
+
+// lastTime is the latest finite time the history mentions: its End, the
+// returns of its operations, the times clients gave up, and fault ends.
+func (h *History) lastTime() time.Duration {
+	t := h.End
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		t = max(t, op.Call)
+		if op.Outcome == OutcomeUnknown {
+			t = max(t, op.GaveUp)
+		} else {
+			t = max(t, op.Return)
+		}
+	}
+	for _, f := range h.Faults {
+		t = max(t, f.Start)
+		if f.Healed {
+			t = max(t, f.End)
+		}
+	}
+	if t >= Infinity {
+		t = Infinity - 1
+	}
+	return t
+}

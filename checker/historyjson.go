@@ -1,0 +1,40 @@
+package checker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// WriteJSON writes the history as one JSON document of format version
+// HistoryVersion. Times are integer nanoseconds on the run clock; an unknown
+// outcome's return is Infinity, 9223372036854775807.
+func (h History) WriteJSON(w io.Writer) error {
+	h.Version = HistoryVersion
+	enc := json.NewEncoder(w)
+	if err := enc.Encode(h); err != nil {
+		return fmt.Errorf("checker: write history: %w", err)
+	}
+	return nil
+}
+
+// ReadHistory reads one history written by WriteJSON. It rejects other
+// versions, unknown fields and trailing data. It does not judge the
+// operations: a history that decodes may still be invalid (see
+// History.Validate), and every checker says so.
+func ReadHistory(r io.Reader) (History, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var h History
+	if err := dec.Decode(&h); err != nil {
+		return History{}, fmt.Errorf("checker: read history: %w", err)
+	}
+	if h.Version != HistoryVersion {
+		return History{}, fmt.Errorf("checker: read history: version %d, want %d", h.Version, HistoryVersion)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return History{}, errors.New("checker: read history: data after the history")
+	}
+	return h, nil
+}

@@ -1,0 +1,243 @@
+package checker
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// defaultTTL is the session TTL assumed when neither the options nor the
+// history give one: etcd's concurrency package default.
+const defaultTTL = 60 * time.Second
+
+// LivenessOptions configures Liveness. The zero value takes the TTL from
+// the history and allows TTL + 2 s.
+type LivenessOptions struct {
+	// TTL is the clients' session TTL. 0 means History.SessionTTL, or 60 s
+	// if that is 0 too.
+	TTL time.Duration
+	// Bound is how long a lock may stay free, or an election leaderless,
+	// while someone waits for it after the last heal. 0 means TTL + 2 s.
+	Bound time.Duration
+	// MaxViolations caps the violations kept in the result: 0 means 20,
+	// negative keeps all.
+	MaxViolations int
+}
+
+func (o LivenessOptions) resolve(h *History) (ttl, bound time.Duration) {
+	ttl = o.TTL
+	if ttl <= 0 {
+		ttl = h.SessionTTL
+	}
+	if ttl <= 0 {
+		ttl = defaultTTL
+	}
+	bound = o.Bound
+	if bound <= 0 {
+		bound = addTime(ttl, 2*time.Second)
+	}
+	return ttl, bound
+}
+
+// Liveness checks that, after the last fault is healed, locks and elections
+// make progress: a lock nobody holds is not left wanted for longer than the
+// bound, and neither is an election nobody leads.
+//
+// It reads acquire, release and crash (locks), and campaign, resign and
+// crash (elections), per Key, with the holds MutualExclusion and
+// ElectionSafety read, and History.Faults:
+//   - A key is held from an ok acquire's (campaign's) return until the
+//     lock is freed: an ok release's (resign's) return; a release of unknown
+//     outcome's call plus the TTL (the client's session is assumed to be
+//     closed); a crash's call plus the TTL (its lease expires). So a
+//     crashed holder's lock must be acquired by a waiter within TTL + bound
+//     of the crash.
+//   - A key is wanted while some client waits on an acquire (campaign):
+//     from its call to its return, or, when its outcome is unknown, to when
+//     the client gave up (GaveUp, else the end of the history).
+//   - From the last heal on, no stretch of time during which a key is
+//     wanted but not held may last longer than the bound. A take of unknown
+//     outcome does not count as holding: if it secretly succeeded and its
+//     client never learns so, waiters starve, and that is a violation.
+//
+// The verdict is unknown when a fault was never healed, or when no client
+// acquired a lock or won an election after the last heal.
+func Liveness(h History, opts LivenessOptions) Result {
+	rep := newReport("liveness", opts.MaxViolations)
+	if err := h.Validate(); err != nil {
+		return rep.invalid(err)
+	}
+	locks, err := collectHolds(&h, lockPair)
+	if err != nil {
+		return rep.invalid(err)
+	}
+	elections, err := collectHolds(&h, electionPair)
+	if err != nil {
+		return rep.invalid(err)
+	}
+	ttl, bound := opts.resolve(&h)
+	var heal time.Duration
+	for _, f := range h.Faults {
+		if !f.Healed {
+			rep.res.Metrics["keys"] = float64(len(locks) + len(elections))
+			return rep.done("liveness after the last heal", sprintf("fault %q, injected at %s, was never healed", f.Name, fmtTime(f.Start)))
+		}
+		heal = max(heal, f.End)
+	}
+	end := h.lastTime()
+	lv := livenessRun{h: &h, rep: rep, ttl: ttl, bound: bound, heal: heal, end: end}
+	for _, kh := range locks {
+		lv.key(lockPair, kh)
+	}
+	for _, kh := range elections {
+		lv.key(electionPair, kh)
+	}
+	m := rep.res.Metrics
+	m["keys"] = float64(len(locks) + len(elections))
+	m["last_heal_seconds"] = heal.Seconds()
+	m["bound_seconds"] = bound.Seconds()
+	m["keys_with_progress"] = float64(lv.progressed)
+	if len(lv.recovery) > 0 {
+		rep.res.Distributions = map[string]Distribution{"recovery": newDistribution(lv.recovery)}
+	}
+	summary := sprintf("%s and %s after the last heal at %s (bound %s)",
+		plural(len(locks), "lock"), plural(len(elections), "election"), fmtTime(heal), bound)
+	undecided := ""
+	if lv.progressed == 0 {
+		undecided = "no client acquired a lock or won an election after the last heal"
+	}
+	return rep.done(summary, undecided)
+}
+
+type livenessRun struct {
+	h          *History
+	rep        *report
+	ttl, bound time.Duration
+	heal, end  time.Duration
+	progressed int
+	recovery   []time.Duration // per key: last heal → first take after it
+}
+
+// livenessEdge is a change in how many clients hold or wait for a key.
+type livenessEdge struct {
+	at    time.Duration
+	held  int // +1, -1 or 0
+	wait  int // +1, -1 or 0
+	op    int // the operation behind the edge
+	crash bool
+}
+
+func (lv *livenessRun) key(p pairKinds, kh keyHolds) {
+	h := lv.h
+	var edges []livenessEdge
+	firstAfterHeal := Infinity
+	for _, hd := range kh.holds {
+		free := Infinity
+		crash := false
+		if hd.give >= 0 {
+			g := &h.Ops[hd.give]
+			switch {
+			case g.Kind == KindCrash:
+				free, crash = addTime(g.Call, lv.ttl), true
+			case g.Outcome == OutcomeUnknown:
+				free = addTime(g.Call, lv.ttl)
+			default:
+				free = g.Return
+			}
+		}
+		edges = append(edges,
+			livenessEdge{at: hd.start, held: +1, op: hd.take},
+			livenessEdge{at: free, held: -1, op: max(hd.give, hd.take), crash: crash})
+		if hd.start >= lv.heal {
+			firstAfterHeal = min(firstAfterHeal, hd.start)
+		}
+	}
+	for _, i := range kh.ops {
+		op := &h.Ops[i]
+		if op.Kind != p.take {
+			continue
+		}
+		until := op.Return
+		if op.Outcome == OutcomeUnknown {
+			until = op.GaveUp
+			if until == 0 {
+				until = lv.end
+			}
+		}
+		edges = append(edges,
+			livenessEdge{at: op.Call, wait: +1, op: i},
+			livenessEdge{at: until, wait: -1, op: i})
+	}
+	if firstAfterHeal < Infinity {
+		lv.progressed++
+		lv.recovery = append(lv.recovery, firstAfterHeal-lv.heal)
+	}
+	// At equal times, take holds before dropping them and drop waits
+	// before adding them, so that handovers leave no gap.
+	slices.SortFunc(edges, func(a, b livenessEdge) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(b.held, a.held), cmp.Compare(a.wait, b.wait))
+	})
+	held, waiting := 0, 0
+	since := time.Duration(-1) // start of the current wanted-but-free stretch
+	var freedBy livenessEdge   // the edge that last freed the key
+	for _, e := range edges {
+		wasStarving := held == 0 && waiting > 0
+		held += e.held
+		waiting += e.wait
+		if e.held < 0 && held == 0 {
+			freedBy = e
+		}
+		starving := held == 0 && waiting > 0
+		switch {
+		case starving && !wasStarving:
+			since = e.at
+		case !starving && wasStarving:
+			lv.stretch(p, kh, since, e.at, freedBy)
+		}
+	}
+}
+
+// stretch judges one interval [from, to) during which the key was wanted
+// but free.
+func (lv *livenessRun) stretch(p pairKinds, kh keyHolds, from, to time.Duration, freedBy livenessEdge) {
+	from = max(from, lv.heal)
+	if to <= from || to-from <= lv.bound {
+		return
+	}
+	h := lv.h
+	// The waiter that waited longest through the stretch.
+	var waiter *Operation
+	for _, i := range kh.ops {
+		op := &h.Ops[i]
+		if op.Kind != p.take || op.Call > from {
+			continue
+		}
+		if waiter == nil || op.Call < waiter.Call {
+			until := op.Return
+			if op.Outcome == OutcomeUnknown {
+				until = max(op.GaveUp, to)
+			}
+			if until > from {
+				waiter = op
+			}
+		}
+	}
+	what, verb := "was free", "waited for it"
+	if p.take == KindCampaign {
+		what, verb = "had no leader", "campaigned"
+	}
+	who := "a client"
+	ops := []*Operation{}
+	if waiter != nil {
+		who = waiter.Client
+		ops = append(ops, waiter)
+	}
+	why := ""
+	if freedBy.crash {
+		c := &h.Ops[freedBy.op]
+		ops = append(ops, c)
+		why = sprintf("; its holder %s crashed at %s (TTL %s)", c.Client, fmtTime(c.Call), lv.ttl)
+	}
+	lv.rep.violation(ops, "%s %s %s while %s %s from %s to %s (%s, bound %s), after the last heal at %s%s",
+		p.noun, kh.key, what, who, verb, fmtTime(from), fmtTime(to), to-from, lv.bound, fmtTime(lv.heal), why)
+}

@@ -1,0 +1,268 @@
+package checker
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Infinity is the return time of an operation whose outcome is unknown,
+// following porcupine's convention: such an operation may take effect at any
+// instant after its call, or never. In JSON it is the integer
+// 9223372036854775807 (math.MaxInt64 nanoseconds), which encoding/json reads
+// back exactly.
+const Infinity = time.Duration(math.MaxInt64)
+
+// Kind names what an operation did. The checkers read the kinds below; each
+// checker's doc comment lists the kinds and fields it reads. A workload may
+// record kinds of its own if their names begin with "x-"; every checker
+// ignores those. Any other name makes the history invalid, so that a typo
+// ("aquire") cannot silently hide operations from a checker.
+type Kind string
+
+// Locks: read by MutualExclusion, Fencing, LockLinearizable and Liveness.
+const (
+	// KindAcquire: Client acquired lock Key. Output.Token is the fencing
+	// token the lock handed out (e.g. the lock key's create revision), 0 if
+	// not recorded.
+	KindAcquire Kind = "acquire"
+	// KindRelease: Client released lock Key. Outcome unknown means the lock
+	// may be freed at any later time; failed means it definitely is still
+	// held.
+	KindRelease Kind = "release"
+	// KindGuardedWrite: Client wrote Input.Value to the resource guarded by
+	// lock Key, presenting fencing token Input.Token. Outcome ok means the
+	// resource accepted the write, failed that it rejected it (stale token).
+	KindGuardedWrite Kind = "guarded-write"
+	// KindSetAdd: Client added Input.Value to the set guarded by lock Key
+	// with a read-modify-write (Jepsen's lock-set).
+	KindSetAdd Kind = "set-add"
+	// KindSetRead: Client read the set guarded by lock Key: Output.Values.
+	KindSetRead Kind = "set-read"
+	// KindCounterIncr: Client added one to the counter guarded by lock Key
+	// with a read-modify-write.
+	KindCounterIncr Kind = "counter-incr"
+	// KindCounterRead: Client read the counter guarded by lock Key:
+	// Output.Count.
+	KindCounterRead Kind = "counter-read"
+)
+
+// Elections: read by ElectionSafety and Liveness.
+const (
+	// KindCampaign: Client became leader of election Key, proposing
+	// Input.Value. Output.Token is its term: the leader key's create
+	// revision, 0 if not recorded.
+	KindCampaign Kind = "campaign"
+	// KindResign: Client stopped leading election Key (outcomes as for
+	// KindRelease).
+	KindResign Kind = "resign"
+	// KindLeaderObserved: Client (an observer) saw the leader of election
+	// Key: Output.Value is the leader's proposal and Output.Token its term;
+	// Output.Missing means no leader.
+	KindLeaderObserved Kind = "leader-observed"
+)
+
+// Registers and key-value stores: read by RegisterLinearizable; committed
+// writes are also read by WatchGuarantees.
+const (
+	// KindRead: Client read Key: Output.Value, or Output.Missing when the
+	// key did not exist; Output.Revision is the value's mod revision, 0 if
+	// not recorded.
+	KindRead Kind = "read"
+	// KindWrite: Client wrote Input.Value to Key; Output.Revision is the
+	// revision the write committed at, 0 if not recorded.
+	KindWrite Kind = "write"
+	// KindCAS: Client set Key to Input.Value if it held Input.Expect (or, if
+	// Input.ExpectMissing, if it did not exist). Outcome ok with
+	// Output.Succeeded false means the comparison failed: that is an
+	// observation, not a failure. Outcome failed means the request
+	// definitely did not take effect.
+	KindCAS Kind = "cas"
+	// KindDelete: Client deleted Key; Output.Revision as for KindWrite.
+	KindDelete Kind = "delete"
+)
+
+// Service discovery: read by DiscoveryConvergence.
+const (
+	// KindRegister: Client (a backend) registered endpoint Input.Value
+	// under service Key.
+	KindRegister Kind = "register"
+	// KindDeregister: Client removed endpoint Input.Value from service Key.
+	KindDeregister Kind = "deregister"
+	// KindResolve: Client (a resolver) reported its current endpoint set
+	// for service Key: Output.Endpoints.
+	KindResolve Kind = "resolve"
+	// KindRPC: Client sent an RPC for service Key to endpoint Input.Value.
+	KindRPC Kind = "rpc"
+)
+
+// Watches: read by WatchGuarantees.
+const (
+	// KindWatch: one watch stream of Client over prefix Key, from its call
+	// to the channel closing, starting at revision Input.Revision (0: from
+	// now). Output.CompactRevision > 0 means the stream was cancelled with
+	// ErrCompacted.
+	KindWatch Kind = "watch"
+	// KindWatchEvent: Client's watch on prefix Key delivered an event for
+	// Output.Key at Output.Revision (its mod revision).
+	KindWatchEvent Kind = "watch-event"
+	// KindList: Client listed prefix Key; Output.Revision is the revision
+	// the listing was read at (the response header's revision).
+	KindList Kind = "list"
+)
+
+// KindCrash: Client crashed (or lost its session for good) at Call. Every
+// lock it held and every election it led is freed at some unknown later
+// time, at the latest when its lease expires; every endpoint it registered
+// goes away within the session TTL. Record it with Outcome ok.
+const KindCrash Kind = "crash"
+
+// knownKinds are the kinds the checkers understand.
+var knownKinds = map[Kind]bool{
+	KindAcquire: true, KindRelease: true, KindGuardedWrite: true,
+	KindSetAdd: true, KindSetRead: true, KindCounterIncr: true, KindCounterRead: true,
+	KindCampaign: true, KindResign: true, KindLeaderObserved: true,
+	KindRead: true, KindWrite: true, KindCAS: true, KindDelete: true,
+	KindRegister: true, KindDeregister: true, KindResolve: true, KindRPC: true,
+	KindWatch: true, KindWatchEvent: true, KindList: true,
+	KindCrash: true,
+}
+
+// Known reports whether k is a kind the checkers read or a custom "x-" kind.
+func (k Kind) Known() bool { return knownKinds[k] || strings.HasPrefix(string(k), "x-") }
+
+// Outcome says how an operation ended.
+type Outcome string
+
+const (
+	// OutcomeOK: the operation took effect and its output is what it saw.
+	OutcomeOK Outcome = "ok"
+	// OutcomeFailed: the operation definitely did not take effect.
+	OutcomeFailed Outcome = "failed"
+	// OutcomeUnknown: the client stopped waiting (timeout, lost connection,
+	// crash); the operation may have taken effect at any later instant, or
+	// never. Its Return is Infinity. It is never counted as failed or as
+	// succeeded.
+	OutcomeUnknown Outcome = "unknown"
+)
+
+// Input is what an operation asked for. Which fields matter depends on the
+// Kind; unused fields stay zero.
+type Input struct {
+	// Value: the value written (write, cas, guarded-write), the element
+	// added (set-add), the proposal (campaign), the endpoint (register,
+	// deregister, rpc).
+	Value string `json:"value,omitempty"`
+	// Expect: the value a cas compares against.
+	Expect string `json:"expect,omitempty"`
+	// ExpectMissing: the cas compares against "key does not exist".
+	ExpectMissing bool `json:"expect_missing,omitempty"`
+	// Token: the fencing token a guarded-write presents.
+	Token int64 `json:"token,omitempty"`
+	// Revision: the revision a watch starts at (0: from now).
+	Revision int64 `json:"revision,omitempty"`
+}
+
+// Output is what an operation returned. Which fields matter depends on the
+// Kind; unused fields stay zero.
+type Output struct {
+	// Value: the value read (read), the leader's proposal
+	// (leader-observed), the event's value (watch-event).
+	Value string `json:"value,omitempty"`
+	// Missing: the key did not exist (read) or there was no leader
+	// (leader-observed).
+	Missing bool `json:"missing,omitempty"`
+	// Succeeded: a cas's comparison held and the value was swapped.
+	Succeeded bool `json:"succeeded,omitempty"`
+	// Values: the elements of a set (set-read).
+	Values []string `json:"values,omitempty"`
+	// Count: the value of a counter (counter-read).
+	Count int64 `json:"count,omitempty"`
+	// Token: the fencing token handed out (acquire) or the term, i.e. the
+	// leader key's create revision (campaign, leader-observed).
+	Token int64 `json:"token,omitempty"`
+	// Revision: an etcd revision: the mod revision of the value read
+	// (read), the revision a change committed at (write, cas, delete), the
+	// event's mod revision (watch-event), the listing's header revision
+	// (list).
+	Revision int64 `json:"revision,omitempty"`
+	// CompactRevision: a watch was cancelled because the revision it asked
+	// for had been compacted (etcd's ErrCompacted); the compact revision.
+	CompactRevision int64 `json:"compact_revision,omitempty"`
+	// Key: the key a watch event is about.
+	Key string `json:"key,omitempty"`
+	// Endpoints: a resolver's endpoint set (resolve).
+	Endpoints []string `json:"endpoints,omitempty"`
+}
+
+// Operation is one call a client made and what came of it. Times are on the
+// run's Clock. See Kind for what each kind records.
+type Operation struct {
+	// ID identifies the operation within its history.
+	ID int `json:"id"`
+	// Run is the RunID of the history the operation was recorded in. Every
+	// operation of a valid history carries its history's RunID.
+	Run string `json:"run,omitempty"`
+	// Client names the process that made the call ("c1", "resolver-2").
+	Client string `json:"client"`
+	Kind   Kind   `json:"kind"`
+	// Key is the lock name, election name, register key, service name or
+	// watched prefix the operation was about.
+	Key    string `json:"key,omitempty"`
+	Input  Input  `json:"input,omitzero"`
+	Output Output `json:"output,omitzero"`
+	// Call and Return are when the call was made and when it returned.
+	// Return is Infinity when the outcome is unknown.
+	Call   time.Duration `json:"call"`
+	Return time.Duration `json:"return"`
+	// GaveUp is when the client stopped waiting for an operation whose
+	// outcome is unknown (0 if not recorded). Only reports and Liveness
+	// read it; for every other purpose the operation returns at Infinity.
+	GaveUp  time.Duration `json:"gave_up,omitempty"`
+	Outcome Outcome       `json:"outcome"`
+	// Error is the error the client saw, if any.
+	Error string `json:"error,omitempty"`
+}
+
+// End is when the operation returned for the purpose of checking: Return,
+// or Infinity when the outcome is unknown.
+func (op *Operation) End() time.Duration {
+	if op.Outcome == OutcomeUnknown {
+		return Infinity
+	}
+	return op.Return
+}
+
+// String describes the operation in one line, e.g.
+// "op 12 (c2 acquire /jobs [3.412s, 3.500s] ok)".
+func (op Operation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "op %d (%s %s", op.ID, op.Client, op.Kind)
+	if op.Key != "" {
+		fmt.Fprintf(&b, " %s", op.Key)
+	}
+	fmt.Fprintf(&b, " [%s, %s] %s", fmtTime(op.Call), fmtTime(op.End()), op.Outcome)
+	if op.Error != "" {
+		fmt.Fprintf(&b, ": %s", op.Error)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// fmtTime renders a time on the run clock as seconds with millisecond
+// precision ("3.412s"), and Infinity as "+inf".
+func fmtTime(d time.Duration) string {
+	if d >= Infinity {
+		return "+inf"
+	}
+	return fmt.Sprintf("%.3fs", d.Seconds())
+}
+
+// addTime adds d to t, saturating at Infinity.
+func addTime(t, d time.Duration) time.Duration {
+	if t >= Infinity || d >= Infinity || t > Infinity-d {
+		return Infinity
+	}
+	return t + d
+}
