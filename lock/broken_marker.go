@@ -1,0 +1,126 @@
+package lock
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// releasedMarker is a lock ordered by create revision whose release leaves
+// the holder's key in place and marks it released.
+//
+// BROKEN (deliberately): pitfall 1 of issue 4, "ordering by the wrong
+// revision", from the lock documents this project grew from. The recipe
+// says the oldest key holds the lock, where oldest means lowest create
+// revision, and that a release deletes the key. This one keeps one key per
+// Locker and, to save a delete and a create, marks it "released" instead.
+// But a Put to an existing key keeps its create revision: when the client
+// locks again its key is still the oldest, so it jumps ahead of the holder
+// that took the lock in between. Two holders, on a healthy cluster, and
+// the fencing token goes backwards. Shown by TestPitfallReleasedMarker.
+type releasedMarker struct {
+	cli *clientv3.Client
+	pfx string
+	ttl int
+	key string // the one key this Locker reuses: pfx/<locker id>
+
+	mu sync.Mutex // serializes Lock: the Locker has a single key
+}
+
+const (
+	markWaiting  = "waiting"
+	markReleased = "released"
+)
+
+// lockerIDs numbers Lockers that need an identity of their own. A counter,
+// not randomness, so a run's keys are the same each time.
+var lockerIDs atomic.Int64
+
+var _ Locker = (*releasedMarker)(nil)
+
+func newReleasedMarker(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	pfx, ttl, err := opts.resolve(cli, name)
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%s/locker-%d", pfx, lockerIDs.Add(1))
+	return &releasedMarker{cli: cli, pfx: pfx, ttl: ttl, key: key}, nil
+}
+
+// Lock marks the Locker's key waiting, bound to a new lease (a Put that
+// keeps the key's create revision if it exists), then waits until no
+// other key that is not marked released is older.
+func (l *releasedMarker) Lock(ctx context.Context) (Held, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s, err := newSession(ctx, l.cli, l.pfx, l.ttl)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := l.cli.Put(ctx, l.key, markWaiting, clientv3.WithLease(s.Lease())); err != nil {
+		abandon(ctx, s, l.ttl)
+		return nil, fmt.Errorf("lock: %s: mark waiting: %w", l.key, err)
+	}
+	rev, err := l.waitOldest(ctx)
+	if err != nil {
+		abandon(ctx, s, l.ttl)
+		return nil, err
+	}
+	return &held{
+		cli: l.cli, key: l.key, rev: rev, token: rev, done: s.Done(),
+		release: func(ctx context.Context) error {
+			// The mistake: mark, don't delete. Without a lease the mark
+			// outlives the session, and with it the old create revision.
+			_, err := l.cli.Put(ctx, l.key, markReleased)
+			s.Orphan()
+			revokeQuietly(ctx, l.cli, s.Lease(), l.ttl)
+			if err != nil {
+				return fmt.Errorf("lock: %s: mark released: %w", l.key, err)
+			}
+			return nil
+		},
+	}, nil
+}
+
+// waitOldest re-reads the prefix after every change under it until the
+// oldest key not marked released is ours, and returns our create revision.
+func (l *releasedMarker) waitOldest(ctx context.Context) (int64, error) {
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	defer cancel()
+	var changes clientv3.WatchChan
+	for {
+		resp, err := l.cli.Get(ctx, l.pfx+"/", clientv3.WithPrefix(),
+			clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
+		if err != nil {
+			return 0, fmt.Errorf("lock: %s: read queue: %w", l.key, err)
+		}
+		first, mine := -1, -1
+		for i, kv := range resp.Kvs {
+			if string(kv.Key) == l.key {
+				mine = i
+			}
+			if first < 0 && string(kv.Value) != markReleased {
+				first = i
+			}
+		}
+		switch {
+		case mine < 0:
+			return 0, fmt.Errorf("%w: %s: key gone while waiting", ErrExpired, l.key)
+		case first == mine:
+			return resp.Kvs[mine].CreateRevision, nil
+		}
+		if changes == nil {
+			changes = l.cli.Watch(wctx, l.pfx+"/", clientv3.WithPrefix(), clientv3.WithRev(resp.Header.Revision+1))
+		}
+		wr, ok := <-changes
+		if !ok || wr.Err() != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			return 0, fmt.Errorf("lock: %s: watch queue: %v", l.key, wr.Err())
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package lock
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+)
+
+// sharedSession is a concurrency.Mutex used from several goroutines of one
+// process through a single session.
+//
+// BROKEN (deliberately): pitfall 5 of issue 4, etcd #11360 (a Mutex used
+// from several goroutines; see also the attempted fixes #11364 and #11391,
+// both closed). concurrency.Mutex names the holder's key after the
+// session's lease, so every Mutex on one
+// session has the same key; the second Lock finds that key already there,
+// takes it for its own and returns at once. Two goroutines both "hold" the
+// lock, and the first Unlock deletes the key under the other. The library
+// documents a session per holder; sharing one to save leases is the
+// mistake. Shown by TestPitfallSharedSession on a healthy cluster.
+type sharedSession struct {
+	cli *clientv3.Client
+	pfx string
+	ttl int
+
+	mu      sync.Mutex // guards s and holders
+	s       *concurrency.Session
+	holders int // Helds not yet unlocked; the last one ends the session
+}
+
+var _ Locker = (*sharedSession)(nil)
+
+func newSharedSession(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	pfx, ttl, err := opts.resolve(cli, name)
+	if err != nil {
+		return nil, err
+	}
+	return &sharedSession{cli: cli, pfx: pfx, ttl: ttl}, nil
+}
+
+// Lock locks a new concurrency.Mutex on the Locker's one session, creating
+// the session if there is none.
+func (l *sharedSession) Lock(ctx context.Context) (Held, error) {
+	s, err := l.acquireSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mu := concurrency.NewMutex(s, l.pfx)
+	if err := mu.Lock(ctx); err != nil {
+		l.releaseSession(ctx)
+		return nil, fmt.Errorf("lock: %s: %w", l.pfx, err)
+	}
+	rev := ownerRevision(mu)
+	key := mu.Key()
+	return &held{
+		cli: l.cli, key: key, rev: rev, token: rev, done: s.Done(),
+		release: func(ctx context.Context) error {
+			err := mu.Unlock(ctx) // deletes the key, whoever else thinks it is theirs
+			l.releaseSession(ctx)
+			if err != nil {
+				return fmt.Errorf("lock: unlock %s: %w", key, err)
+			}
+			return nil
+		},
+	}, nil
+}
+
+func (l *sharedSession) acquireSession(ctx context.Context) (*concurrency.Session, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.s == nil {
+		s, err := newSession(ctx, l.cli, l.pfx, l.ttl)
+		if err != nil {
+			return nil, err
+		}
+		l.s = s
+	}
+	l.holders++
+	return l.s, nil
+}
+
+// releaseSession drops one holder and ends the session with the last.
+func (l *sharedSession) releaseSession(ctx context.Context) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.holders--
+	if l.holders == 0 && l.s != nil {
+		l.s.Orphan()
+		revokeQuietly(ctx, l.cli, l.s.Lease(), l.ttl)
+		l.s = nil
+	}
+}

@@ -1,0 +1,41 @@
+// Package lock holds distributed lock recipes on etcd, the right ones and
+// deliberately wrong ones, behind one small interface so that every
+// scenario can run each of them, and a user's own, under the same faults.
+//
+// A Locker acquires a named lock for one client; each successful Lock is a
+// holder, a Held, with a fencing token (the revision that orders holders),
+// a Done channel closed when ownership may have been lost, and Unlock.
+//
+// The correct recipes:
+//
+//   - "mutex": client/v3/concurrency.Mutex, one session per holder.
+//   - "v3lock": etcd's server-side lock API; the caller keeps the lease alive.
+//   - "fenced": the documented recipe written out, whose holders write to
+//     etcd through a guard (PutIfHeld) that commits only while they own it.
+//
+// The pitfalls of issue 4, each in a file of its own whose doc comment
+// begins "BROKEN (deliberately):", are registered with Broken set so that
+// scenarios expect their violation: "released-marker" (1),
+// "keepalive-misconfigured" (3), "unfenced" (4), "shared-session" (5),
+// "setnx" (6), "delete-name" (7), "serializable-check" (8) and "herd" (9).
+// Recipes lists them all; Lookup finds one by name.
+//
+// Resource and FencedResource stand for what a lock protects: the first
+// counts critical sections that overlap, the second refuses a write whose
+// fencing token is lower than one it has accepted.
+//
+// In a test, against a cluster from package cluster:
+//
+//	cli, _ := c.Client("c1")
+//	l, err := lock.NewMutex(cli, "jobs", lock.Options{TTL: 1})
+//	h, err := l.Lock(ctx)
+//	exit := res.Enter("c1")
+//	err = store.Write(h.Token(), "c1", "v1") // refused if a later holder wrote
+//	exit()
+//	err = h.Unlock(ctx) // ErrNotHeld if the lease expired first
+//
+// Or by name, as scenarios do:
+//
+//	r, err := lock.Lookup("setnx")
+//	l, err := r.New(cli, "jobs", lock.Options{})
+package lock

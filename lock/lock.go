@@ -1,0 +1,136 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Sentinel errors. The errors the package returns wrap them with the lock,
+// key or recipe involved, so test them with errors.Is.
+var (
+	// ErrEmptyName is returned for a lock asked for with an empty name.
+	ErrEmptyName = errors.New("lock: empty lock name")
+	// ErrTTL is returned for a TTL that is negative or below the cluster's
+	// minimum lease TTL. etcd raises a short TTL silently; we refuse it,
+	// since a holder that believes in a TTL it does not have is the bug.
+	ErrTTL = errors.New("lock: TTL below the minimum")
+	// ErrNotHeld is returned by Unlock of a lock already released or lost
+	// (its lease expired first), and by a guarded write from a holder that
+	// no longer owns the lock.
+	ErrNotHeld = errors.New("lock: not held")
+	// ErrExpired is returned by Lock when the holder's lease ended before
+	// the lock was acquired.
+	ErrExpired = errors.New("lock: lease expired")
+	// ErrStaleToken is returned by FencedResource.Write for a token lower
+	// than the highest it has accepted.
+	ErrStaleToken = errors.New("lock: stale fencing token")
+	// ErrUnknownRecipe is returned by Lookup for a name not registered.
+	ErrUnknownRecipe = errors.New("lock: no recipe named")
+)
+
+// Locker acquires one named lock on behalf of one client. Each successful
+// Lock is a separate holder; the lock is free again when that holder
+// unlocks or loses its lease. Implementations are safe for concurrent use
+// unless their documentation says otherwise (the shared-session pitfall is
+// the exception that proves why).
+type Locker interface {
+	// Lock blocks until the caller holds the lock, or returns ctx's error
+	// once ctx ends; a Lock that fails leaves nothing behind that blocks
+	// other holders for longer than the holder's TTL.
+	Lock(ctx context.Context) (Held, error)
+}
+
+// Held is one holder's ownership of a lock.
+type Held interface {
+	// Key is the etcd key that stands for this holder.
+	Key() string
+	// Token is the fencing token: a number that grows with each new
+	// holder, so a resource can refuse a holder that was superseded. For
+	// the recipes here it is the create revision of Key. 0 means the
+	// recipe offers no token.
+	Token() int64
+	// Done is closed when ownership may have been lost: the holder's lease
+	// expired, was revoked, or can no longer be renewed. An open Done is
+	// no proof of ownership; a token checked by the resource is.
+	Done() <-chan struct{}
+	// Unlock releases the lock. It returns an error wrapping ErrNotHeld if
+	// the lock was released before or lost before Unlock reached etcd.
+	// Whatever it returns, the holder's local machinery (keepalives,
+	// watches) is stopped.
+	Unlock(ctx context.Context) error
+}
+
+// Checker is implemented by a Held that can ask etcd whether it still
+// owns the lock.
+type Checker interface {
+	// Owned reports whether the holder's key still exists with the create
+	// revision it was acquired with.
+	Owned(ctx context.Context) (bool, error)
+}
+
+// Writer is implemented by a Held whose writes to etcd commit only while
+// it owns the lock.
+type Writer interface {
+	// Put writes val at key if the holder still owns the lock and returns
+	// the revision of the write, or an error wrapping ErrNotHeld.
+	Put(ctx context.Context, key, val string) (int64, error)
+}
+
+// WakeCounter is implemented by Lockers that count how many watch events
+// woke their waiters, to show the cost of a wait strategy.
+type WakeCounter interface {
+	// Wakeups returns the number of watch events the Locker's waiters
+	// have received so far.
+	Wakeups() int64
+}
+
+// Defaults and limits of Options.
+const (
+	// DefaultPrefix is where lock keys live when Options.Prefix is "".
+	DefaultPrefix = "etcdsim/lock/"
+	// DefaultTTL is the lease TTL, in seconds, when Options.TTL is 0. It is
+	// short so that a lost holder frees a lock within a simulated run;
+	// etcd's own default is 60.
+	DefaultTTL = 5
+	// MinTTL is the smallest TTL etcd can grant: TTLs are whole seconds.
+	// A cluster may require more (etcd raises a TTL below 1.5 election
+	// timeouts); Lock finds that out from the lease it is granted.
+	MinTTL = 1
+)
+
+// Options configures a Locker. The zero Options means DefaultPrefix and
+// DefaultTTL.
+type Options struct {
+	// TTL is the lease TTL of each holder, in whole seconds. 0 means
+	// DefaultTTL; a negative TTL or one below the cluster's minimum is an
+	// error wrapping ErrTTL (the latter found at the first Lock).
+	TTL int `json:"ttl,omitempty"`
+	// Prefix is put before every lock name. "" means DefaultPrefix.
+	Prefix string `json:"prefix,omitempty"`
+}
+
+// resolve checks name and o and returns the lock's key prefix (without a
+// trailing slash) and the TTL to use.
+func (o Options) resolve(cli *clientv3.Client, name string) (pfx string, ttl int, err error) {
+	if cli == nil {
+		return "", 0, fmt.Errorf("lock: %q: nil client", name)
+	}
+	if name == "" {
+		return "", 0, ErrEmptyName
+	}
+	ttl = o.TTL
+	switch {
+	case ttl == 0:
+		ttl = DefaultTTL
+	case ttl < MinTTL:
+		return "", 0, fmt.Errorf("%w: lock %q: TTL %d s, the minimum is %d s", ErrTTL, name, ttl, MinTTL)
+	}
+	pfx = o.Prefix
+	if pfx == "" {
+		pfx = DefaultPrefix
+	}
+	return pfx + name, ttl, nil
+}

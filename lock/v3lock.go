@@ -1,0 +1,86 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3lock/v3lockpb"
+)
+
+// ServerLock uses etcd's server-side lock API (the v3lock gRPC service,
+// what `etcdctl lock` calls). The server runs the lock recipe on the
+// caller's behalf with a lease the caller supplies, and keeps nothing
+// alive: the caller owns the lease and must renew it, which each holder
+// here does with a session of its own.
+//
+// The server answers with the holder's key; the fencing token is that
+// key's create revision, read back after the lock is granted.
+type ServerLock struct {
+	cli  *clientv3.Client
+	lock v3lockpb.LockClient
+	pfx  string
+	ttl  int
+}
+
+var _ Locker = (*ServerLock)(nil)
+
+// NewServerLock returns a Locker for the lock called name that asks the
+// server to lock. The cluster's minimum TTL is checked by the first Lock.
+func NewServerLock(cli *clientv3.Client, name string, opts Options) (*ServerLock, error) {
+	pfx, ttl, err := opts.resolve(cli, name)
+	if err != nil {
+		return nil, err
+	}
+	return &ServerLock{cli: cli, lock: v3lockpb.NewLockClient(cli.ActiveConnection()), pfx: pfx, ttl: ttl}, nil
+}
+
+// Lock grants a lease, keeps it alive, and calls the server's Lock with
+// it. The server blocks until the lock is ours; if ctx ends first, the
+// server withdraws its key and the lease is revoked here as well.
+func (l *ServerLock) Lock(ctx context.Context) (Held, error) {
+	s, err := newSession(ctx, l.cli, l.pfx, l.ttl)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := l.lock.Lock(ctx, &v3lockpb.LockRequest{Name: []byte(l.pfx), Lease: int64(s.Lease())})
+	if err != nil {
+		abandon(ctx, s, l.ttl)
+		return nil, fmt.Errorf("lock: %s: server lock: %w", l.pfx, err)
+	}
+	key := string(resp.Key)
+	got, err := l.cli.Get(ctx, key)
+	if err != nil || len(got.Kvs) == 0 {
+		abandon(ctx, s, l.ttl)
+		if err == nil {
+			err = fmt.Errorf("%w: %s: key gone right after the server granted it", ErrExpired, key)
+		}
+		return nil, fmt.Errorf("lock: %s: read token: %w", key, err)
+	}
+	rev := got.Kvs[0].CreateRevision
+	return &held{
+		cli: l.cli, key: key, rev: rev, token: rev, done: s.Done(),
+		release: func(ctx context.Context) error { return l.release(ctx, s, key) },
+	}, nil
+}
+
+// release calls the server's Unlock, which deletes the key whoever owns
+// it, then revokes the lease. The API does not say whether the key was
+// still ours; a lease that is gone does: the lock was lost before.
+func (l *ServerLock) release(ctx context.Context, s *concurrency.Session, key string) error {
+	_, err := l.lock.Unlock(ctx, &v3lockpb.UnlockRequest{Key: []byte(key)})
+	s.Orphan()
+	_, rerr := l.cli.Revoke(ctx, s.Lease())
+	switch {
+	case err != nil:
+		return errors.Join(fmt.Errorf("lock: unlock %s: %w", key, err), rerr)
+	case errors.Is(rerr, rpctypes.ErrLeaseNotFound):
+		return fmt.Errorf("%w: %s: lease %x expired before unlock", ErrNotHeld, key, s.Lease())
+	case rerr != nil:
+		return fmt.Errorf("lock: unlock %s: revoke lease %x: %w", key, s.Lease(), rerr)
+	}
+	return nil
+}
