@@ -1,0 +1,46 @@
+// Package faults injects faults into a cluster.Cluster: a vocabulary of
+// actions aimed at targets chosen by role, fired by time or by what the
+// workload is doing, in schedules that replay exactly from a seed.
+//
+// A fault is a value, an action aimed at a target: Kill(Leader),
+// Partition(Minority), Pause(Client("c2")), Cut(Leader, Follower). Its
+// targets are resolved when it fires, from the cluster's state at that
+// moment, or through what the workload reported: LockHolder("L") is the
+// client that holds lock L now. Injecting returns the heal, the way
+// context.WithCancel returns cancel:
+//
+//	env := faults.NewEnv(c, faults.Config{Clock: clock, Sink: recorder})
+//	heal, err := env.Inject(ctx, faults.Isolate(faults.Leader))
+//	...
+//	defer heal(ctx)
+//
+// Every injection is an event (checker.FaultEvent) with the fault's name,
+// the member and client names it hit, and its start and end on the run's
+// clock, kept in the Env's Log and passed to its Sink.
+//
+// Schedules fire faults for you and always heal them, on normal end, on
+// cancel and on panic, then wait until the cluster is healthy again. A
+// Timeline is explicit — at t, for d, this fault; when client c1 acquires
+// lock L, pause it for 3s:
+//
+//	tl := faults.Timeline{
+//		Seed: seed,
+//		Steps: []faults.Step{
+//			faults.At(1*time.Second, 2*time.Second, faults.Kill(faults.Leader)),
+//		},
+//		Triggers: []faults.Trigger{
+//			faults.On(faults.Match{Kind: faults.Acquired, Key: "L"}, 3*time.Second,
+//				faults.Pause(faults.LockHolder("L"))),
+//		},
+//	}
+//	err := tl.Run(ctx, env)
+//
+// A Nemesis draws faults from a weighted mix in Jepsen's style. All the
+// randomness of a schedule comes from its seed, so Plan gives the same
+// faults, durations and targets for the same seed and cluster state.
+//
+// The workload plays its part through the Env: it reports what its
+// clients do with Notify (which fires matching triggers before it
+// returns), and calls Gate().Step(ctx, client) before each step, which
+// blocks while that client is paused.
+package faults

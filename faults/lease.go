@@ -1,0 +1,43 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// RevokeLease revokes, now, the session lease of each client t resolves
+// to, as reported by the workload (Activity.Lease, or Config.Holders). The
+// keys attached to it go at once: a lock it held is free for the next
+// waiter, and the client learns of it only when its session notices.
+func RevokeLease(t Target) Fault {
+	return Fault{
+		action:  "revoke-lease",
+		targets: []Target{t},
+		kind:    clientsOnly,
+		instant: true,
+		apply: func(ctx context.Context, x *shot) (healFunc, string, error) {
+			cli, err := x.env.admin(nil)
+			if err != nil {
+				return noHeal, "", err
+			}
+			defer cli.Close()
+			var done []string
+			var errs []error
+			for _, cl := range x.targets[0] {
+				id, ok := x.env.holders().SessionLease(cl)
+				if !ok {
+					errs = append(errs, fmt.Errorf("no session lease known for client %s: report it with Env.Notify(Activity{Lease: …})", cl))
+					continue
+				}
+				if _, err := cli.Revoke(ctx, id); err != nil {
+					errs = append(errs, fmt.Errorf("revoking lease %x of client %s: %w", int64(id), cl, err))
+					continue
+				}
+				done = append(done, fmt.Sprintf("%s lease %x", cl, int64(id)))
+			}
+			return noHeal, "revoked " + strings.Join(done, ", "), errors.Join(errs...)
+		},
+	}
+}

@@ -1,0 +1,237 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+)
+
+// Target names whom a fault hits by role. It is resolved to member and
+// client names when the fault fires, from the cluster's state at that
+// moment: Kill(Leader) kills whoever leads then, not whoever led when the
+// schedule was written.
+//
+// The zero Target is not valid; use the variables and constructors below.
+type Target struct {
+	kind targetKind
+	arg  string // member name, client name, lock or election
+}
+
+type targetKind uint8
+
+const (
+	noTarget targetKind = iota
+	leaderTarget
+	followerTarget
+	minorityTarget
+	majorityTarget
+	memberTarget
+	allMembersTarget
+	clientTarget
+	allClientsTarget
+	lockHolderTarget
+	electionLeaderTarget
+)
+
+var (
+	// Leader is the member a quorum agrees leads. Resolving it waits (up
+	// to the Env's timeout) for such a leader.
+	Leader = Target{kind: leaderTarget}
+	// Follower is one running member that does not lead, chosen with the
+	// schedule's random source.
+	Follower = Target{kind: followerTarget}
+	// Minority is (n-1)/2 of the n members, chosen with the schedule's
+	// random source: 1 of 3, 2 of 5.
+	Minority = Target{kind: minorityTarget}
+	// Majority is n/2+1 of the n members, chosen with the schedule's
+	// random source: 2 of 3, 3 of 5.
+	Majority = Target{kind: majorityTarget}
+	// AllMembers is every member of the cluster.
+	AllMembers = Target{kind: allMembersTarget}
+	// AllClients is every named client of the cluster.
+	AllClients = Target{kind: allClientsTarget}
+)
+
+// Member is the member called "m<i>", the cluster's name for the i-th
+// member it created. A member that was removed stays removed: Member(2)
+// after replacing m2 is an error, the replacement has a new name.
+func Member(i int) Target { return Target{kind: memberTarget, arg: fmt.Sprintf("m%d", i)} }
+
+// Client is the named client of the cluster (see cluster.Cluster.Client).
+func Client(name string) Target { return Target{kind: clientTarget, arg: name} }
+
+// LockHolder is the client that holds the lock called lock when the fault
+// fires, as the workload reported it (see Env.Notify and Holders).
+func LockHolder(lock string) Target { return Target{kind: lockHolderTarget, arg: lock} }
+
+// ElectionLeader is the client elected in the election called election
+// when the fault fires, as the workload reported it.
+func ElectionLeader(election string) Target {
+	return Target{kind: electionLeaderTarget, arg: election}
+}
+
+// String names the target as a person reads it: "leader", "m2",
+// "client c1", "holder of lock L".
+func (t Target) String() string {
+	switch t.kind {
+	case leaderTarget:
+		return "leader"
+	case followerTarget:
+		return "follower"
+	case minorityTarget:
+		return "minority"
+	case majorityTarget:
+		return "majority"
+	case memberTarget:
+		return t.arg
+	case allMembersTarget:
+		return "all members"
+	case clientTarget:
+		return "client " + t.arg
+	case allClientsTarget:
+		return "all clients"
+	case lockHolderTarget:
+		return "holder of lock " + t.arg
+	case electionLeaderTarget:
+		return "leader of election " + t.arg
+	}
+	return "no target"
+}
+
+// onMembers reports whether the target resolves to members (as opposed to
+// clients).
+func (t Target) onMembers() bool {
+	switch t.kind {
+	case leaderTarget, followerTarget, minorityTarget, majorityTarget, memberTarget, allMembersTarget:
+		return true
+	}
+	return false
+}
+
+// size is how many nodes the target resolves to in a cluster of shape s,
+// or -1 if that depends on the workload.
+func (t Target) size(s shape) int {
+	n := len(s.members)
+	switch t.kind {
+	case leaderTarget, followerTarget, memberTarget, clientTarget, lockHolderTarget, electionLeaderTarget:
+		return 1
+	case minorityTarget:
+		return (n - 1) / 2
+	case majorityTarget:
+		return n/2 + 1
+	case allMembersTarget:
+		return n
+	case allClientsTarget:
+		return len(s.clients)
+	}
+	return -1
+}
+
+// shape is what validation knows of a cluster before a run: its members
+// and clients, by name, in the cluster's order.
+type shape struct {
+	members []string
+	clients []string
+}
+
+// check reports why the target cannot be resolved in a cluster of shape s.
+func (t Target) check(s shape) error {
+	n := len(s.members)
+	switch t.kind {
+	case noTarget:
+		return fmt.Errorf("no target (use a Target such as Leader or Client(\"c1\"))")
+	case followerTarget:
+		if n < 2 {
+			return fmt.Errorf("a %d-member cluster has no follower", n)
+		}
+	case minorityTarget:
+		if n < 3 {
+			return fmt.Errorf("a minority of a %d-member cluster is empty", n)
+		}
+	case memberTarget:
+		if !slices.Contains(s.members, t.arg) {
+			return fmt.Errorf("no member %s (members: %v)", t.arg, s.members)
+		}
+	case clientTarget:
+		if !slices.Contains(s.clients, t.arg) {
+			return fmt.Errorf("no client %q (clients: %v); create it before the schedule runs", t.arg, s.clients)
+		}
+	case allClientsTarget:
+		if len(s.clients) == 0 {
+			return fmt.Errorf("the cluster has no clients yet; create them before the schedule runs")
+		}
+	case lockHolderTarget, electionLeaderTarget:
+		if t.arg == "" {
+			return fmt.Errorf("%v: empty name", t)
+		}
+	}
+	return nil
+}
+
+// resolve returns the names the target stands for now, in the cluster's
+// order. Random choices come from rng only.
+func (t Target) resolve(ctx context.Context, e *Env, rng *rand.Rand) ([]string, error) {
+	s := e.shape()
+	if err := t.check(s); err != nil {
+		return nil, err
+	}
+	switch t.kind {
+	case leaderTarget:
+		lead, err := e.leader(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return []string{lead}, nil
+	case followerTarget:
+		lead, err := e.leader(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var followers []string
+		for _, m := range e.c.Members() {
+			if m.Name() != lead && m.Running() {
+				followers = append(followers, m.Name())
+			}
+		}
+		if len(followers) == 0 {
+			return nil, fmt.Errorf("no running follower (leader %s)", lead)
+		}
+		return []string{followers[rng.IntN(len(followers))]}, nil
+	case minorityTarget, majorityTarget:
+		return pick(rng, s.members, t.size(s)), nil
+	case memberTarget:
+		return []string{t.arg}, nil
+	case allMembersTarget:
+		return s.members, nil
+	case clientTarget:
+		return []string{t.arg}, nil
+	case allClientsTarget:
+		return s.clients, nil
+	case lockHolderTarget:
+		cl, ok := e.holders().LockHolder(t.arg)
+		if !ok {
+			return nil, fmt.Errorf("nobody holds lock %q now", t.arg)
+		}
+		return []string{cl}, nil
+	case electionLeaderTarget:
+		cl, ok := e.holders().ElectionLeader(t.arg)
+		if !ok {
+			return nil, fmt.Errorf("nobody leads election %q now", t.arg)
+		}
+		return []string{cl}, nil
+	}
+	return nil, fmt.Errorf("unknown target kind %d", t.kind)
+}
+
+// pick chooses k of names with rng and returns them in their original
+// order.
+func pick(rng *rand.Rand, names []string, k int) []string {
+	idx := rng.Perm(len(names))[:k]
+	slices.Sort(idx)
+	out := make([]string, k)
+	for i, j := range idx {
+		out[i] = names[j]
+	}
+	return out
+}
