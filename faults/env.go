@@ -48,11 +48,11 @@ type Env struct {
 	rngMu sync.Mutex // guards rng
 	rng   *rand.Rand // for Env.Inject only
 
-	mu       sync.Mutex // guards locks, leaders, leases, armed
-	locks    map[string]string
-	leaders  map[string]string
-	leases   map[string]int64
-	armed    []*armedTrigger // triggers of running schedules
+	mu      sync.Mutex // guards locks, leaders, leases, armed
+	locks   map[string]string
+	leaders map[string]string
+	leases  map[string]int64
+	armed   []*armedTrigger // triggers of running schedules
 }
 
 // NewEnv returns an Env for faults against c.

@@ -31,7 +31,7 @@ type Timeline struct {
 
 // Step is one fault of a Timeline: at At, for For, Fault.
 type Step struct {
-	At  time.Duration
+	At    time.Duration
 	For   time.Duration // 0 for an instant fault, positive otherwise
 	Fault Fault
 }
@@ -41,7 +41,7 @@ type Step struct {
 // fault aimed at LockHolder(L) on Acquired L hits the new holder before
 // its next step.
 type Trigger struct {
-	On  Match
+	On    Match
 	For   time.Duration // 0 for an instant fault, positive otherwise
 	Fault Fault
 }
