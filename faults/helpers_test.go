@@ -1,0 +1,174 @@
+package faults_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/faults"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// testCtx bounds a test generously: the machines are shared and slow.
+func testCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// start starts a cluster of n members with the named clients, and an Env
+// on it. On failure the test logs the Env's events.
+func start(t *testing.T, n int, clients ...string) (*cluster.Cluster, *faults.Env) {
+	t.Helper()
+	c := cluster.New(t, cluster.Config{Members: n})
+	for _, name := range clients {
+		if _, err := c.Client(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := faults.NewEnv(c, faults.Config{Timeout: 30 * time.Second})
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, ev := range env.Log().Events() {
+				t.Logf("event: %s", describe(ev))
+			}
+		}
+	})
+	return c, env
+}
+
+func describe(ev checker.FaultEvent) string {
+	s := fmt.Sprintf("%s on %v [%v, %v] healed=%v", ev.Name, ev.Targets, ev.Start, ev.End, ev.Healed)
+	if ev.Detail != "" {
+		s += " (" + ev.Detail + ")"
+	}
+	if ev.Err != "" {
+		s += " error: " + ev.Err
+	}
+	return s
+}
+
+// client returns the cluster's named client.
+func client(t *testing.T, c *cluster.Cluster, name string) *clientv3.Client {
+	t.Helper()
+	cli, err := c.Client(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cli
+}
+
+// direct returns an observer's client to member m alone, through its front
+// proxy, which no fault touches.
+func direct(t *testing.T, m *cluster.Member) *clientv3.Client {
+	t.Helper()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{m.Endpoint()}, Logger: zap.NewNop(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// observer returns an observer's client to every member.
+func observer(t *testing.T, c *cluster.Cluster) *clientv3.Client {
+	t.Helper()
+	var eps []string
+	for _, m := range c.Members() {
+		eps = append(eps, m.Endpoint())
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, Logger: zap.NewNop(), DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// eventually retries check until it returns nil or ctx ends, and fails the
+// test with check's last error then.
+func eventually(ctx context.Context, t *testing.T, what string, check func(ctx context.Context) error) {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := check(cctx)
+		cancel()
+		if err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: %v", what, errors.Join(err, ctx.Err()))
+		case <-tick.C:
+		}
+	}
+}
+
+// inject fires f and registers its heal with the test as a safety net.
+func inject(ctx context.Context, t *testing.T, env *faults.Env, f faults.Fault) faults.Heal {
+	t.Helper()
+	heal, err := env.Inject(ctx, f)
+	if err != nil {
+		t.Fatalf("inject %v: %v", f, err)
+	}
+	t.Cleanup(func() { heal(context.Background()) })
+	return heal
+}
+
+// healthy checks that every member is up, one leader is agreed, and a
+// write succeeds.
+func healthy(ctx context.Context, t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	if err := c.WaitHealthy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range c.Members() {
+		if !m.Running() {
+			t.Fatalf("member %s is down", m.Name())
+		}
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := observer(t, c).Put(pctx, "healthy", "yes"); err != nil {
+		t.Fatalf("a write after the faults: %v", err)
+	}
+}
+
+// lastEvent returns the Env's last event.
+func lastEvent(t *testing.T, env *faults.Env) checker.FaultEvent {
+	t.Helper()
+	evs := env.Log().Events()
+	if len(evs) == 0 {
+		t.Fatal("no fault event recorded")
+	}
+	return evs[len(evs)-1]
+}
+
+// checkEvent checks that ev is a healed, error-free event of the named
+// fault on the given targets.
+func checkEvent(t *testing.T, ev checker.FaultEvent, name string, targets []string) {
+	t.Helper()
+	if ev.Name != name || !equal(ev.Targets, targets) || !ev.Healed || ev.Err != "" || ev.End < ev.Start {
+		t.Errorf("event %s; want %s on %v, healed, no error, end ≥ start", describe(ev), name, targets)
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
