@@ -1,0 +1,129 @@
+package election
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// base is what every recipe's Elector shares: its client, prefix and
+// options, the leases of its campaigns, and its observers.
+type base struct {
+	cli    *clientv3.Client
+	prefix string // as given
+	pfx    string // prefix + "/": where candidate keys live
+	opts   Options
+	ord    order
+	obs    observers
+
+	mu      sync.Mutex // guards holders and closed
+	holders map[holder]struct{}
+	closed  bool
+}
+
+// newBase checks the arguments every constructor shares.
+func newBase(cli *clientv3.Client, prefix string, opts Options, ord order) (*base, error) {
+	if cli == nil {
+		return nil, errors.New("election: nil client")
+	}
+	opts, err := opts.check(prefix)
+	if err != nil {
+		return nil, err
+	}
+	return &base{cli: cli, prefix: prefix, pfx: prefix + "/", opts: opts, ord: ord, holders: make(map[holder]struct{})}, nil
+}
+
+// hold starts a guard for a new campaign, or fails after Close.
+func (b *base) hold(ctx context.Context) (*guard, error) {
+	if err := b.checkOpen(); err != nil {
+		return nil, err
+	}
+	g, err := newGuard(ctx, b.cli, b.opts.TTL)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.track(g); err != nil {
+		g.close(ctx)
+		return nil, err
+	}
+	return g, nil
+}
+
+// track remembers h so that Close releases it; it fails after Close.
+func (b *base) track(h holder) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	b.holders[h] = struct{}{}
+	return nil
+}
+
+// untrack forgets a holder that has been closed.
+func (b *base) untrack(h holder) {
+	b.mu.Lock()
+	delete(b.holders, h)
+	b.mu.Unlock()
+}
+
+// drop closes and forgets h after a failed campaign.
+func (b *base) drop(ctx context.Context, h holder) {
+	h.close(ctx)
+	b.untrack(h)
+}
+
+func (b *base) checkOpen() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// lead wraps a won campaign.
+func (b *base) lead(key string, term int64, value string, h holder) *leadership {
+	return &leadership{cli: b.cli, key: key, term: term, h: h, value: value, end: b.untrack}
+}
+
+func (b *base) Leader(ctx context.Context) (LeaderInfo, error) {
+	if err := b.checkOpen(); err != nil {
+		return LeaderInfo{}, err
+	}
+	return leader(ctx, b.cli, b.pfx, b.ord)
+}
+
+func (b *base) Observe(ctx context.Context) <-chan LeaderInfo {
+	out := make(chan LeaderInfo)
+	b.obs.start(ctx, out, watchLeader(b.cli, b.pfx, b.ord))
+	return out
+}
+
+// Close revokes the lease of every campaign still held, ends the observers
+// and waits for every goroutine.
+func (b *base) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	held := b.holders
+	b.holders = nil
+	b.mu.Unlock()
+	b.obs.close()
+	var errs []error
+	for h := range held {
+		if err := h.close(context.Background()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("election: close elector on %s: %w", b.prefix, err)
+	}
+	return nil
+}

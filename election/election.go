@@ -1,0 +1,111 @@
+package election
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Sentinel errors. The errors returned wrap them with the prefix, key or
+// lease involved, so test them with errors.Is.
+var (
+	// ErrBadPrefix is returned by a constructor given an empty prefix.
+	ErrBadPrefix = errors.New("election: empty prefix")
+	// ErrBadTTL is returned for a TTL that is not a whole number of seconds
+	// of at least one, or that the cluster raised to its own minimum.
+	ErrBadTTL = errors.New("election: bad TTL")
+	// ErrNotLeader is returned by Proclaim or Resign of a leadership that
+	// was resigned or lost.
+	ErrNotLeader = errors.New("election: not leader")
+	// ErrNoLeader is returned by Leader when nobody leads.
+	ErrNoLeader = errors.New("election: no leader")
+	// ErrLeaseExpired is returned by Campaign when the candidate's lease
+	// expired while it waited its turn, or was gone when it checked after.
+	ErrLeaseExpired = errors.New("election: lease expired while campaigning")
+	// ErrClosed is returned by every call on an Elector after Close.
+	ErrClosed = errors.New("election: elector closed")
+	// ErrUnknownRecipe is returned by Lookup for a name it does not know.
+	ErrUnknownRecipe = errors.New("election: no recipe named")
+)
+
+// Elector is one candidate's way into the election on one prefix. The
+// recipes of this package implement it; a user's own recipe that does can
+// run in every scenario.
+type Elector interface {
+	// Campaign blocks until the candidate leads with value, ctx ends, or
+	// its lease is lost. It is safe to campaign again after a Resign or a
+	// loss; each Campaign holds a lease of its own.
+	Campaign(ctx context.Context, value string) (Leadership, error)
+	// Leader returns the current leader as a linearizable read sees it,
+	// or an error wrapping ErrNoLeader.
+	Leader(ctx context.Context) (LeaderInfo, error)
+	// Observe sends the leader, then every change of leader or value, until
+	// ctx ends or the Elector is closed; then it closes the channel. Times
+	// with no leader are not sent. A slow reader sees the latest change, not
+	// each one.
+	Observe(ctx context.Context) <-chan LeaderInfo
+	// Close ends every campaign, observer and lease the Elector holds
+	// (a leader it holds is resigned by its lease's revocation) and waits
+	// for its goroutines. It is idempotent.
+	Close() error
+}
+
+// Leadership is one term of office won by Campaign.
+type Leadership interface {
+	// Term is the leader key's create revision. Terms of one election
+	// increase strictly from leader to leader.
+	Term() int64
+	// Key is the leader key.
+	Key() string
+	// Value is the last value campaigned with or proclaimed.
+	Value() string
+	// Done is closed when leadership may be lost: after Resign, or when the
+	// lease can no longer be known to be alive. A leader must stop acting
+	// as one when Done is closed.
+	Done() <-chan struct{}
+	// Proclaim changes the leader's value without an election. It returns
+	// an error wrapping ErrNotLeader if leadership was resigned or lost.
+	Proclaim(ctx context.Context, value string) error
+	// Resign ends the term so another candidate can win. It returns an
+	// error wrapping ErrNotLeader if this leadership had already ended.
+	Resign(ctx context.Context) error
+}
+
+// LeaderInfo is the leader as one read or one watch event saw it.
+type LeaderInfo struct {
+	// Key is the leader key, "<prefix>/<lease in hex>".
+	Key string `json:"key"`
+	// Value is the leader's current value.
+	Value string `json:"value"`
+	// Term is the leader key's create revision.
+	Term int64 `json:"term"`
+	// Rev is the leader key's mod revision: the revision of Value.
+	Rev int64 `json:"rev"`
+}
+
+// Options tunes a recipe. The zero Options is valid.
+type Options struct {
+	// TTL is the lease TTL of each campaign, a whole number of seconds. 0
+	// means 60s, the concurrency package's default. A TTL below the
+	// cluster's minimum (which etcd would silently raise) is an error
+	// wrapping ErrBadTTL from Campaign.
+	TTL time.Duration `json:"ttl,omitempty"`
+}
+
+// DefaultTTL is the lease TTL used when Options.TTL is 0.
+const DefaultTTL = 60 * time.Second
+
+// check validates prefix and opts and fills in defaults.
+func (opts Options) check(prefix string) (Options, error) {
+	if prefix == "" {
+		return opts, ErrBadPrefix
+	}
+	if opts.TTL == 0 {
+		opts.TTL = DefaultTTL
+	}
+	if opts.TTL < time.Second || opts.TTL%time.Second != 0 {
+		return opts, fmt.Errorf("%w: Options.TTL is %v; want a whole number of seconds, at least 1s", ErrBadTTL, opts.TTL)
+	}
+	return opts, nil
+}
