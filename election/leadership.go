@@ -23,7 +23,7 @@ func (g *guard) lease() clientv3.LeaseID { return g.id }
 // sessionHolder is a concurrency.Session as a holder.
 type sessionHolder struct{ s *concurrency.Session }
 
-func (h sessionHolder) Done() <-chan struct{}    { return h.s.Done() }
+func (h sessionHolder) Done() <-chan struct{}   { return h.s.Done() }
 func (h sessionHolder) lease() clientv3.LeaseID { return h.s.Lease() }
 func (h sessionHolder) close(context.Context) error {
 	if err := h.s.Close(); err != nil {
@@ -48,9 +48,9 @@ type leadership struct {
 	office office
 	end    func(holder) // tells the Elector the holder is closed
 
-	mu     sync.Mutex // guards value and ended
-	value  string
-	ended  bool
+	mu    sync.Mutex // guards value and ended
+	value string
+	ended bool
 }
 
 func (l *leadership) Term() int64           { return l.term }
