@@ -1,0 +1,23 @@
+# etcdsim — the commands a new user runs. `make test` is what CI runs.
+GO ?= go
+
+.PHONY: test test-short bench lint
+
+# Vet and race-test every package (real embedded etcd clusters; a few
+# minutes on 2 cores).
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 14m ./...
+
+# The quick loop: skips the slowest cases.
+test-short:
+	$(GO) test -short -count=1 ./...
+
+# Benchmarks with their metrics (start-ms, close-ms, failover-ms, ...).
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./...
+
+# Formatting and vet.
+lint:
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
