@@ -3,6 +3,8 @@ package cluster
 import (
 	"errors"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 )
 
 func TestKillLeaderThenRestartRejoins(t *testing.T) {
@@ -114,5 +116,29 @@ func TestAddAndRemoveMembers(t *testing.T) {
 	put(t, cli, "k", "after-replace") // c1 follows the membership
 	if got := get(t, cli, "k"); got != "after-replace" {
 		t.Errorf("k=%q", got)
+	}
+}
+
+func TestDurableClusterKeepsAcknowledgedWritesAcrossKill(t *testing.T) {
+	c := New(t, Config{Durable: true})
+	cli := client(t, c, "c1")
+	put(t, cli, "k", "durable")
+	for _, m := range c.Members() {
+		if err := m.Kill(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var g errgroup.Group
+	for _, m := range c.Members() {
+		g.Go(func() error { return m.Restart(testCtx(t)) }) // all at once: each needs a quorum to be ready
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, cli, "k"); got != "durable" {
+		t.Errorf("after killing every member, k=%q", got)
 	}
 }
