@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
@@ -26,7 +27,7 @@ type sessionHolder struct{ s *concurrency.Session }
 func (h sessionHolder) Done() <-chan struct{}   { return h.s.Done() }
 func (h sessionHolder) lease() clientv3.LeaseID { return h.s.Lease() }
 func (h sessionHolder) close(context.Context) error {
-	if err := h.s.Close(); err != nil {
+	if err := h.s.Close(); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		return fmt.Errorf("election: close session of lease %x: %w", int64(h.s.Lease()), err)
 	}
 	return nil

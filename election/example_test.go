@@ -1,0 +1,64 @@
+package election_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/election"
+)
+
+// Alice and Bob run for leader of the same job. Alice wins, Bob waits;
+// Alice announces what she is doing, steps down, and Bob takes over with a
+// higher term.
+func Example() {
+	ctx := context.Background()
+	c, err := cluster.Start(ctx, cluster.Config{})
+	must(err)
+	defer c.Close()
+	aliceCli, err := c.Client("alice")
+	must(err)
+	bobCli, err := c.Client("bob")
+	must(err)
+
+	opts := election.Options{TTL: 5 * time.Second}
+	alice, err := election.NewRechecked(aliceCli, "/jobs/nightly", opts)
+	must(err)
+	defer alice.Close()
+	bob, err := election.NewServer(bobCli, "/jobs/nightly", opts) // recipes share elections
+	must(err)
+	defer bob.Close()
+
+	la, err := alice.Campaign(ctx, "alice")
+	must(err)
+	fmt.Println("alice leads")
+
+	bobLeads := make(chan election.Leadership)
+	go func() {
+		lb, err := bob.Campaign(ctx, "bob") // waits for alice to go
+		must(err)
+		bobLeads <- lb
+	}()
+
+	must(la.Proclaim(ctx, "alice: compacting"))
+	info, err := bob.Leader(ctx)
+	must(err)
+	fmt.Println("bob sees:", info.Value)
+
+	must(la.Resign(ctx))
+	lb := <-bobLeads
+	fmt.Println("bob leads; the term grew:", lb.Term() > la.Term())
+	must(lb.Resign(ctx))
+
+	// Output:
+	// alice leads
+	// bob sees: alice: compacting
+	// bob leads; the term grew: true
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
