@@ -157,13 +157,7 @@ func (lv *livenessRun) key(p pairKinds, kh keyHolds) {
 		if op.Kind != p.take {
 			continue
 		}
-		until := op.Return
-		if op.Outcome == OutcomeUnknown {
-			until = op.GaveUp
-			if until == 0 {
-				until = lv.end
-			}
-		}
+		until := lv.waitEnd(op)
 		edges = append(edges,
 			livenessEdge{at: op.Call, wait: +1, op: i},
 			livenessEdge{at: until, wait: -1, op: i})
@@ -197,6 +191,18 @@ func (lv *livenessRun) key(p pairKinds, kh keyHolds) {
 	}
 }
 
+// waitEnd is when a client stopped waiting on op.
+func (lv *livenessRun) waitEnd(op *Operation) time.Duration {
+	switch {
+	case op.Outcome != OutcomeUnknown:
+		return op.Return
+	case op.GaveUp > 0:
+		return op.GaveUp
+	default:
+		return lv.end
+	}
+}
+
 // stretch judges one interval [from, to) during which the key was wanted
 // but free.
 func (lv *livenessRun) stretch(p pairKinds, kh keyHolds, from, to time.Duration, freedBy livenessEdge) {
@@ -213,11 +219,7 @@ func (lv *livenessRun) stretch(p pairKinds, kh keyHolds, from, to time.Duration,
 			continue
 		}
 		if waiter == nil || op.Call < waiter.Call {
-			until := op.Return
-			if op.Outcome == OutcomeUnknown {
-				until = max(op.GaveUp, to)
-			}
-			if until > from {
+			if lv.waitEnd(op) > from {
 				waiter = op
 			}
 		}

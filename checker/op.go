@@ -242,12 +242,83 @@ func (op Operation) String() string {
 	if op.Key != "" {
 		fmt.Fprintf(&b, " %s", op.Key)
 	}
+	if in := op.Input.describe(); in != "" {
+		b.WriteString(" " + in)
+	}
+	if out := op.Output.describe(); out != "" {
+		b.WriteString(" → " + out)
+	}
 	fmt.Fprintf(&b, " [%s, %s] %s", fmtTime(op.Call), fmtTime(op.End()), op.Outcome)
 	if op.Error != "" {
 		fmt.Fprintf(&b, ": %s", op.Error)
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// describe lists the input's non-zero fields, e.g. `value="1" token=7`.
+func (in Input) describe() string {
+	var f []string
+	if in.Value != "" {
+		f = append(f, fmt.Sprintf("value=%q", in.Value))
+	}
+	if in.Expect != "" {
+		f = append(f, fmt.Sprintf("expect=%q", in.Expect))
+	}
+	if in.ExpectMissing {
+		f = append(f, "expect=missing")
+	}
+	if in.Token != 0 {
+		f = append(f, fmt.Sprintf("token=%d", in.Token))
+	}
+	if in.Revision != 0 {
+		f = append(f, fmt.Sprintf("revision=%d", in.Revision))
+	}
+	return strings.Join(f, " ")
+}
+
+// describe lists the output's non-zero fields; long lists are shortened.
+func (out Output) describe() string {
+	var f []string
+	if out.Key != "" {
+		f = append(f, fmt.Sprintf("key=%q", out.Key))
+	}
+	if out.Value != "" {
+		f = append(f, fmt.Sprintf("value=%q", out.Value))
+	}
+	if out.Missing {
+		f = append(f, "missing")
+	}
+	if out.Succeeded {
+		f = append(f, "succeeded")
+	}
+	if out.Values != nil {
+		f = append(f, "values="+shortList(out.Values))
+	}
+	if out.Count != 0 {
+		f = append(f, fmt.Sprintf("count=%d", out.Count))
+	}
+	if out.Token != 0 {
+		f = append(f, fmt.Sprintf("token=%d", out.Token))
+	}
+	if out.Revision != 0 {
+		f = append(f, fmt.Sprintf("revision=%d", out.Revision))
+	}
+	if out.CompactRevision != 0 {
+		f = append(f, fmt.Sprintf("compacted=%d", out.CompactRevision))
+	}
+	if out.Endpoints != nil {
+		f = append(f, "endpoints="+shortList(out.Endpoints))
+	}
+	return strings.Join(f, " ")
+}
+
+// shortList renders up to 8 elements of l.
+func shortList(l []string) string {
+	if len(l) <= 8 {
+		return "[" + strings.Join(l, " ") + "]"
+	}
+	return fmt.Sprintf("[%s ... (%d in all)]", strings.Join(l[:8], " "), len(l))
 }
 
 // fmtTime renders a time on the run clock as seconds with millisecond

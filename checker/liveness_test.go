@@ -1,0 +1,159 @@
+package checker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLiveness(t *testing.T) {
+	opts := LivenessOptions{TTL: time.Second, Bound: 3 * time.Second}
+	fault := healed("partition(leader)", 5, 10)
+	tests := []struct {
+		name    string
+		h       History
+		opts    LivenessOptions
+		want    Verdict
+		wantMsg string
+	}{
+		{
+			name: "a waiter acquires soon after the heal",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 4, 11),
+				mk("c1", KindRelease, "/jobs", 12, 12.1),
+				mk("c2", KindAcquire, "/jobs", 11.5, 12.5),
+				mk("c2", KindRelease, "/jobs", 13, 13.1),
+			), fault),
+			opts: opts,
+			want: VerdictOK,
+		},
+		{
+			name: "waiting during the fault does not count",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 1, 12),
+				mk("c1", KindRelease, "/jobs", 12, 12.1),
+			), fault),
+			opts: opts,
+			want: VerdictOK,
+		},
+		{
+			name: "a crashed holder's lock is taken within TTL and the bound",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 11),
+				crash("c1", 12),
+				mk("c2", KindAcquire, "/jobs", 11.5, 15.5),
+			), fault),
+			opts: opts,
+			want: VerdictOK,
+		},
+		{
+			name: "a lock left free while a client waits",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 11),
+				mk("c1", KindRelease, "/jobs", 11, 11.5),
+				mk("c2", KindAcquire, "/jobs", 10.5, never, gaveUp(20)),
+				mk("c3", KindAcquire, "/jobs", 25, 26),
+			), fault),
+			opts:    opts,
+			want:    VerdictViolation,
+			wantMsg: "lock /jobs was free while c2 waited for it from 11.500s to 20.000s (8.5s, bound 3s), after the last heal at 10.000s",
+		},
+		{
+			name: "a crashed holder's lock is not taken in time",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 11),
+				crash("c1", 12),
+				mk("c2", KindAcquire, "/jobs", 11.5, 18),
+			), fault),
+			opts:    opts,
+			want:    VerdictViolation,
+			wantMsg: "lock /jobs was free while c2 waited for it from 13.000s to 18.000s (5s, bound 3s), after the last heal at 10.000s; its holder c1 crashed at 12.000s (TTL 1s)",
+		},
+		{
+			name: "an acquire that timed out but succeeded starves the others",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, never, gaveUp(10.5)),
+				mk("c2", KindAcquire, "/jobs", 10.2, 11),
+				mk("c2", KindRelease, "/jobs", 11, 11.1),
+				mk("c3", KindAcquire, "/jobs", 12, never, gaveUp(30)),
+			), fault),
+			opts:    opts,
+			want:    VerdictViolation,
+			wantMsg: "lock /jobs was free while c3 waited for it from 12.000s to 30.000s",
+		},
+		{
+			name: "an election without a leader while a candidate campaigns",
+			h: withFaults(hist(
+				mk("c1", KindCampaign, "/e", 10, 11),
+				mk("c1", KindResign, "/e", 11, 11.1),
+				mk("c2", KindCampaign, "/e", 11, 20),
+			), fault),
+			opts:    opts,
+			want:    VerdictViolation,
+			wantMsg: "election /e had no leader while c2 campaigned from 11.100s to 20.000s",
+		},
+		{
+			name: "the default bound is TTL + 2s",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 11),
+				mk("c1", KindRelease, "/jobs", 11, 11.5),
+				mk("c2", KindAcquire, "/jobs", 10.5, 14),
+			), fault),
+			opts: LivenessOptions{TTL: time.Second},
+			want: VerdictOK,
+		},
+		{
+			name: "the TTL comes from the history",
+			h: func() History {
+				h := withFaults(hist(
+					mk("c1", KindAcquire, "/jobs", 10, 11),
+					mk("c1", KindRelease, "/jobs", 11, 11.5),
+					mk("c2", KindAcquire, "/jobs", 10.5, 16),
+				), fault)
+				h.SessionTTL = time.Second
+				return h
+			}(),
+			want:    VerdictViolation,
+			wantMsg: "(4.5s, bound 3s)",
+		},
+		{
+			name: "a fault that never healed",
+			h: withFaults(hist(mk("c1", KindAcquire, "/jobs", 10, 11)),
+				FaultEvent{Name: "kill(leader)", Start: at(5)}),
+			opts: opts,
+			want: VerdictUnknown,
+		},
+		{
+			name: "no progress to judge after the heal",
+			h:    withFaults(hist(mk("c1", KindAcquire, "/jobs", 1, 2)), fault),
+			opts: opts,
+			want: VerdictUnknown,
+		},
+		{
+			name:    "a release with no matching acquire",
+			h:       hist(mk("c1", KindRelease, "/jobs", 0, 1)),
+			opts:    opts,
+			want:    VerdictInvalid,
+			wantMsg: "release with no matching acquire",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkResult(t, Liveness(tc.h, tc.opts), tc.want, tc.wantMsg)
+		})
+	}
+}
+
+func TestLivenessRecovery(t *testing.T) {
+	h := withFaults(hist(
+		mk("c1", KindAcquire, "/a", 9, 11),
+		mk("c1", KindCampaign, "/e", 9, 12),
+	), healed("kill", 5, 10))
+	res := Liveness(h, LivenessOptions{TTL: time.Second})
+	checkResult(t, res, VerdictOK, "")
+	want := Distribution{Count: 2, Min: at(1), Mean: at(1.5), P50: at(2), P90: at(2), P99: at(2), Max: at(2)}
+	if diff := cmp.Diff(want, res.Distributions["recovery"]); diff != "" {
+		t.Errorf("recovery (-want +got):\n%s", diff)
+	}
+}
