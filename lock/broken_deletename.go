@@ -8,7 +8,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
 // deleteName is the queue recipe whose release, and whose clean-up after a
@@ -45,31 +44,31 @@ func newDeleteName(cli *clientv3.Client, name string, opts Options) (Locker, err
 // Lock enqueues and waits like the queue recipe; if that fails it cleans
 // up by deleting the lock's name.
 func (l *deleteName) Lock(ctx context.Context) (Held, error) {
-	s, err := newSession(ctx, l.cli, l.pfx, l.ttl)
+	k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
-	key, rev, err := enqueue(ctx, l.cli, l.pfx, s.Lease())
+	key, rev, err := enqueue(ctx, l.cli, l.pfx, k.id)
 	if err == nil {
 		err = waitTurn(ctx, l.cli, l.pfx, key, rev, &l.wakes)
 	}
 	if err != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(l.ttl)*time.Second)
 		defer cancel()
-		return nil, errors.Join(err, l.deleteName(cctx, s))
+		return nil, errors.Join(err, l.deleteName(cctx, k))
 	}
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: s.Done(),
-		release: func(ctx context.Context) error { return l.deleteName(ctx, s) },
+		cli: l.cli, key: key, rev: rev, token: rev, done: k.Done(),
+		release: func(ctx context.Context) error { return l.deleteName(ctx, k) },
 	}, nil
 }
 
 // deleteName deletes every key of the lock, ours and everyone else's,
-// and ends the session.
-func (l *deleteName) deleteName(ctx context.Context, s *concurrency.Session) error {
+// and ends the holder's lease.
+func (l *deleteName) deleteName(ctx context.Context, k *keeper) error {
 	_, err := l.cli.Delete(ctx, l.pfx+"/", clientv3.WithPrefix()) // the mistake
-	s.Orphan()
-	revokeQuietly(ctx, l.cli, s.Lease(), l.ttl)
+	k.Stop()
+	revokeQuietly(ctx, l.cli, k.id, l.ttl)
 	if err != nil {
 		return fmt.Errorf("lock: unlock %s: %w", l.pfx, err)
 	}

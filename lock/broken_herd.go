@@ -45,21 +45,21 @@ func (l *herd) Wakeups() int64 { return l.wakes.Load() }
 // Lock enqueues, then re-reads the oldest key after every change under the
 // prefix until it is ours.
 func (l *herd) Lock(ctx context.Context) (Held, error) {
-	s, err := newSession(ctx, l.cli, l.pfx, l.ttl)
+	k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
-	key, rev, err := enqueue(ctx, l.cli, l.pfx, s.Lease())
+	key, rev, err := enqueue(ctx, l.cli, l.pfx, k.id)
 	if err == nil {
 		err = l.waitOldest(ctx, key, rev)
 	}
 	if err != nil {
-		abandon(ctx, s, l.ttl)
+		k.abandon(ctx)
 		return nil, err
 	}
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: s.Done(),
-		release: func(ctx context.Context) error { return releaseSession(ctx, s, key, rev) },
+		cli: l.cli, key: key, rev: rev, token: rev, done: k.Done(),
+		release: func(ctx context.Context) error { return releaseKept(ctx, k, key, rev) },
 	}, nil
 }
 

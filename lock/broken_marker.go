@@ -56,27 +56,27 @@ func newReleasedMarker(cli *clientv3.Client, name string, opts Options) (Locker,
 func (l *releasedMarker) Lock(ctx context.Context) (Held, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s, err := newSession(ctx, l.cli, l.pfx, l.ttl)
+	k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.cli.Put(ctx, l.key, markWaiting, clientv3.WithLease(s.Lease())); err != nil {
-		abandon(ctx, s, l.ttl)
+	if _, err := l.cli.Put(ctx, l.key, markWaiting, clientv3.WithLease(k.id)); err != nil {
+		k.abandon(ctx)
 		return nil, fmt.Errorf("lock: %s: mark waiting: %w", l.key, err)
 	}
 	rev, err := l.waitOldest(ctx)
 	if err != nil {
-		abandon(ctx, s, l.ttl)
+		k.abandon(ctx)
 		return nil, err
 	}
 	return &held{
-		cli: l.cli, key: l.key, rev: rev, token: rev, done: s.Done(),
+		cli: l.cli, key: l.key, rev: rev, token: rev, done: k.Done(),
 		release: func(ctx context.Context) error {
 			// The mistake: mark, don't delete. Without a lease the mark
 			// outlives the session, and with it the old create revision.
 			_, err := l.cli.Put(ctx, l.key, markReleased)
-			s.Orphan()
-			revokeQuietly(ctx, l.cli, s.Lease(), l.ttl)
+			k.Stop()
+			revokeQuietly(ctx, l.cli, k.id, l.ttl)
 			if err != nil {
 				return fmt.Errorf("lock: %s: mark released: %w", l.key, err)
 			}

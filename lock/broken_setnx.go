@@ -79,15 +79,26 @@ func (l *setnx) waitDelete(ctx context.Context, from int64) error {
 }
 
 // release deletes the key if it is still the one this holder created.
+// The delete is guarded, so it is retried after a transport error; a retry
+// that finds the key gone assumes the lost attempt deleted it.
 func (l *setnx) release(ctx context.Context, rev int64) error {
-	resp, err := l.cli.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(l.key), "=", rev)).
-		Then(clientv3.OpDelete(l.key)).
-		Commit()
-	if err != nil {
+	var held, unsure bool
+	err := retryIdempotent(ctx, func(ctx context.Context) error {
+		resp, err := l.cli.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(l.key), "=", rev)).
+			Then(clientv3.OpDelete(l.key)).
+			Commit()
+		if err != nil {
+			unsure = true
+			return err
+		}
+		held = resp.Succeeded
+		return nil
+	})
+	switch {
+	case err != nil:
 		return fmt.Errorf("lock: unlock %s: %w", l.key, err)
-	}
-	if !resp.Succeeded {
+	case !held && !unsure:
 		return fmt.Errorf("%w: %s: deleted by someone else", ErrNotHeld, l.key)
 	}
 	return nil

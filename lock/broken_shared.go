@@ -26,7 +26,8 @@ type sharedSession struct {
 	pfx string
 	ttl int
 
-	mu      sync.Mutex // guards s and holders
+	mu      sync.Mutex // guards k, s and holders
+	k       *keeper    // the shared session's lease
 	s       *concurrency.Session
 	holders int // Helds not yet unlocked; the last one ends the session
 }
@@ -44,7 +45,7 @@ func newSharedSession(cli *clientv3.Client, name string, opts Options) (Locker, 
 // Lock locks a new concurrency.Mutex on the Locker's one session, creating
 // the session if there is none.
 func (l *sharedSession) Lock(ctx context.Context) (Held, error) {
-	s, err := l.acquireSession(ctx)
+	k, s, err := l.acquireSession(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (l *sharedSession) Lock(ctx context.Context) (Held, error) {
 	rev := ownerRevision(mu)
 	key := mu.Key()
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: s.Done(),
+		cli: l.cli, key: key, rev: rev, token: rev, done: k.Done(),
 		release: func(ctx context.Context) error {
 			err := mu.Unlock(ctx) // deletes the key, whoever else thinks it is theirs
 			l.releaseSession(ctx)
@@ -68,18 +69,23 @@ func (l *sharedSession) Lock(ctx context.Context) (Held, error) {
 	}, nil
 }
 
-func (l *sharedSession) acquireSession(ctx context.Context) (*concurrency.Session, error) {
+func (l *sharedSession) acquireSession(ctx context.Context) (*keeper, *concurrency.Session, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.s == nil {
-		s, err := newSession(ctx, l.cli, l.pfx, l.ttl)
+		k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		l.s = s
+		s, err := k.session()
+		if err != nil {
+			k.abandon(ctx)
+			return nil, nil, fmt.Errorf("lock: %s: session: %w", l.pfx, err)
+		}
+		l.k, l.s = k, s
 	}
 	l.holders++
-	return l.s, nil
+	return l.k, l.s, nil
 }
 
 // releaseSession drops one holder and ends the session with the last.
@@ -88,8 +94,7 @@ func (l *sharedSession) releaseSession(ctx context.Context) {
 	defer l.mu.Unlock()
 	l.holders--
 	if l.holders == 0 && l.s != nil {
-		l.s.Orphan()
-		revokeQuietly(ctx, l.cli, l.s.Lease(), l.ttl)
-		l.s = nil
+		l.k.abandon(ctx)
+		l.k, l.s = nil, nil
 	}
 }

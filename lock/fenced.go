@@ -45,21 +45,21 @@ func NewFenced(cli *clientv3.Client, name string, opts Options) (*Fenced, error)
 // Lock creates a session, enqueues the session's key and waits for its
 // turn. On failure the session's lease is revoked, which removes the key.
 func (f *Fenced) Lock(ctx context.Context) (Held, error) {
-	s, err := newSession(ctx, f.cli, f.pfx, f.ttl)
+	k, err := newKeeper(ctx, f.cli, f.pfx, f.ttl)
 	if err != nil {
 		return nil, err
 	}
-	key, rev, err := enqueue(ctx, f.cli, f.pfx, s.Lease())
+	key, rev, err := enqueue(ctx, f.cli, f.pfx, k.id)
 	if err == nil {
 		err = waitTurn(ctx, f.cli, f.pfx, key, rev, &f.wakes)
 	}
 	if err != nil {
-		abandon(ctx, s, f.ttl)
+		k.abandon(ctx)
 		return nil, err
 	}
 	return &fencedHeld{held{
-		cli: f.cli, key: key, rev: rev, token: rev, done: s.Done(),
-		release: func(ctx context.Context) error { return releaseSession(ctx, s, key, rev) },
+		cli: f.cli, key: key, rev: rev, token: rev, done: k.Done(),
+		release: func(ctx context.Context) error { return releaseKept(ctx, k, key, rev) },
 	}}, nil
 }
 

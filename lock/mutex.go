@@ -39,32 +39,38 @@ func NewMutex(cli *clientv3.Client, name string, opts Options) (*Mutex, error) {
 // session's key is the oldest under the lock's prefix. On failure the
 // session's lease is revoked, which removes its key.
 func (m *Mutex) Lock(ctx context.Context) (Held, error) {
-	s, mu, err := lockMutex(ctx, m.cli, m.pfx, m.ttl)
+	k, mu, err := lockMutex(ctx, m.cli, m.pfx, m.ttl)
 	if err != nil {
 		return nil, err
 	}
 	rev := ownerRevision(mu)
 	return &held{
-		cli: m.cli, key: mu.Key(), rev: rev, token: rev, done: s.Done(),
-		release: func(ctx context.Context) error { return releaseSession(ctx, s, mu.Key(), rev) },
+		cli: m.cli, key: mu.Key(), rev: rev, token: rev, done: k.Done(),
+		release: func(ctx context.Context) error { return releaseKept(ctx, k, mu.Key(), rev) },
 	}, nil
 }
 
-// lockMutex acquires a concurrency.Mutex on a new session of its own.
-func lockMutex(ctx context.Context, cli *clientv3.Client, pfx string, ttl int) (*concurrency.Session, *concurrency.Mutex, error) {
-	s, err := newSession(ctx, cli, pfx, ttl)
+// lockMutex acquires a concurrency.Mutex on a session of its own, whose
+// lease a keeper watches.
+func lockMutex(ctx context.Context, cli *clientv3.Client, pfx string, ttl int) (*keeper, *concurrency.Mutex, error) {
+	k, err := newKeeper(ctx, cli, pfx, ttl)
 	if err != nil {
 		return nil, nil, err
 	}
+	s, err := k.session()
+	if err != nil {
+		k.abandon(ctx)
+		return nil, nil, fmt.Errorf("lock: %s: session: %w", pfx, err)
+	}
 	mu := concurrency.NewMutex(s, pfx)
 	if err := mu.Lock(ctx); err != nil {
-		abandon(ctx, s, ttl)
+		k.abandon(ctx)
 		if errors.Is(err, concurrency.ErrSessionExpired) {
 			return nil, nil, fmt.Errorf("%w: lock %s: %w", ErrExpired, pfx, err)
 		}
 		return nil, nil, fmt.Errorf("lock: %s: %w", pfx, err)
 	}
-	return s, mu, nil
+	return k, mu, nil
 }
 
 // ownerRevision is the create revision mu compares to prove ownership:

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3lock/v3lockpb"
 )
 
@@ -42,19 +40,19 @@ func NewServerLock(cli *clientv3.Client, name string, opts Options) (*ServerLock
 // it. The server blocks until the lock is ours; if ctx ends first, the
 // server withdraws its key and the lease is revoked here as well.
 func (l *ServerLock) Lock(ctx context.Context) (Held, error) {
-	s, err := newSession(ctx, l.cli, l.pfx, l.ttl)
+	k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := l.lock.Lock(ctx, &v3lockpb.LockRequest{Name: []byte(l.pfx), Lease: int64(s.Lease())})
+	resp, err := l.lock.Lock(ctx, &v3lockpb.LockRequest{Name: []byte(l.pfx), Lease: int64(k.id)})
 	if err != nil {
-		abandon(ctx, s, l.ttl)
+		k.abandon(ctx)
 		return nil, fmt.Errorf("lock: %s: server lock: %w", l.pfx, err)
 	}
 	key := string(resp.Key)
 	got, err := l.cli.Get(ctx, key)
 	if err != nil || len(got.Kvs) == 0 {
-		abandon(ctx, s, l.ttl)
+		k.abandon(ctx)
 		if err == nil {
 			err = fmt.Errorf("%w: %s: key gone right after the server granted it", ErrExpired, key)
 		}
@@ -62,25 +60,29 @@ func (l *ServerLock) Lock(ctx context.Context) (Held, error) {
 	}
 	rev := got.Kvs[0].CreateRevision
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: s.Done(),
-		release: func(ctx context.Context) error { return l.release(ctx, s, key) },
+		cli: l.cli, key: key, rev: rev, token: rev, done: k.Done(),
+		release: func(ctx context.Context) error { return l.release(ctx, k, key) },
 	}, nil
 }
 
 // release calls the server's Unlock, which deletes the key whoever owns
 // it, then revokes the lease. The API does not say whether the key was
-// still ours; a lease that is gone does: the lock was lost before.
-func (l *ServerLock) release(ctx context.Context, s *concurrency.Session, key string) error {
-	_, err := l.lock.Unlock(ctx, &v3lockpb.UnlockRequest{Key: []byte(key)})
-	s.Orphan()
-	_, rerr := l.cli.Revoke(ctx, s.Lease())
+// still ours; a lease that is gone does: the lock was lost before. Both
+// steps are idempotent and retried while ctx allows.
+func (l *ServerLock) release(ctx context.Context, k *keeper, key string) error {
+	err := retryIdempotent(ctx, func(ctx context.Context) error {
+		_, err := l.lock.Unlock(ctx, &v3lockpb.UnlockRequest{Key: []byte(key)})
+		return err
+	})
+	k.Stop()
+	alive, rerr := revoke(ctx, l.cli, k.id)
 	switch {
 	case err != nil:
 		return errors.Join(fmt.Errorf("lock: unlock %s: %w", key, err), rerr)
-	case errors.Is(rerr, rpctypes.ErrLeaseNotFound):
-		return fmt.Errorf("%w: %s: lease %x expired before unlock", ErrNotHeld, key, s.Lease())
 	case rerr != nil:
-		return fmt.Errorf("lock: unlock %s: revoke lease %x: %w", key, s.Lease(), rerr)
+		return fmt.Errorf("lock: unlock %s: %w", key, rerr)
+	case !alive:
+		return fmt.Errorf("%w: %s: lease %x expired before unlock", ErrNotHeld, key, k.id)
 	}
 	return nil
 }
