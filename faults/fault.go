@@ -18,6 +18,9 @@ import (
 type Fault struct {
 	action  string
 	targets []Target
+	// implied targets follow from the action (a ring is of every member)
+	// and are left out of the name.
+	implied bool
 	param   string // shown in the name after the targets, e.g. "1s±100ms"
 	// instant faults are over once injected (compact, defrag, revoke,
 	// replace); the others last until healed.
@@ -70,6 +73,9 @@ func (f Fault) String() string {
 	var parts []string
 	var ts []string
 	for _, t := range f.targets {
+		if f.implied {
+			break
+		}
 		ts = append(ts, t.String())
 	}
 	if len(ts) > 0 {

@@ -83,7 +83,7 @@ func TestRing(t *testing.T) {
 	}
 	healthy(ctx, t, c)
 	ev := lastEvent(t, env)
-	checkEvent(t, ev, "ring(all members)", []string{"m0", "m1", "m2", "m3", "m4"})
+	checkEvent(t, ev, "ring", []string{"m0", "m1", "m2", "m3", "m4"})
 	t.Log(ev.Detail)
 }
 

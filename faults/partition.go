@@ -67,6 +67,7 @@ func Ring() Fault {
 	return Fault{
 		action:  "ring",
 		targets: []Target{AllMembers},
+		implied: true,
 		kind:    membersOnly,
 		check: func(s shape) error {
 			if len(s.members) < 4 {

@@ -72,6 +72,7 @@ func stormFault(action string, every time.Duration, minMembers int, step func(co
 	return Fault{
 		action:  action,
 		targets: []Target{AllMembers},
+		implied: true,
 		param:   "every " + every.String(),
 		kind:    membersOnly,
 		check: func(s shape) error {

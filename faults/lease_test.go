@@ -1,0 +1,132 @@
+package faults_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etcdsim/etcdsim/faults"
+	"go.etcd.io/etcd/client/v3/concurrency"
+)
+
+// Revoking the holder's session lease frees its lock at once: the key
+// goes and the next client acquires, long before the lease's TTL.
+func TestRevokeLease(t *testing.T) {
+	ctx := testCtx(t)
+	c, env := start(t, 3, "c1", "c2")
+	s1 := session(ctx, t, client(t, c, "c1"), 60)
+	if err := concurrency.NewMutex(s1, "/locks/L").Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	env.Notify(faults.Activity{Kind: faults.Acquired, Client: "c1", Key: "L", Lease: s1.Lease()})
+	inject(ctx, t, env, faults.RevokeLease(faults.LockHolder("L")))
+	resp, err := observer(t, c).TimeToLive(ctx, s1.Lease())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.TTL != -1 {
+		t.Errorf("lease %x has TTL %d after the revoke; want gone (-1)", int64(s1.Lease()), resp.TTL)
+	}
+	// Long before its 60s TTL, a second client acquires.
+	s2 := session(ctx, t, client(t, c, "c2"), 60)
+	lctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := concurrency.NewMutex(s2, "/locks/L").Lock(lctx); err != nil {
+		t.Fatalf("a second client could not acquire after the revoke: %v", err)
+	}
+	ev := lastEvent(t, env)
+	checkEvent(t, ev, "revoke-lease(holder of lock L)", []string{"c1"})
+	if !strings.Contains(ev.Detail, strconv.FormatInt(int64(s1.Lease()), 16)) {
+		t.Errorf("event detail %q does not name lease %x", ev.Detail, int64(s1.Lease()))
+	}
+}
+
+// A leader-change storm keeps a crashed client's lease — and the lock it
+// holds — alive past its TTL, because every new leader refreshes every
+// lease (etcd #9395). Once the storm is over the lease expires and the
+// lock goes to the next client.
+func TestLeaderStormKeepsLeaseAlive(t *testing.T) {
+	ctx := testCtx(t)
+	c, env := start(t, 3, "c1", "c2")
+	const ttl = 2 // seconds
+	s1 := session(ctx, t, client(t, c, "c1"), ttl)
+	if err := concurrency.NewMutex(s1, "/locks/L").Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s2 := session(ctx, t, client(t, c, "c2"), 60)
+	m2 := concurrency.NewMutex(s2, "/locks/L")
+	obs := observer(t, c)
+
+	// Checked by the scheduler at 5s, 2.5 TTLs after c1 "crashed".
+	checked := make(chan error, 1)
+	check := faults.Custom("check", faults.Client("c2"), func(ctx context.Context, _ *faults.Env, _ []string) (faults.Heal, error) {
+		resp, err := obs.TimeToLive(ctx, s1.Lease())
+		if err == nil && resp.TTL <= 0 {
+			err = fmt.Errorf("c1's lease %x expired during the storm (TTL %d)", int64(s1.Lease()), resp.TTL)
+		}
+		if err == nil {
+			if lerr := m2.TryLock(ctx); !errors.Is(lerr, concurrency.ErrLocked) {
+				err = fmt.Errorf("c2's TryLock during the storm: %v; want ErrLocked", lerr)
+			}
+		}
+		checked <- err
+		return nil, nil
+	})
+	tl := faults.Timeline{
+		Seed: 7,
+		Steps: []faults.Step{
+			faults.At(0, 7*time.Second, faults.Isolate(faults.Client("c1"))), // c1 crashes: no more keepalives
+			faults.At(0, 6*time.Second, faults.LeaderStorm(300*time.Millisecond)),
+			faults.At(5*time.Second, time.Millisecond, check),
+		},
+	}
+	if err := tl.Run(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-checked; err != nil {
+		t.Fatal(err)
+	}
+	// After the storm, the lease runs out and c2 gets the lock.
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := m2.Lock(lctx); err != nil {
+		t.Fatalf("c2 did not acquire after the storm: %v", err)
+	}
+	for _, ev := range env.Log().Events() {
+		t.Log(describe(ev))
+		if strings.HasPrefix(ev.Name, "leader-storm") && !strings.Contains(ev.Detail, "leader changes") {
+			t.Errorf("storm event without its changes: %s", describe(ev))
+		}
+	}
+}
+
+// A leader-kill storm kills leader after leader; after it every member is
+// back and the cluster is healthy.
+func TestLeaderKillStorm(t *testing.T) {
+	ctx := testCtx(t)
+	c, env := start(t, 3)
+	first, err := c.Leader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := first.Term()
+	tl := faults.Timeline{Steps: []faults.Step{faults.At(0, 3*time.Second, faults.LeaderKillStorm(500*time.Millisecond))}}
+	if err := tl.Run(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	ev := lastEvent(t, env)
+	t.Log(describe(ev))
+	checkEvent(t, ev, "leader-kill-storm(every 500ms)", []string{"m0", "m1", "m2"})
+	lead, err := c.Leader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lead.Term() < term+2 {
+		t.Errorf("term went from %d to %d; want at least two elections", term, lead.Term())
+	}
+	healthy(ctx, t, c)
+}
