@@ -116,9 +116,21 @@ func (tl Timeline) Validate(c *cluster.Cluster) error {
 			if !overlap(a, b) {
 				continue
 			}
-			if ta, tb, ok := collision(a.Fault, b.Fault); ok {
-				errs = append(errs, fmt.Errorf("faults: step %d (%v) overlaps step %d (%v): %v and %v may be the same node", i, a, j, b, ta, tb))
+			ta, tb, ok := collision(a.Fault, b.Fault)
+			if !ok {
+				continue
 			}
+			// Name the later step first: it is the one that overlaps.
+			li, lj, la, lb := j, i, b, a
+			if b.At < a.At {
+				li, lj, la, lb = i, j, a, b
+				ta, tb = tb, ta
+			}
+			why := fmt.Sprintf("%v and %v may be the same node", tb, ta)
+			if ta == tb {
+				why = fmt.Sprintf("both aim at %v", ta)
+			}
+			errs = append(errs, fmt.Errorf("faults: step %d (%v) overlaps step %d (%v): %s", li, la, lj, lb, why))
 		}
 	}
 	return errors.Join(errs...)
