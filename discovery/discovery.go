@@ -1,0 +1,124 @@
+package discovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"google.golang.org/grpc/resolver"
+)
+
+// Sentinel errors. The errors returned wrap them with the service, key or
+// target involved, so test them with errors.Is.
+var (
+	// ErrBadService is returned by a constructor given an empty service.
+	ErrBadService = errors.New("discovery: empty service name")
+	// ErrBadAddr is returned by a registrar constructor given an empty
+	// address.
+	ErrBadAddr = errors.New("discovery: empty instance address")
+	// ErrBadTTL is returned for a TTL that is not a whole number of seconds
+	// of at least one, or that the cluster raised to its own minimum.
+	ErrBadTTL = errors.New("discovery: bad TTL")
+	// ErrRegistered is returned by a second Register.
+	ErrRegistered = errors.New("discovery: already registered")
+	// ErrClosed is returned by calls on a registrar or resolver after Close.
+	ErrClosed = errors.New("discovery: closed")
+	// ErrWrongTarget is returned by Build for a target naming another
+	// service than the resolver's.
+	ErrWrongTarget = errors.New("discovery: target names another service")
+	// ErrUnknownRecipe is returned by the Lookup functions for a name they
+	// do not know.
+	ErrUnknownRecipe = errors.New("discovery: no recipe named")
+)
+
+// Registrar keeps one instance of a service registered under a lease. The
+// recipes of this package implement it; a user's own registrar that does
+// can run in every scenario.
+type Registrar interface {
+	// Register puts the instance under its service and returns once it is
+	// there; the registrar then keeps it registered until Close.
+	Register(ctx context.Context) error
+	// Key is the instance's key, "<service>/<addr>".
+	Key() string
+	// Done is closed when the registrar has stopped keeping the instance
+	// registered: after Close, or when a broken registrar gives up.
+	Done() <-chan struct{}
+	// Close stops, removes the registration and waits for every goroutine
+	// the registrar started. It is idempotent.
+	Close() error
+}
+
+// Resolver resolves one service for gRPC clients that dial
+// "etcd:///<service>" with it (see Dial), and shows what it resolved.
+type Resolver interface {
+	resolver.Builder
+	// State returns the set of instances the resolver believes current.
+	State() State
+	// Observe sends the state, then every change, until ctx ends or the
+	// resolver is closed; then it closes the channel. A slow reader sees
+	// the latest state, not each one.
+	Observe(ctx context.Context) <-chan State
+	// Done is closed when the resolver stops updating: after Close, or
+	// when a broken resolver gives up.
+	Done() <-chan struct{}
+	// Close stops the resolver and waits for its goroutines. gRPC clients
+	// built from it keep their last addresses. It is idempotent.
+	Close() error
+}
+
+// Endpoint is one registered instance.
+type Endpoint struct {
+	// Key is the instance's key in etcd.
+	Key string `json:"key"`
+	// Addr is where the instance listens.
+	Addr string `json:"addr"`
+}
+
+// State is a resolver's view of its service.
+type State struct {
+	// Endpoints are the instances, sorted by key.
+	Endpoints []Endpoint `json:"endpoints"`
+	// Listed is true once the resolver has listed the service.
+	Listed bool `json:"listed"`
+	// Rev is the etcd revision the set reflects, where the recipe knows
+	// it; 0 where it does not.
+	Rev int64 `json:"rev,omitempty"`
+	// Err, if not nil, says why the resolver cannot vouch for the set: it
+	// is the last one it had.
+	Err error `json:"-"`
+}
+
+// Addrs returns the instances' addresses, sorted.
+func (s State) Addrs() []string {
+	var out []string
+	for _, e := range s.Endpoints {
+		out = append(out, e.Addr)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Options tunes a recipe. The zero Options is valid.
+type Options struct {
+	// TTL is a registration's lease TTL, a whole number of seconds. 0
+	// means 10s. A TTL below the cluster's minimum (which etcd would
+	// silently raise) is an error wrapping ErrBadTTL from Register.
+	// Resolvers ignore it.
+	TTL time.Duration `json:"ttl,omitempty"`
+}
+
+// DefaultTTL is the lease TTL used when Options.TTL is 0.
+const DefaultTTL = 10 * time.Second
+
+// check validates opts and fills in defaults.
+func (opts Options) check() (Options, error) {
+	if opts.TTL == 0 {
+		opts.TTL = DefaultTTL
+	}
+	if opts.TTL < time.Second || opts.TTL%time.Second != 0 {
+		return opts, fmt.Errorf("%w: Options.TTL is %v; want a whole number of seconds, at least 1s", ErrBadTTL, opts.TTL)
+	}
+	return opts, nil
+}

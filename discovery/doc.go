@@ -1,0 +1,34 @@
+// Package discovery registers service instances in etcd and resolves them
+// for gRPC clients, the right way and the wrong ways, behind small
+// interfaces so scenarios can run a user's own recipes beside them.
+//
+// An instance registers with a Registrar, which keeps its key
+// "<service>/<addr>" on a lease and keeps the lease alive; clients dial
+// "etcd:///<service>" with a Resolver and balance round-robin over the
+// instances it finds. Backend is a tiny echo service to register and call.
+//
+//	b, err := discovery.StartBackend("a")
+//	defer b.Close()
+//	reg, err := discovery.NewKeepAlive(cli, "echo", b.Addr(), discovery.Options{TTL: 5 * time.Second})
+//	err = reg.Register(ctx)
+//	defer reg.Close()
+//
+//	res, err := discovery.NewRelisting(cli, "echo", discovery.Options{})
+//	defer res.Close()
+//	cc, err := discovery.Dial(res, "echo")
+//	defer cc.Close()
+//	instance, _, err := discovery.Echo(ctx, cc, "hello") // "a"
+//
+// Correct recipes: NewKeepAlive (registers again after losing its lease)
+// and NewRelisting (linearizable listings; lists again when its watch
+// fails). Deliberately broken ones, each in a file of its own that says
+// what breaks: NewNoReregister (pitfall 12), NewStopsOnError (pitfall 13,
+// etcd's naming resolver loop), NewSerializable (pitfall 14). Registrars,
+// Resolvers and the Lookup functions list them for scenarios.
+//
+// Wrong input is an error, never a silent no-op: an empty service
+// (ErrBadService) or address (ErrBadAddr), a TTL that is not whole seconds
+// or that the cluster would raise to its minimum (ErrBadTTL), a second
+// Register (ErrRegistered), a target naming another service
+// (ErrWrongTarget).
+package discovery

@@ -1,0 +1,126 @@
+package discovery
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// NewRelisting returns a Resolver that lists the service with a
+// linearizable read, follows it with a watch from the revision it listed,
+// and lists again whenever the watch fails — compacted, cancelled because
+// the member it talks to lost its leader, or broken with the connection.
+// Its reads and its watch require a leader, so a member cut off from the
+// others answers with an error instead of its stale data; until the next
+// listing succeeds, State keeps the last set and says why it cannot vouch
+// for it.
+//
+// It reads the records etcd's endpoints manager writes (see NewKeepAlive).
+// It does not use client/v3/naming/resolver, which stops for good on a
+// watch error (NewStopsOnError shows it), nor the manager's List and watch
+// channel, which read serializably.
+func NewRelisting(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
+	return newView(cli, service, relist{serializable: false, requireLeader: true}.run)
+}
+
+// relist is the source of NewRelisting and, with the wrong settings, of
+// NewSerializable.
+type relist struct {
+	serializable  bool // list with serializable reads: whatever the member has
+	requireLeader bool // reads and watch fail on a member without a leader
+}
+
+func (r relist) run(ctx context.Context, v *view) {
+	rctx := ctx
+	if r.requireLeader {
+		rctx = clientv3.WithRequireLeader(ctx)
+	}
+	for ctx.Err() == nil {
+		eps, rev, err := list(rctx, v.cli, v.service, r.serializable)
+		if err != nil {
+			v.fail(err)
+			pause(ctx, retryPause)
+			continue
+		}
+		v.publish(State{Endpoints: sorted(eps), Listed: true, Rev: rev})
+		err = follow(rctx, v, eps, rev)
+		if ctx.Err() != nil {
+			return
+		}
+		v.fail(err)
+	}
+}
+
+// list reads every instance of service.
+func list(ctx context.Context, cli *clientv3.Client, service string, serializable bool) (map[string]Endpoint, int64, error) {
+	opts := []clientv3.OpOption{clientv3.WithPrefix()}
+	if serializable {
+		opts = append(opts, clientv3.WithSerializable())
+	}
+	resp, err := cli.Get(ctx, service+"/", opts...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("discovery: list %s: %w", service, err)
+	}
+	eps := make(map[string]Endpoint, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		if e, ok := decode(string(kv.Key), kv.Value); ok {
+			eps[e.Key] = e
+		}
+	}
+	return eps, resp.Header.Revision, nil
+}
+
+// follow applies the watch's events to eps from revision rev+1 and
+// publishes each batch, until the watch ends. It returns why.
+func follow(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for wr := range v.cli.Watch(wctx, v.service+"/", clientv3.WithPrefix(), clientv3.WithRev(rev+1)) {
+		if err := wr.Err(); err != nil {
+			return fmt.Errorf("discovery: watch %s from revision %d: %w", v.service, rev+1, err)
+		}
+		for _, ev := range wr.Events {
+			key := string(ev.Kv.Key)
+			delete(eps, key)
+			if ev.Type == clientv3.EventTypePut {
+				if e, ok := decode(key, ev.Kv.Value); ok {
+					eps[key] = e
+				}
+			}
+		}
+		rev = wr.Header.Revision
+		v.publish(State{Endpoints: sorted(eps), Listed: true, Rev: rev})
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("discovery: watch %s ended", v.service)
+}
+
+// record is the value etcd's endpoints manager writes for an instance
+// (client/v3/naming/endpoints/internal.Update, which cannot be imported).
+type record struct {
+	Op   uint8
+	Addr string
+}
+
+// decode reads one record; one that is not an added address is skipped.
+func decode(key string, value []byte) (Endpoint, bool) {
+	var rec record
+	if err := json.Unmarshal(value, &rec); err != nil || rec.Op != 0 || rec.Addr == "" {
+		return Endpoint{}, false
+	}
+	return Endpoint{Key: key, Addr: rec.Addr}, true
+}
+
+// sorted returns the endpoints ordered by key.
+func sorted(eps map[string]Endpoint) []Endpoint {
+	out := slices.Collect(maps.Values(eps))
+	slices.SortFunc(out, func(a, b Endpoint) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
