@@ -48,6 +48,12 @@ type linStep struct {
 	op    int // index in History.Ops
 	give  bool
 	crash bool
+	// gen numbers the client's takes that may have given it the key (ok
+	// or unknown), from 0. A take carries its own number; a give the
+	// number of the client's latest take, and it can free only holds of
+	// that number or lower: a release delayed in flight can free the hold
+	// it was meant for, never one the client took after it.
+	gen int
 }
 
 // keyHolds is what one key's operations amount to.
@@ -138,6 +144,7 @@ func collectHolds(h *History, p pairKinds) ([]keyHolds, error) {
 type clientState struct {
 	open  int  // index into keyHolds.holds of the client's open hold; -1 if none
 	maybe bool // an unknown take may have given the client the key
+	takes int  // ok and unknown takes so far
 }
 
 func holdsOfKey(h *History, p pairKinds, key string, idx []int) (keyHolds, error) {
@@ -168,10 +175,12 @@ func holdsOfKey(h *History, p pairKinds, key string, idx []int) (keyHolds, error
 			case OutcomeOK:
 				st.open = len(kh.holds)
 				kh.holds = append(kh.holds, hold{client: op.Client, take: i, start: op.Return, end: Infinity, give: -1})
-				kh.steps = append(kh.steps, linStep{op: i})
+				kh.steps = append(kh.steps, linStep{op: i, gen: st.takes})
+				st.takes++
 			case OutcomeUnknown:
 				st.maybe = true
-				kh.steps = append(kh.steps, linStep{op: i})
+				kh.steps = append(kh.steps, linStep{op: i, gen: st.takes})
+				st.takes++
 			}
 		case p.give:
 			switch {
@@ -185,13 +194,13 @@ func holdsOfKey(h *History, p pairKinds, key string, idx []int) (keyHolds, error
 				}
 				hd.end, hd.give = op.Call, i
 				st.open, st.maybe = -1, false
-				kh.steps = append(kh.steps, linStep{op: i, give: true})
+				kh.steps = append(kh.steps, linStep{op: i, give: true, gen: st.takes - 1})
 			case st.maybe:
 				if op.Outcome == OutcomeFailed {
 					continue
 				}
 				st.maybe = false
-				kh.steps = append(kh.steps, linStep{op: i, give: true})
+				kh.steps = append(kh.steps, linStep{op: i, give: true, gen: st.takes - 1})
 			default:
 				return kh, invalidOp(op, "%s with no matching %s", op.Kind, p.take)
 			}
@@ -205,16 +214,13 @@ func holdsOfKey(h *History, p pairKinds, key string, idx []int) (keyHolds, error
 				hd.end, hd.give = op.Call, i
 			}
 			if st.open >= 0 || st.maybe {
-				kh.steps = append(kh.steps, linStep{op: i, give: true, crash: true})
+				kh.steps = append(kh.steps, linStep{op: i, give: true, crash: true, gen: st.takes - 1})
 			}
 			st.open, st.maybe = -1, false
 		}
 	}
 	slices.SortFunc(kh.holds, func(a, b hold) int {
-		if c := cmp.Compare(a.start, b.start); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.take, b.take)
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end), cmp.Compare(a.take, b.take))
 	})
 	return kh, nil
 }
@@ -224,13 +230,15 @@ type overlap struct {
 	earlier, later hold
 }
 
-// overlaps finds, in a key's holds sorted by start, every hold that starts
-// strictly before the longest-running earlier hold ends. Holds that touch
-// (one ends at the instant the other starts) do not overlap.
+// overlaps finds, in a key's holds sorted by start and then end, every hold
+// that shares more than an instant with the longest-running earlier hold.
+// Holds that touch (one ends at the instant the other starts) do not
+// overlap, and neither does a hold of no length at the start of another:
+// the client released at the instant its acquire returned.
 func overlaps(holds []hold, visit func(overlap)) {
 	cur := -1 // the earlier hold that ends last
 	for i, hd := range holds {
-		if cur >= 0 && hd.start < holds[cur].end {
+		if cur >= 0 && hd.start < holds[cur].end && holds[cur].start < hd.end {
 			visit(overlap{earlier: holds[cur], later: hd})
 		}
 		if cur < 0 || hd.end > holds[cur].end {

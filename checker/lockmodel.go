@@ -18,7 +18,10 @@ import (
 // held or may have held a lock becomes a release of unknown outcome called
 // at the crash. A release by a client that does not hold the lock changes
 // nothing (etcd's unlock deletes the client's own key, whether or not it
-// still exists).
+// still exists), and a release never frees a hold its client acquired
+// after it: a client's operations happen in program order even when their
+// times tie, and a release still in flight when its client gave up on it
+// cannot undo a later acquire.
 //
 // On histories that pass validation it agrees with MutualExclusion's
 // interval check; it exists as the independent second opinion Jepsen's
@@ -43,7 +46,7 @@ func LockLinearizable(h History, opts LinOptions) LinResult {
 		p := linPartition{key: kh.key, ops: make([]porcupine.Operation, 0, len(kh.steps))}
 		for _, s := range kh.steps {
 			op := &h.Ops[s.op]
-			in := lockIn{give: s.give, client: ids[op.Client]}
+			in := lockIn{give: s.give, client: ids[op.Client], gen: s.gen}
 			out := lockOut{unknown: op.Outcome == OutcomeUnknown}
 			po := porcupineOp(&h, s.op, ids, in, out)
 			if s.crash {
@@ -57,10 +60,11 @@ func LockLinearizable(h History, opts LinOptions) LinResult {
 	return checkLinearizable(&h, rep, "lock", lockModel(names), parts, opts)
 }
 
-// lockIn is an acquire (give false) or a release by client.
+// lockIn is an acquire (give false) or a release by client; gen is the
+// linStep's generation.
 type lockIn struct {
-	give   bool
-	client int
+	give        bool
+	client, gen int
 }
 
 // lockOut says whether the outcome was unknown.
@@ -68,8 +72,15 @@ type lockOut struct {
 	unknown bool
 }
 
-// lockModel is a mutex with an owner. Its state is an int: 0 when free,
-// client+1 when held.
+// lockState is who holds the lock, and which of their acquires gave it.
+type lockState struct {
+	held        bool
+	client, gen int
+}
+
+// lockModel is a mutex with an owner. A release frees the lock only if its
+// client holds it through an acquire no later than the release's own
+// (see linStep.gen); otherwise it changes nothing.
 func lockModel(names []string) porcupine.Model {
 	name := func(c int) string {
 		if c >= 0 && c < len(names) {
@@ -78,23 +89,29 @@ func lockModel(names []string) porcupine.Model {
 		return sprintf("client %d", c)
 	}
 	return porcupine.Model{
-		Init: func() any { return 0 },
+		Init: func() any { return lockState{} },
 		Step: func(state, input, output any) (bool, any) {
-			holder, in, out := state.(int), input.(lockIn), output.(lockOut)
+			s, in, out := state.(lockState), input.(lockIn), output.(lockOut)
 			switch {
-			case in.give && holder == in.client+1:
-				return true, 0
+			case in.give && s.held && s.client == in.client && s.gen <= in.gen:
+				return true, lockState{}
 			case in.give:
-				return true, holder // not the holder's key: nothing to delete
-			case holder == 0:
-				return true, in.client + 1
+				return true, s // not this release's hold: nothing to delete
+			case !s.held:
+				return true, lockState{held: true, client: in.client, gen: in.gen}
 			default:
-				// Held by someone: an acquire of unknown outcome did not
-				// take effect here; an ok one cannot be placed here.
-				return out.unknown, holder
+				// Held: an acquire of unknown outcome did not take effect
+				// here; an ok one cannot be placed here.
+				return out.unknown, s
 			}
 		},
-		Hash: func(state any) uint64 { return uint64(state.(int)) },
+		Hash: func(state any) uint64 {
+			s := state.(lockState)
+			if !s.held {
+				return 0
+			}
+			return uint64(s.client+1)<<32 ^ uint64(s.gen)
+		},
 		DescribeOperation: func(input, output any) string {
 			in, out := input.(lockIn), output.(lockOut)
 			verb := "acquire"
@@ -108,8 +125,8 @@ func lockModel(names []string) porcupine.Model {
 			return sprintf("%s(%s) -> %s", verb, name(in.client), res)
 		},
 		DescribeState: func(state any) string {
-			if holder := state.(int); holder > 0 {
-				return "held by " + name(holder-1)
+			if s := state.(lockState); s.held {
+				return "held by " + name(s.client)
 			}
 			return "free"
 		},

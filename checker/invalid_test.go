@@ -1,0 +1,62 @@
+package checker
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// namedChecker runs one checker with its zero options.
+type namedChecker struct {
+	name  string
+	check func(History) Result
+}
+
+// checkers are every checker, for tests that must hold for all of them.
+var checkers = []namedChecker{
+	{"mutual-exclusion", func(h History) Result { return MutualExclusion(h, MutexOptions{}) }},
+	{"mutual-exclusion/resource-only", func(h History) Result { return MutualExclusion(h, MutexOptions{ResourceOnly: true}) }},
+	{"fencing", func(h History) Result { return Fencing(h, FencingOptions{}) }},
+	{"election-safety", func(h History) Result { return ElectionSafety(h, ElectionOptions{}) }},
+	{"liveness", func(h History) Result { return Liveness(h, LivenessOptions{}) }},
+	{"discovery-convergence", func(h History) Result { return DiscoveryConvergence(h, DiscoveryOptions{}) }},
+	{"watch-guarantees", func(h History) Result { return WatchGuarantees(h, WatchOptions{}) }},
+}
+
+// TestInvalidHistories feeds each history under testdata/invalid/<case>/ to
+// every checker: each must call it invalid, for the reason in want.txt,
+// naming the offending operation.
+func TestInvalidHistories(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/invalid/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no cases under testdata/invalid: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			f, err := os.Open(filepath.Join(dir, "history.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			h, err := ReadHistory(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(dir, "want.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := h.Validate(); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(string(want))) {
+				t.Errorf("Validate() = %v, want an error containing %q", err, want)
+			}
+			for _, c := range checkers {
+				res := c.check(h)
+				checkResult(t, res, VerdictInvalid, strings.TrimSpace(string(want)))
+				if res.Checker == "" || res.Err() == nil {
+					t.Errorf("%s: result %+v has no checker name or no error", c.name, res)
+				}
+			}
+		})
+	}
+}
