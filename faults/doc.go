@@ -35,6 +35,13 @@
 //	}
 //	err := tl.Run(ctx, env)
 //
+// Run blocks; Start runs a schedule in the background and returns once its
+// triggers are armed, so the workload can start right after it:
+//
+//	run, err := faults.Start(ctx, env, tl)
+//	... // the workload
+//	err = run.Wait() // or run.Stop() to end it early; both heal
+//
 // A Nemesis draws faults from a weighted mix in Jepsen's style. All the
 // randomness of a schedule comes from its seed, so Plan gives the same
 // faults, durations and targets for the same seed and cluster state.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/etcdsim/etcdsim/cluster"
 )
 
 // Fault is an action aimed at one or two targets: Kill(Leader),
@@ -97,6 +99,12 @@ func (f Fault) Instant() bool { return f.instant }
 
 // Targets returns the targets the fault is aimed at.
 func (f Fault) Targets() []Target { return append([]Target(nil), f.targets...) }
+
+// Available reports why f cannot apply to c as it is now — a target that
+// does not exist, a cluster too small for the action, a bad parameter —
+// or nil. Whether a role such as Leader or LockHolder can be resolved is
+// known only when the fault fires; then Env.Inject says why not.
+func (f Fault) Available(c *cluster.Cluster) error { return f.validate(shapeOf(c)) }
 
 // validate reports why the fault cannot apply to a cluster of shape s.
 func (f Fault) validate(s shape) error {

@@ -28,8 +28,11 @@ func TestPauseLockHolder(t *testing.T) {
 			faults.On(faults.Match{Kind: faults.Acquired, Key: "L"}, pause, faults.Pause(faults.LockHolder("L"))),
 		},
 	}
-	ran := make(chan error, 1)
-	go func() { ran <- tl.Run(ctx, env) }()
+	run, err := faults.Start(ctx, env, tl) // its trigger is armed when Start returns
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Stop()
 
 	s1 := session(ctx, t, c1, ttl)
 	if err := concurrency.NewMutex(s1, "/locks/L").Lock(ctx); err != nil {
@@ -76,7 +79,7 @@ func TestPauseLockHolder(t *testing.T) {
 	default:
 		t.Fatal("c1 resumed before a second client acquired its lock")
 	}
-	if err := <-ran; err != nil {
+	if err := run.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	ev := lastEvent(t, env)

@@ -3,6 +3,7 @@ package faults_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -205,4 +206,32 @@ func downMembers(c *cluster.Cluster) []string {
 		}
 	}
 	return down
+}
+
+// Start refuses a bad schedule before it runs, and reports a panic in a
+// running one as an error, after healing its faults.
+func TestStart(t *testing.T) {
+	ctx := testCtx(t)
+	c, env := start(t, 3, "c1")
+	bad := faults.Timeline{Steps: []faults.Step{faults.At(0, 0, faults.Kill(faults.Leader))}}
+	if _, err := faults.Start(ctx, env, bad); err == nil {
+		t.Error("Start accepted a kill with no duration")
+	}
+	boom := faults.Custom("boom", faults.Client("c1"), func(context.Context, *faults.Env, []string) (faults.Heal, error) {
+		panic("boom")
+	})
+	run, err := faults.Start(ctx, env, faults.Timeline{Steps: []faults.Step{
+		faults.At(0, time.Hour, faults.Isolate(faults.Leader)),
+		faults.At(50*time.Millisecond, time.Second, boom),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Wait(); err == nil || !strings.Contains(err.Error(), "panicked") {
+		t.Errorf("Wait: %v; want the panic", err)
+	}
+	if links := c.Links(); len(links) != 0 {
+		t.Errorf("links still faulty after a panic: %v", links)
+	}
+	healthy(ctx, t, c)
 }

@@ -224,15 +224,35 @@ func (tl Timeline) Plan(ctx context.Context, env *Env) ([]Planned, error) {
 }
 
 // Run carries the timeline out against env. See Schedule.
-func (tl Timeline) Run(ctx context.Context, env *Env) (err error) {
-	if err := tl.Validate(env.c); err != nil {
+func (tl Timeline) Run(ctx context.Context, env *Env) error {
+	run, err := tl.prepare(ctx, env)
+	if err != nil {
 		return err
 	}
+	return run()
+}
+
+// prepare validates the timeline and arms its triggers, so that Notify
+// fires them from the moment it returns; the returned function runs the
+// rest.
+func (tl Timeline) prepare(ctx context.Context, env *Env) (func() error, error) {
+	if err := tl.Validate(env.c); err != nil {
+		return nil, err
+	}
 	r := newRunner(ctx, env)
-	// Deferred, so that it runs on panic too.
-	defer func() { err = errors.Join(err, r.close()) }()
 	stepSeeds, triggerSeeds := tl.seeds()
 	armed := r.arm(tl.Triggers, triggerSeeds)
+	return func() (err error) {
+		// Deferred, so that it runs on panic too.
+		defer func() { err = errors.Join(err, r.close()) }()
+		return tl.loop(ctx, r, stepSeeds, armed)
+	}, nil
+}
+
+// loop fires the steps at their times and heals them when due, until the
+// timeline is over or ctx ends.
+func (tl Timeline) loop(ctx context.Context, r *runner, stepSeeds []uint64, armed []*armedTrigger) error {
+	env := r.env
 	allFired := func() bool {
 		env.mu.Lock()
 		defer env.mu.Unlock()
