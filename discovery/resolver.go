@@ -18,7 +18,9 @@ import (
 // Its reads and its watch require a leader, so a member cut off from the
 // others answers with an error instead of its stale data; until the next
 // listing succeeds, State keeps the last set and says why it cannot vouch
-// for it.
+// for it. (clientv3 retries a read refused for want of a leader, 100 times
+// by default, so a resolver that never listed shows its first error only
+// when the client gives up, some seconds later; it shows no set meanwhile.)
 //
 // It reads the records etcd's endpoints manager writes (see NewKeepAlive).
 // It does not use client/v3/naming/resolver, which stops for good on a
