@@ -80,18 +80,35 @@ func (h *fencedHeld) Put(ctx context.Context, key, val string) (int64, error) {
 // an error wrapping ErrNotHeld. It works with any Held whose token is the
 // create revision of its key, as for every recipe here; a Held without a
 // token (0) is refused, since "no key" would otherwise compare equal.
+//
+// A transport error is retried while ctx allows: the guard makes a retry
+// safe. If an attempt that failed may have committed and a retry is then
+// refused, the error wraps ErrNotHeld and says the earlier outcome is
+// unknown.
 func PutIfHeld(ctx context.Context, cli *clientv3.Client, h Held, key, val string) (int64, error) {
 	if h.Token() <= 0 {
 		return 0, fmt.Errorf("%w: %s: no fencing token to guard the write to %s", ErrNotHeld, h.Key(), key)
 	}
-	resp, err := cli.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(h.Key()), "=", h.Token())).
-		Then(clientv3.OpPut(key, val)).
-		Commit()
-	if err != nil {
+	var resp *clientv3.TxnResponse
+	var unsure error
+	err := retryIdempotent(ctx, func(ctx context.Context) error {
+		var err error
+		resp, err = cli.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(h.Key()), "=", h.Token())).
+			Then(clientv3.OpPut(key, val)).
+			Commit()
+		if err != nil && unsure == nil {
+			unsure = err
+		}
+		return err
+	})
+	switch {
+	case err != nil:
 		return 0, fmt.Errorf("lock: guarded put %s by %s: %w", key, h.Key(), err)
-	}
-	if !resp.Succeeded {
+	case !resp.Succeeded && unsure != nil:
+		return 0, fmt.Errorf("%w: %s: guarded put %s refused on retry; an earlier attempt failed (%v) and may have committed",
+			ErrNotHeld, h.Key(), key, unsure)
+	case !resp.Succeeded:
 		return 0, fmt.Errorf("%w: %s: guarded put %s refused: the lock key is gone or recreated", ErrNotHeld, h.Key(), key)
 	}
 	return resp.Header.Revision, nil

@@ -31,6 +31,9 @@ func TestRegistry(t *testing.T) {
 		if r.Broken {
 			broken++
 		}
+		if r.Broken != (r.Number > 0) {
+			t.Errorf("recipe %q: Broken=%v but Number=%d", r.Name, r.Broken, r.Number)
+		}
 		got, err := Lookup(r.Name)
 		if err != nil || got.Name != r.Name {
 			t.Errorf("Lookup(%q) = %q, %v", r.Name, got.Name, err)

@@ -15,8 +15,11 @@ type Recipe struct {
 	// Broken marks a deliberately broken recipe: scenarios expect its
 	// violation rather than report it.
 	Broken bool `json:"broken,omitempty"`
-	// Pitfall says, for a broken recipe, which pitfall of issue 4 it is,
-	// what breaks and where it comes from. "" for a correct recipe.
+	// Number is a broken recipe's number in issue 4's list of pitfalls;
+	// 0 for a correct recipe.
+	Number int `json:"number,omitempty"`
+	// Pitfall says, for a broken recipe, what breaks and where it comes
+	// from. "" for a correct recipe.
 	Pitfall string `json:"pitfall,omitempty"`
 	// New returns a Locker for the lock called name on cli. Each client
 	// of a scenario gets a Locker of its own.
@@ -35,26 +38,26 @@ var recipes = []Recipe{
 	{Name: "fenced", New: func(cli *clientv3.Client, name string, opts Options) (Locker, error) {
 		return NewFenced(cli, name, opts)
 	}},
-	{Name: "released-marker", Broken: true, New: newReleasedMarker,
-		Pitfall: "1: release marks the key released instead of deleting it; a client that locks again keeps its old, " +
+	{Name: "released-marker", Broken: true, Number: 1, New: newReleasedMarker,
+		Pitfall: "release marks the key released instead of deleting it; a client that locks again keeps its old, " +
 			"lower create revision and jumps ahead of the holder: two holders (ordering by the wrong revision, lock documents)"},
-	{Name: "keepalive-misconfigured", Broken: true, New: newDocumentKeepalive,
-		Pitfall: "3: hand-rolled keepalive, TTL 8 s, heartbeat 2 s, 2 retries: the holder gives up 12 s after its last " +
+	{Name: "keepalive-misconfigured", Broken: true, Number: 3, New: newDocumentKeepalive,
+		Pitfall: "hand-rolled keepalive, TTL 8 s, heartbeat 2 s, 2 retries: the holder gives up 12 s after its last " +
 			"renewal and keeps working after its lease expired (the lock document's misconfiguration)"},
-	{Name: "unfenced", Broken: true, New: newUnfenced,
-		Pitfall: "4: a correct mutex guarding an external resource without a fencing token: a holder paused past its TTL " +
+	{Name: "unfenced", Broken: true, Number: 4, New: newUnfenced,
+		Pitfall: "a correct mutex guarding an external resource without a fencing token: a holder paused past its TTL " +
 			"writes after its successor (Jepsen etcd 3.4.3; Kleppmann on fencing; etcd #10811)"},
-	{Name: "shared-session", Broken: true, New: newSharedSession,
-		Pitfall: "5: goroutines sharing one session share the mutex key, so both hold the lock (etcd #11360)"},
-	{Name: "setnx", Broken: true, New: newSetNX,
-		Pitfall: "6: put-if-absent without a lease: a crashed holder's lock is never freed, a liveness failure (vault #2526)"},
-	{Name: "delete-name", Broken: true, New: newDeleteName,
-		Pitfall: "7: release and clean-up delete the lock's name rather than the client's own key: a waiter that gives up " +
+	{Name: "shared-session", Broken: true, Number: 5, New: newSharedSession,
+		Pitfall: "goroutines sharing one session share the mutex key, so both hold the lock (etcd #11360)"},
+	{Name: "setnx", Broken: true, Number: 6, New: newSetNX,
+		Pitfall: "put-if-absent without a lease: a crashed holder's lock is never freed, a liveness failure (vault #2526)"},
+	{Name: "delete-name", Broken: true, Number: 7, New: newDeleteName,
+		Pitfall: "release and clean-up delete the lock's name rather than the client's own key: a waiter that gives up " +
 			"frees the holder's lock (the symmetry property of the lock document)"},
-	{Name: "serializable-check", Broken: true, New: newSerializableCheck,
-		Pitfall: "8: ownership checked with a serializable read: a member cut off from the leader answers a stale yes (etcd #6829)"},
-	{Name: "herd", Broken: true, New: newHerd,
-		Pitfall: "9: every waiter watches the whole prefix: correct, but each change wakes every waiter (the herd effect)"},
+	{Name: "serializable-check", Broken: true, Number: 8, New: newSerializableCheck,
+		Pitfall: "ownership checked with a serializable read: a member cut off from the leader answers a stale yes (etcd #6829)"},
+	{Name: "herd", Broken: true, Number: 9, New: newHerd,
+		Pitfall: "every waiter watches the whole prefix: correct, but each change wakes every waiter (the herd effect)"},
 }
 
 // Recipes returns every registered recipe: the correct ones first, then

@@ -12,7 +12,8 @@ import (
 
 // retryIdempotent runs op until it returns nil or an error that is not
 // transient, or ctx ends. Only for ops whose repetition is harmless: a
-// delete guarded by the key's create revision, a lease revoke. The client
+// delete or a put guarded by a key's create revision, a lease revoke,
+// the server's unlock of a key named after its lease. The client
 // itself does not retry writes after a connection broke mid-request (the
 // first request after a partition heals often does), because it cannot
 // know whether the write was applied; for these ops it does not matter.
