@@ -5,33 +5,69 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/etcdsim/etcdsim/cluster"
 )
 
-// linkSet changes links and remembers how to change them back. A heal
-// gives each link the condition it had before, unless something else has
-// changed it since: a heal never undoes another fault's work.
+// linkLedger keeps, for every link an active fault has changed, the
+// condition it had before any fault and the conditions each active fault
+// put on it, newest last. A link shows its newest condition; when a fault
+// heals, its conditions go and the link shows the next newest, or its
+// first condition once no fault is left on it. So overlapping faults on
+// one link heal in any order without undoing each other.
+type linkLedger struct {
+	// mu guards links, and is held across the cluster calls that apply a
+	// change so that the ledger and the network agree.
+	mu    sync.Mutex
+	links map[linkKey]*linkLayers
+}
+
+type linkKey struct{ from, to string }
+
+type linkLayers struct {
+	base   cluster.Condition
+	layers []linkLayer
+}
+
+type linkLayer struct {
+	owner *linkSet
+	cond  cluster.Condition
+}
+
+// linkSet is one fault's changes to links.
 type linkSet struct {
 	c       *cluster.Cluster
-	changed []linkChange
+	ledger  *linkLedger
+	touched []linkKey
 }
 
-type linkChange struct {
-	from, to    string
-	before, set cluster.Condition
-}
+func (e *Env) links() *linkSet { return &linkSet{c: e.c, ledger: &e.ledger} }
 
-// set gives the directed link from→to the condition cond.
+// set gives the directed link from→to the condition cond for as long as
+// the fault lasts.
 func (s *linkSet) set(from, to string, cond cluster.Condition) error {
-	before, err := s.c.LinkCondition(from, to)
-	if err != nil {
-		return err
+	l := s.ledger
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := linkKey{from, to}
+	ll := l.links[k]
+	if ll == nil {
+		base, err := s.c.LinkCondition(from, to)
+		if err != nil {
+			return err
+		}
+		ll = &linkLayers{base: base}
 	}
 	if err := s.c.SetLink(from, to, cond); err != nil {
 		return err
 	}
-	s.changed = append(s.changed, linkChange{from: from, to: to, before: before, set: cond})
+	if l.links == nil {
+		l.links = make(map[linkKey]*linkLayers)
+	}
+	l.links[k] = ll
+	ll.layers = append(ll.layers, linkLayer{owner: s, cond: cond})
+	s.touched = append(s.touched, k)
 	return nil
 }
 
@@ -40,24 +76,29 @@ func (s *linkSet) both(a, b string, cond cluster.Condition) error {
 	return errors.Join(s.set(a, b, cond), s.set(b, a, cond))
 }
 
-// restore undoes every change, last first.
+// restore takes the fault's conditions off every link it touched.
 func (s *linkSet) restore() error {
+	l := s.ledger
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var errs []error
-	for i := len(s.changed) - 1; i >= 0; i-- {
-		ch := s.changed[i]
-		cur, err := s.c.LinkCondition(ch.from, ch.to)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+	for _, k := range s.touched {
+		ll := l.links[k]
+		if ll == nil {
+			continue // restored already
 		}
-		if cur != ch.set {
-			continue // another fault has changed it since
+		ll.layers = slices.DeleteFunc(ll.layers, func(x linkLayer) bool { return x.owner == s })
+		want := ll.base
+		if n := len(ll.layers); n > 0 {
+			want = ll.layers[n-1].cond
+		} else {
+			delete(l.links, k)
 		}
-		if err := s.c.SetLink(ch.from, ch.to, ch.before); err != nil {
+		if err := s.c.SetLink(k.from, k.to, want); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	s.changed = nil
+	s.touched = nil
 	return errors.Join(errs...)
 }
 
@@ -79,8 +120,14 @@ func peers(sh shape, name string) []string {
 	return out
 }
 
-// linkFault builds a fault that sets links between each resolved node and
-// the nodes given by around.
+// linkChange is a condition for one directed link.
+type linkChange struct {
+	from, to string
+	set      cluster.Condition
+}
+
+// linkFault builds a fault that changes, for each node its target resolves
+// to, the links with each of its peers as cond says.
 func linkFault(action string, t Target, kind nodeKind, param string, cond func(node, peer string) []linkChange) Fault {
 	return Fault{
 		action:  action,
@@ -88,7 +135,7 @@ func linkFault(action string, t Target, kind nodeKind, param string, cond func(n
 		param:   param,
 		kind:    kind,
 		apply: func(ctx context.Context, x *shot) (healFunc, string, error) {
-			ls := &linkSet{c: x.env.c}
+			ls := x.env.links()
 			sh := x.env.shape()
 			for _, n := range x.targets[0] {
 				for _, p := range peers(sh, n) {

@@ -319,3 +319,47 @@ func TestLoseResponses(t *testing.T) {
 	})
 	checkEvent(t, lastEvent(t, env), "lose-responses(client c1)", []string{"c1"})
 }
+
+// Overlapping faults on one link heal in any order without undoing each
+// other: the leader's isolation and a client's isolation share the link
+// between them, and it stays cut until both are healed.
+func TestOverlappingLinkFaults(t *testing.T) {
+	ctx := testCtx(t)
+	c, env := start(t, 3, "c1")
+	lead, err := c.Leader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	healLeader := inject(ctx, t, env, faults.Isolate(faults.Member(memberIndex(t, lead.Name()))))
+	healClient := inject(ctx, t, env, faults.Isolate(faults.Client("c1")))
+	if err := healLeader(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{{lead.Name(), "c1"}, {"c1", lead.Name()}} {
+		cond, err := c.LinkCondition(l[0], l[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cond != cluster.Blackholed() {
+			t.Errorf("link %s→%s is %v while c1 is still isolated; want blackhole", l[0], l[1], cond)
+		}
+	}
+	if got := len(c.Links()); got != 6 {
+		t.Errorf("%d links faulty with only c1 isolated, want 6: %v", got, c.Links())
+	}
+	if err := healClient(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if links := c.Links(); len(links) != 0 {
+		t.Errorf("links still faulty after both heals: %v", links)
+	}
+}
+
+func memberIndex(t *testing.T, name string) int {
+	t.Helper()
+	var i int
+	if _, err := fmt.Sscanf(name, "m%d", &i); err != nil {
+		t.Fatal(err)
+	}
+	return i
+}

@@ -45,7 +45,7 @@ func Partition(t Target) Fault {
 			if len(rest) == 0 {
 				return noHeal, "", fmt.Errorf("no member is left on the other side of %v", side)
 			}
-			ls := &linkSet{c: x.env.c}
+			ls := x.env.links()
 			for _, a := range side {
 				for _, b := range rest {
 					if err := ls.both(a, b, cluster.Blackholed()); err != nil {
@@ -83,7 +83,7 @@ func Ring() Fault {
 				order[i] = members[j]
 			}
 			reach := ringReach(n)
-			ls := &linkSet{c: x.env.c}
+			ls := x.env.links()
 			for i := range n {
 				for j := i + 1; j < n; j++ {
 					if d := min(j-i, n-(j-i)); d > reach {
@@ -117,7 +117,7 @@ func Cut(from, to Target) Fault {
 			return nil
 		},
 		apply: func(ctx context.Context, x *shot) (healFunc, string, error) {
-			ls := &linkSet{c: x.env.c}
+			ls := x.env.links()
 			for _, a := range x.targets[0] {
 				if slices.Contains(x.targets[1], a) {
 					return ls.heal, "", fmt.Errorf("%s is on both ends of the cut", a)

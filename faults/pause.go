@@ -22,7 +22,7 @@ func Pause(t Target) Fault {
 		targets: []Target{t},
 		kind:    clientsOnly,
 		apply: func(ctx context.Context, x *shot) (healFunc, string, error) {
-			ls := &linkSet{c: x.env.c}
+			ls := x.env.links()
 			gate := x.env.Gate()
 			var paused []string
 			heal := func(context.Context) (string, error) {

@@ -102,7 +102,7 @@ func (r *runner) nextDue() (time.Duration, bool) {
 	return next, true
 }
 
-// idle reports whether no fault is active and no trigger is injecting.
+// idle reports whether no fault is active.
 func (r *runner) idle() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
