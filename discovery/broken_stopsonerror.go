@@ -15,6 +15,7 @@ package discovery
 
 import (
 	"context"
+	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/naming/endpoints"
@@ -25,9 +26,12 @@ import (
 //
 // BROKEN (deliberately): pitfall 13; see the top of this file.
 func NewStopsOnError(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
+	if service == "" {
+		return nil, ErrBadService
+	}
 	em, err := endpoints.NewManager(cli, service)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("discovery: endpoints manager for %s: %w", service, err)
 	}
 	return newView(cli, service, func(ctx context.Context, v *view) {
 		var wch endpoints.WatchChannel
