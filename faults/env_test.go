@@ -1,0 +1,123 @@
+package faults_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/etcdsim/etcdsim/faults"
+	"github.com/google/go-cmp/cmp"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// What the workload reports decides who holds a lock, leads an election
+// and owns a lease.
+func TestNotifyHolders(t *testing.T) {
+	env := faults.NewEnv(nil, faults.Config{})
+	for _, a := range []faults.Activity{
+		{Kind: faults.Session, Client: "c3", Lease: 7},
+		{Kind: faults.Acquired, Client: "c1", Key: "L", Lease: 1},
+		{Kind: faults.Released, Client: "c1", Key: "L"},
+		{Kind: faults.Acquired, Client: "c2", Key: "L", Lease: 2},
+		{Kind: faults.Released, Client: "c1", Key: "L"}, // not the holder: no effect
+		{Kind: faults.Elected, Client: "c1", Key: "E"},
+		{Kind: faults.Resigned, Client: "c1", Key: "E"},
+		{Kind: faults.Elected, Client: "c3", Key: "F"},
+	} {
+		env.Notify(a)
+	}
+	type answer struct {
+		Client string
+		Lease  clientv3.LeaseID
+		OK     bool
+	}
+	holder := func(c string, ok bool) answer { return answer{Client: c, OK: ok} }
+	lease := func(l clientv3.LeaseID, ok bool) answer { return answer{Lease: l, OK: ok} }
+	got := map[string]answer{
+		"lock L":      holder(env.LockHolder("L")),
+		"lock M":      holder(env.LockHolder("M")),
+		"election E":  holder(env.ElectionLeader("E")),
+		"election F":  holder(env.ElectionLeader("F")),
+		"lease of c2": lease(env.SessionLease("c2")),
+		"lease of c3": lease(env.SessionLease("c3")),
+		"lease of c9": lease(env.SessionLease("c9")),
+	}
+	want := map[string]answer{
+		"lock L":      {Client: "c2", OK: true},
+		"lock M":      {},
+		"election E":  {},
+		"election F":  {Client: "c3", OK: true},
+		"lease of c2": {Lease: 2, OK: true},
+		"lease of c3": {Lease: 7, OK: true},
+		"lease of c9": {},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("holders (-want +got):\n%s", diff)
+	}
+}
+
+// Step passes a running client, holds a paused one until it is resumed,
+// and gives up when its context ends.
+func TestGate(t *testing.T) {
+	var g faults.Gate
+	ctx := testCtx(t)
+	if err := g.Step(ctx, "c1"); err != nil {
+		t.Fatalf("a running client's step: %v", err)
+	}
+	g.Pause("c1")
+	stepped := make(chan error)
+	go func() { stepped <- g.Step(ctx, "c1") }()
+	if err := g.Step(ctx, "c2"); err != nil {
+		t.Fatalf("another client's step while c1 is paused: %v", err)
+	}
+	select {
+	case err := <-stepped:
+		t.Fatalf("a paused client's step returned %v", err)
+	default:
+	}
+	g.Resume("c1")
+	if err := <-stepped; err != nil {
+		t.Fatalf("the resumed client's step: %v", err)
+	}
+	g.Pause("c1")
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	if err := g.Step(cctx, "c1"); err == nil || !strings.Contains(err.Error(), "faults: client c1 paused") {
+		t.Errorf("a paused client's step with an ending context: %v", err)
+	}
+}
+
+// A fault that cannot apply right now says why, at once, and the event
+// records it.
+func TestInjectErrors(t *testing.T) {
+	ctx := testCtx(t)
+	_, env := start(t, 3, "c1")
+	env.Notify(faults.Activity{Kind: faults.Acquired, Client: "ghost", Key: "G"})
+	tests := []struct {
+		name  string
+		fault faults.Fault
+		want  string
+	}{
+		{"lock nobody holds", faults.Pause(faults.LockHolder("L")), `pause(holder of lock L): resolving holder of lock L: nobody holds lock "L" now`},
+		{"election nobody leads", faults.Isolate(faults.ElectionLeader("E")), `nobody leads election "E" now`},
+		{"holder that is no client", faults.Pause(faults.LockHolder("G")), `resolved to "ghost", which is neither a member nor a client`},
+		{"lease nobody reported", faults.RevokeLease(faults.Client("c1")), "no session lease known for client c1"},
+		{"unknown member", faults.Kill(faults.Member(9)), "kill(m9): no member m9"},
+		{"zero fault", faults.Fault{}, "zero Fault"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			heal, err := env.Inject(ctx, tt.fault)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Inject: %v; want it to say %q", err, tt.want)
+			}
+			if heal == nil || heal(ctx) != nil {
+				t.Error("a failed injection's heal is not a harmless no-op")
+			}
+			if ev := lastEvent(t, env); ev.Err == "" {
+				t.Errorf("event of a failed injection has no error: %s", describe(ev))
+			}
+		})
+	}
+}
