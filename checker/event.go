@@ -23,3 +23,11 @@ type FaultEvent struct {
 	// Err is set when the injection or its heal failed.
 	Err string `json:"error,omitempty"`
 }
+
+// InForce reports whether the fault may still be in force when the run
+// ended: it was injected and no heal succeeded. An injection that failed
+// before it took effect (Err set, not healed, End equal to Start) was never
+// in force.
+func (ev FaultEvent) InForce() bool {
+	return !ev.Healed && (ev.Err == "" || ev.End != ev.Start)
+}

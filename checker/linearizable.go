@@ -123,11 +123,12 @@ func checkLinearizable(h *History, rep *report, noun string, model porcupine.Mod
 				continue
 			}
 		}
-		switch porcupine.CheckOperationsTimeout(model, p.ops, remaining) {
+		res, info := porcupine.CheckOperationsVerbose(model, p.ops, remaining)
+		switch res {
 		case porcupine.Ok:
 			legal++
 		case porcupine.Illegal:
-			culprit, longest := explainIllegal(model, p.ops, remaining)
+			culprit, longest := explainIllegal(p.ops, info)
 			var proof []*Operation
 			var which string
 			if culprit >= 0 {
@@ -150,9 +151,9 @@ func checkLinearizable(h *History, rep *report, noun string, model porcupine.Mod
 		}
 	}
 	for _, f := range h.Faults {
-		end := h.lastTime()
-		if f.Healed {
-			end = f.End
+		end := f.End
+		if f.InForce() {
+			end = h.lastTime()
 		}
 		details := f.Detail
 		if len(f.Targets) > 0 {
@@ -186,8 +187,7 @@ func checkLinearizable(h *History, rep *report, noun string, model porcupine.Mod
 // index in History.Ops) that the longest partial linearization could not
 // take next, and that linearization's length. It returns -1 if it cannot
 // tell.
-func explainIllegal(model porcupine.Model, ops []porcupine.Operation, timeout time.Duration) (culprit, longest int) {
-	_, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
+func explainIllegal(ops []porcupine.Operation, info porcupine.LinearizationInfo) (culprit, longest int) {
 	partials := info.PartialLinearizations()
 	var best []int
 	for _, part := range partials {

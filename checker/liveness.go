@@ -60,8 +60,9 @@ func (o LivenessOptions) resolve(h *History) (ttl, bound time.Duration) {
 //     outcome does not count as holding: if it secretly succeeded and its
 //     client never learns so, waiters starve, and that is a violation.
 //
-// The verdict is unknown when a fault was never healed, or when no client
-// acquired a lock or won an election after the last heal.
+// The verdict is unknown when a fault may still be in force at the end (see
+// FaultEvent.InForce), or when no client acquired a lock or won an election
+// after the last heal.
 func Liveness(h History, opts LivenessOptions) Result {
 	rep := newReport("liveness", opts.MaxViolations)
 	if err := h.Validate(); err != nil {
@@ -78,7 +79,7 @@ func Liveness(h History, opts LivenessOptions) Result {
 	ttl, bound := opts.resolve(&h)
 	var heal time.Duration
 	for _, f := range h.Faults {
-		if !f.Healed {
+		if f.InForce() {
 			rep.res.Metrics["keys"] = float64(len(locks) + len(elections))
 			return rep.done("liveness after the last heal", sprintf("fault %q, injected at %s, was never healed", f.Name, fmtTime(f.Start)))
 		}

@@ -125,6 +125,22 @@ func TestLiveness(t *testing.T) {
 			want: VerdictUnknown,
 		},
 		{
+			name: "an injection that failed does not count as a fault in force",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 11),
+			), fault, FaultEvent{Name: "kill(leader)", Start: at(7), End: at(7), Err: "no leader"}),
+			opts: opts,
+			want: VerdictOK,
+		},
+		{
+			name: "a fault whose heal failed is in force",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 11),
+			), FaultEvent{Name: "kill(m1)", Start: at(7), End: at(9), Err: "restart m1: timed out"}),
+			opts: opts,
+			want: VerdictUnknown,
+		},
+		{
 			name: "no progress to judge after the heal",
 			h:    withFaults(hist(mk("c1", KindAcquire, "/jobs", 1, 2)), fault),
 			opts: opts,
