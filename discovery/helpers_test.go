@@ -22,7 +22,7 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-func client(t *testing.T, c *cluster.Cluster, name string, members ...string) *clientv3.Client {
+func client(t testing.TB, c *cluster.Cluster, name string, members ...string) *clientv3.Client {
 	t.Helper()
 	cli, err := c.NewClient(name, cluster.ClientConfig{Members: members})
 	if err != nil {
@@ -71,7 +71,7 @@ func register(t *testing.T, ctx context.Context, recipe string, cli *clientv3.Cl
 
 // resolve starts a resolver with the recipe called recipe and closes it
 // when the test ends.
-func resolve(t *testing.T, recipe string, cli *clientv3.Client, service string) discovery.Resolver {
+func resolve(t testing.TB, recipe string, cli *clientv3.Client, service string) discovery.Resolver {
 	t.Helper()
 	r, err := discovery.LookupResolver(recipe)
 	if err != nil {
@@ -90,7 +90,7 @@ func resolve(t *testing.T, recipe string, cli *clientv3.Client, service string) 
 }
 
 // waitState waits until the resolver's state satisfies ok and returns it.
-func waitState(t *testing.T, ctx context.Context, res discovery.Resolver, what string, ok func(discovery.State) bool) discovery.State {
+func waitState(t testing.TB, ctx context.Context, res discovery.Resolver, what string, ok func(discovery.State) bool) discovery.State {
 	t.Helper()
 	var last discovery.State
 	for s := range res.Observe(ctx) {
@@ -113,7 +113,7 @@ func hasAddrs(addrs ...string) func(discovery.State) bool {
 
 // waitKey waits until key exists (present) or does not, watching between
 // reads, and returns its lease.
-func waitKey(t *testing.T, ctx context.Context, cli *clientv3.Client, key string, present bool) clientv3.LeaseID {
+func waitKey(t testing.TB, ctx context.Context, cli *clientv3.Client, key string, present bool) clientv3.LeaseID {
 	t.Helper()
 	for {
 		resp, err := cli.Get(ctx, key)

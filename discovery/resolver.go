@@ -55,6 +55,7 @@ func (r relist) run(ctx context.Context, v *view) {
 			return
 		}
 		v.fail(err)
+		pause(ctx, retryPause) // a watch that keeps failing must not spin
 	}
 }
 

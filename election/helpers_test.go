@@ -24,7 +24,7 @@ func testCtx(t *testing.T) context.Context {
 
 // client returns the cluster's client called name, failing the test if it
 // cannot be made.
-func client(t *testing.T, c *cluster.Cluster, name string) *clientv3.Client {
+func client(t testing.TB, c *cluster.Cluster, name string) *clientv3.Client {
 	t.Helper()
 	cli, err := c.Client(name)
 	if err != nil {
@@ -89,7 +89,7 @@ func waitFor(t *testing.T, ctx context.Context, ch <-chan won) won {
 
 // waitKeys waits until exactly n keys exist under pfx, watching between
 // reads.
-func waitKeys(t *testing.T, ctx context.Context, cli *clientv3.Client, pfx string, n int) {
+func waitKeys(t testing.TB, ctx context.Context, cli *clientv3.Client, pfx string, n int) {
 	t.Helper()
 	for {
 		resp, err := cli.Get(ctx, pfx, clientv3.WithPrefix(), clientv3.WithCountOnly())

@@ -98,7 +98,8 @@ func TestPausedLeader(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := testCtx(t)
 			prefix := "/paused/" + tt.name
-			opts := election.Options{TTL: time.Second}
+			// 2s leaves the guard a margin of 500ms for scheduling delays.
+			opts := election.Options{TTL: 2 * time.Second}
 			aname := "a-" + tt.name
 			a := newElector(t, recipe(t, tt.name), client(t, c, aname), prefix, opts)
 			b := newElector(t, recipe(t, "rechecked"), client(t, c, "b-"+tt.name), prefix, opts)
