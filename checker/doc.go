@@ -45,9 +45,9 @@
 //	// ... hand rec.AddFault to the fault scheduler, then in each client:
 //	p := rec.Invoke("c1", checker.KindAcquire, "/jobs", checker.Input{})
 //	if err := mu.Lock(ctx); err != nil {
-//		p.Unknown(err)
+//		p.Unknown(err) // a Lock that timed out may still have taken the lock
 //	} else {
-//		p.OK(checker.Output{Token: mu.Header().Revision})
+//		p.OK(checker.Output{Token: rev}) // rev: the lock key's create revision
 //	}
 //	// ... after the run:
 //	h := rec.History()

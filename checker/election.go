@@ -26,8 +26,8 @@ type ElectionOptions struct {
 //
 // Invalid: a resign with no matching campaign, a campaign while already
 // leading, an operation without an election name, and whatever
-// History.Validate rejects. With no campaigns and no observations the
-// verdict is unknown.
+// History.Validate rejects. With no leadership and no observation to judge
+// the verdict is unknown.
 func ElectionSafety(h History, opts ElectionOptions) Result {
 	rep := newReport("election-safety", opts.MaxViolations)
 	if err := h.Validate(); err != nil {
@@ -114,8 +114,8 @@ func ElectionSafety(h History, opts ElectionOptions) Result {
 	summary := sprintf("%s (%d with a term) in %s, %s",
 		plural(leaderships, "leadership"), withTerm, plural(len(elections), "election"), plural(observations, "observation"))
 	undecided := ""
-	if len(elections) == 0 && observations == 0 {
-		undecided = "no election operations"
+	if leaderships == 0 && observations == 0 {
+		undecided = "nobody led an election and nobody observed a leader"
 	}
 	return rep.done(summary, undecided)
 }

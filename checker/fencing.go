@@ -28,7 +28,8 @@ type FencingOptions struct {
 //     larger token.
 //
 // Invalid: a guarded-write without a token or lock name, and whatever
-// History.Validate rejects. With no guarded writes the verdict is unknown.
+// History.Validate rejects. With no guarded write accepted or rejected the
+// verdict is unknown.
 func Fencing(h History, opts FencingOptions) Result {
 	rep := newReport("fencing", opts.MaxViolations)
 	if err := h.Validate(); err != nil {
@@ -69,8 +70,11 @@ func Fencing(h History, opts FencingOptions) Result {
 		summary += sprintf("; %d writes with a current token were rejected too", fresh)
 	}
 	undecided := ""
-	if len(keys) == 0 {
+	switch {
+	case len(keys) == 0:
 		undecided = "no guarded writes"
+	case accepted+stale+fresh == 0:
+		undecided = "no guarded write was accepted or rejected"
 	}
 	return rep.done(summary, undecided)
 }

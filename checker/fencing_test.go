@@ -86,6 +86,11 @@ func TestFencing(t *testing.T) {
 			h:    hist(mk("c1", KindAcquire, "/jobs", 0, 1, granted(3))),
 			want: VerdictUnknown,
 		},
+		{
+			name: "every write timed out",
+			h:    hist(mk("c1", KindGuardedWrite, "/jobs", 0, never, token(3))),
+			want: VerdictUnknown,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,8 +39,8 @@ type MutexOptions struct {
 //
 // Invalid: a release with no matching acquire, an acquire while already
 // holding, a release called before its acquire returned, an acquire without
-// a lock name, and whatever History.Validate rejects. With no lock or
-// resource operations at all the verdict is unknown.
+// a lock name, and whatever History.Validate rejects. With no hold and no
+// resource operation to judge the verdict is unknown.
 func MutualExclusion(h History, opts MutexOptions) Result {
 	rep := newReport("mutual-exclusion", opts.MaxViolations)
 	if err := h.Validate(); err != nil {
@@ -80,6 +80,8 @@ func MutualExclusion(h History, opts MutexOptions) Result {
 		undecided = "no guarded resource operations"
 	case len(keys) == 0 && resourceOps == 0:
 		undecided = "no lock operations"
+	case holds == 0 && resourceOps == 0:
+		undecided = "no client ever held a lock"
 	}
 	return rep.done(summary, undecided)
 }

@@ -339,6 +339,14 @@ func TestMutualExclusion(t *testing.T) {
 			want: VerdictUnknown,
 		},
 		{
+			name: "every acquire timed out",
+			h: hist(
+				mk("c1", KindAcquire, "/jobs", 0, never),
+				mk("c2", KindAcquire, "/jobs", 0, 1, failed),
+			),
+			want: VerdictUnknown,
+		},
+		{
 			name: "nothing to judge on the resource",
 			h:    hist(mk("c1", KindAcquire, "/jobs", 0, 1)),
 			opts: MutexOptions{ResourceOnly: true},
