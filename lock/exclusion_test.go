@@ -26,6 +26,7 @@ func TestMutualExclusion(t *testing.T) {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
+			t.Parallel() // distinct lock names and clients; mostly waiting on raft
 			var res Resource
 			var store FencedResource
 			lockers := make([]Locker, clients)
