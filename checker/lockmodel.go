@@ -1,5 +1,3 @@
-//go:build checker_porcupine
-
 package checker
 
 import (

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -12,9 +13,7 @@ func TestKillLeaderThenRestartRejoins(t *testing.T) {
 	cli := client(t, c, "c1")
 	old := leader(t, c)
 	oldTerm := old.Term()
-	if err := old.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, old.Kill())
 	if old.Running() || old.IsLeader() || old.Etcd() != nil {
 		t.Errorf("killed member still reports running=%v leader=%v", old.Running(), old.IsLeader())
 	}
@@ -29,15 +28,11 @@ func TestKillLeaderThenRestartRejoins(t *testing.T) {
 		t.Fatalf("after the kill, leader %s term %d (old %s term %d)", next.Name(), next.Term(), old.Name(), oldTerm)
 	}
 	put(t, cli, "while-down", "x")
-	if err := old.Restart(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, old.Restart(testCtx(t)))
 	if err := old.Restart(testCtx(t)); !errors.Is(err, ErrRunning) {
 		t.Errorf("Restart of a running member returned %v, want ErrRunning", err)
 	}
-	if err := c.WaitHealthy(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, c.WaitHealthy(testCtx(t)))
 	direct := client(t, c, "direct", old.Name())
 	if got := get(t, direct, "while-down"); got != "x" {
 		t.Errorf("restarted member reads %q for a write made while it was down", got)
@@ -49,16 +44,12 @@ func TestStopHandsLeadershipOver(t *testing.T) {
 	cli := client(t, c, "c1")
 	put(t, cli, "k", "v")
 	old := leader(t, c)
-	if err := old.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, old.Stop())
 	next := leader(t, c)
 	if next == old {
 		t.Fatal("the stopped member still leads")
 	}
-	if err := old.Restart(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, old.Restart(testCtx(t)))
 	if got := get(t, client(t, c, "direct", old.Name()), "k"); got != "v" {
 		t.Errorf("restarted member lost data: k=%q", got)
 	}
@@ -68,9 +59,7 @@ func TestMoveLeader(t *testing.T) {
 	c := New(t, Config{})
 	lead := leader(t, c)
 	to := followers(c, lead)[1]
-	if err := c.MoveLeader(testCtx(t), to.Name()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, c.MoveLeader(testCtx(t), to.Name()))
 	if got := leader(t, c); got != to {
 		t.Errorf("leader is %s after moving it to %s", got.Name(), to.Name())
 	}
@@ -79,9 +68,7 @@ func TestMoveLeader(t *testing.T) {
 	}
 	lead = leader(t, c)
 	down := followers(c, lead)[0]
-	if err := down.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, down.Kill())
 	if err := c.MoveLeader(testCtx(t), down.Name()); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("MoveLeader to a killed member returned %v, want ErrNotRunning", err)
 	}
@@ -101,18 +88,14 @@ func TestAddAndRemoveMembers(t *testing.T) {
 	if got := get(t, client(t, c, "new", "m3"), "k"); got != "v" {
 		t.Errorf("new member reads k=%q, want v", got)
 	}
-	if err := c.RemoveMember(testCtx(t), "m0"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, c.RemoveMember(testCtx(t), "m0"))
 	if len(c.Members()) != 3 {
 		t.Errorf("after removing m0, %d members", len(c.Members()))
 	}
 	if _, err := c.Member("m0"); !errors.Is(err, ErrUnknownNode) {
 		t.Errorf("Member(m0) after removal: %v", err)
 	}
-	if err := c.WaitHealthy(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, c.WaitHealthy(testCtx(t)))
 	put(t, cli, "k", "after-replace") // c1 follows the membership
 	if got := get(t, cli, "k"); got != "after-replace" {
 		t.Errorf("k=%q", got)
@@ -124,20 +107,14 @@ func TestDurableClusterKeepsAcknowledgedWritesAcrossKill(t *testing.T) {
 	cli := client(t, c, "c1")
 	put(t, cli, "k", "durable")
 	for _, m := range c.Members() {
-		if err := m.Kill(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, m.Kill())
 	}
 	var g errgroup.Group
 	for _, m := range c.Members() {
 		g.Go(func() error { return m.Restart(testCtx(t)) }) // all at once: each needs a quorum to be ready
 	}
-	if err := g.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitHealthy(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, g.Wait())
+	require.NoError(t, c.WaitHealthy(testCtx(t)))
 	if got := get(t, cli, "k"); got != "durable" {
 		t.Errorf("after killing every member, k=%q", got)
 	}
