@@ -20,12 +20,16 @@ type jepsenCase struct {
 }
 
 // jepsenCases reads verdicts.tsv, skipping the test if the folder is
-// missing.
+// missing — except in CI (CI set), where shared/ is always beside the clone
+// and a missing folder must fail rather than hide the 50-history check.
 func jepsenCases(tb testing.TB) []jepsenCase {
 	tb.Helper()
 	f, err := os.Open(filepath.Join(jepsenDir, "verdicts.tsv"))
 	if os.IsNotExist(err) {
 		if _, derr := os.Stat(jepsenDir); os.IsNotExist(derr) {
+			if os.Getenv("CI") != "" {
+				tb.Fatalf("Jepsen histories not found at %s in CI", jepsenDir)
+			}
 			tb.Skipf("Jepsen histories not found at %s (shared/ must be checked out beside the repository)", jepsenDir)
 		}
 	}
