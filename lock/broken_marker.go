@@ -3,7 +3,6 @@ package lock
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -27,7 +26,7 @@ type releasedMarker struct {
 	ttl int
 	key string // the one key this Locker reuses: pfx/<locker id>
 
-	mu sync.Mutex // serializes Lock: the Locker has a single key
+	turn chan struct{} // holds a token while no Held of this Locker is out
 }
 
 const (
@@ -47,15 +46,28 @@ func newReleasedMarker(cli *clientv3.Client, name string, opts Options) (Locker,
 		return nil, err
 	}
 	key := fmt.Sprintf("%s/locker-%d", pfx, lockerIDs.Add(1))
-	return &releasedMarker{cli: cli, pfx: pfx, ttl: ttl, key: key}, nil
+	l := &releasedMarker{cli: cli, pfx: pfx, ttl: ttl, key: key, turn: make(chan struct{}, 1)}
+	l.turn <- struct{}{}
+	return l, nil
 }
 
 // Lock marks the Locker's key waiting, bound to a new lease (a Put that
 // keeps the key's create revision if it exists), then waits until no
 // other key that is not marked released is older.
 func (l *releasedMarker) Lock(ctx context.Context) (Held, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	select { // one holder per Locker: it has a single key
+	case <-l.turn:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	h, err := l.lock(ctx)
+	if err != nil {
+		l.turn <- struct{}{}
+	}
+	return h, err
+}
+
+func (l *releasedMarker) lock(ctx context.Context) (Held, error) {
 	k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
@@ -77,6 +89,7 @@ func (l *releasedMarker) Lock(ctx context.Context) (Held, error) {
 			_, err := l.cli.Put(ctx, l.key, markReleased)
 			k.Stop()
 			revokeQuietly(ctx, l.cli, k.id, l.ttl)
+			l.turn <- struct{}{}
 			if err != nil {
 				return fmt.Errorf("lock: %s: mark released: %w", l.key, err)
 			}

@@ -4,7 +4,11 @@
 //
 // A Locker acquires a named lock for one client; each successful Lock is a
 // holder, a Held, with a fencing token (the revision that orders holders),
-// a Done channel closed when ownership may have been lost, and Unlock.
+// a Done channel closed when ownership may have been lost, and Unlock. A
+// Held may also implement Checker (ask etcd whether it still owns the
+// lock) and Writer (write to etcd only while it does); a Locker may
+// implement WakeCounter (watch events its waiters received). A user's own
+// lock joins every scenario by implementing Locker and filling in a Recipe.
 //
 // The correct recipes:
 //
@@ -18,7 +22,8 @@
 // scenarios expect their violation: "released-marker" (1),
 // "keepalive-misconfigured" (3), "unfenced" (4), "shared-session" (5),
 // "setnx" (6), "delete-name" (7), "serializable-check" (8) and "herd" (9).
-// Recipes lists them all; Lookup finds one by name.
+// Recipes lists them all; Lookup finds one by name. NewMisconfiguredKeepalive
+// builds pitfall 3 with a schedule of one's own, to scale it to a test.
 //
 // Resource and FencedResource stand for what a lock protects: the first
 // counts critical sections that overlap, the second refuses a write whose

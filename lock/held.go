@@ -57,7 +57,7 @@ func (h *held) Owned(ctx context.Context) (bool, error) {
 // lease expired, or someone deleted it) is an error wrapping ErrNotHeld.
 // Both steps are idempotent and retried while ctx allows.
 func releaseLeased(ctx context.Context, cli *clientv3.Client, key string, rev int64, lease clientv3.LeaseID, stop func()) error {
-	var held, unsure bool
+	var deleted, unsure bool
 	err := retryIdempotent(ctx, func(ctx context.Context) error {
 		resp, err := cli.Txn(ctx).
 			If(clientv3.Compare(clientv3.CreateRevision(key), "=", rev)).
@@ -67,21 +67,21 @@ func releaseLeased(ctx context.Context, cli *clientv3.Client, key string, rev in
 			unsure = true // the delete may have been applied
 			return err
 		}
-		held = resp.Succeeded
+		deleted = resp.Succeeded
 		return nil
 	})
 	stop()
 	alive, rerr := revoke(ctx, cli, lease)
-	if !held && unsure && alive {
+	if !deleted && unsure && alive {
 		// A retry found the key gone while its lease was still alive: in
 		// a correct recipe no one deletes another's key, so the attempt
 		// that failed to answer deleted it.
-		held = true
+		deleted = true
 	}
 	switch {
 	case err != nil:
 		return errors.Join(fmt.Errorf("lock: unlock %s: %w", key, err), rerr)
-	case !held:
+	case !deleted:
 		return fmt.Errorf("%w: %s: lost before unlock (lease expired or key deleted)", ErrNotHeld, key)
 	case rerr != nil:
 		return fmt.Errorf("lock: unlock %s: %w", key, rerr)

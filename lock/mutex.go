@@ -16,6 +16,11 @@ import (
 //
 // The fencing token is the create revision of the holder's key, which the
 // library itself uses to order holders (Mutex.IsOwner).
+//
+// One behaviour of the library shows under faults: when a Lock's context
+// ends while it waits, concurrency.Mutex withdraws its key with the
+// client's own context, so a Lock cancelled while its client reaches no
+// member returns only once the client reaches one again.
 type Mutex struct {
 	cli *clientv3.Client
 	pfx string
