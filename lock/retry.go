@@ -35,14 +35,28 @@ func retryIdempotent(ctx context.Context, op func(context.Context) error) error 
 	}
 }
 
+// transientErrs say a request may not have reached a working leader.
+var transientErrs = []error{rpctypes.ErrNoLeader, rpctypes.ErrLeaderChanged, rpctypes.ErrTimeout,
+	rpctypes.ErrTimeoutDueToLeaderFail, rpctypes.ErrTimeoutDueToConnectionLost}
+
 // transient reports whether err says the request may simply not have
 // reached a working leader.
 func transient(err error) bool {
-	if status.Code(err) == codes.Unavailable {
+	st, _ := status.FromError(err)
+	switch st.Code() {
+	case codes.Unavailable:
 		return true
+	case codes.Unknown:
+		// The server-side lock API answers with the errors of the client
+		// it runs inside the server, which gRPC turns into Unknown with
+		// the error's text: match that text.
+		for _, e := range transientErrs {
+			if st.Message() == e.Error() {
+				return true
+			}
+		}
 	}
-	for _, e := range []error{rpctypes.ErrNoLeader, rpctypes.ErrLeaderChanged, rpctypes.ErrTimeout,
-		rpctypes.ErrTimeoutDueToLeaderFail, rpctypes.ErrTimeoutDueToConnectionLost} {
+	for _, e := range transientErrs {
 		if errors.Is(err, e) {
 			return true
 		}
