@@ -40,16 +40,20 @@ func lockWhileHeld(t *testing.T, ctx context.Context, res *Resource, l Locker, w
 	return r.h, res.Enter(who)
 }
 
+// twoHolderCase runs one scenario with a broken recipe, which must give
+// two holders, and with a correct one, which must not.
+type twoHolderCase struct {
+	name           string
+	recipe         string
+	wantTwoHolders bool
+}
+
 // Pitfall 1: a client that re-locks keeps its old key and create revision
 // and jumps ahead of the holder that came in between.
 func TestPitfallReleasedMarker(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
 	observer := newClient(t, c, "observer")
-	tests := []struct {
-		name           string
-		recipe         string
-		wantTwoHolders bool
-	}{
+	tests := []twoHolderCase{
 		{name: "release marks the key", recipe: "released-marker", wantTwoHolders: true},
 		{name: "release deletes the key", recipe: "mutex", wantTwoHolders: false},
 	}
@@ -95,11 +99,7 @@ func TestPitfallReleasedMarker(t *testing.T) {
 // lock, on the same key; the first Unlock deletes it under the other.
 func TestPitfallSharedSession(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	tests := []struct {
-		name           string
-		recipe         string
-		wantTwoHolders bool
-	}{
+	tests := []twoHolderCase{
 		{name: "one session for both", recipe: "shared-session", wantTwoHolders: true},
 		{name: "a session per holder", recipe: "mutex", wantTwoHolders: false},
 	}
@@ -139,11 +139,7 @@ func TestPitfallSharedSession(t *testing.T) {
 func TestPitfallDeleteName(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
 	observer := newClient(t, c, "observer")
-	tests := []struct {
-		name           string
-		recipe         string
-		wantTwoHolders bool
-	}{
+	tests := []twoHolderCase{
 		{name: "clean-up deletes the name", recipe: "delete-name", wantTwoHolders: true},
 		{name: "clean-up deletes its own key", recipe: "mutex", wantTwoHolders: false},
 	}

@@ -51,12 +51,13 @@ func (l *ServerLock) Lock(ctx context.Context) (Held, error) {
 	}
 	key := string(resp.Key)
 	got, err := l.cli.Get(ctx, key)
-	if err != nil || len(got.Kvs) == 0 {
+	switch {
+	case err != nil:
 		k.abandon(ctx)
-		if err == nil {
-			err = fmt.Errorf("%w: %s: key gone right after the server granted it", ErrExpired, key)
-		}
 		return nil, fmt.Errorf("lock: %s: read token: %w", key, err)
+	case len(got.Kvs) == 0:
+		k.abandon(ctx)
+		return nil, fmt.Errorf("%w: %s: key gone right after the server granted it", ErrExpired, key)
 	}
 	rev := got.Kvs[0].CreateRevision
 	return &held{
