@@ -7,6 +7,10 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
+// NewLocker makes the Locker of one client for the lock called name: the
+// constructor every recipe provides.
+type NewLocker func(cli *clientv3.Client, name string, opts Options) (Locker, error)
+
 // Recipe is a lock implementation scenarios can run by name. A user's own
 // lock becomes one by filling in a Recipe; it need not be registered here.
 type Recipe struct {
@@ -23,7 +27,7 @@ type Recipe struct {
 	Pitfall string `json:"pitfall,omitempty"`
 	// New returns a Locker for the lock called name on cli. Each client
 	// of a scenario gets a Locker of its own.
-	New func(cli *clientv3.Client, name string, opts Options) (Locker, error) `json:"-"`
+	New NewLocker `json:"-"`
 }
 
 // recipes is the registry, in the order Recipes returns it: the correct
