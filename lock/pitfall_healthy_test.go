@@ -79,6 +79,9 @@ func TestPitfallReleasedMarker(t *testing.T) {
 
 			ha2, exitA2 := lockWhileHeld(t, ctx, &res, a, "a", hb, exitB)
 			twoHolders := len(res.Overlaps()) > 0
+			for _, o := range res.Overlaps() {
+				t.Logf("%s: %s entered the guarded section while %v was inside", tt.recipe, o.Entrant, o.Inside)
+			}
 			if twoHolders != tt.wantTwoHolders {
 				t.Errorf("a locked again while b held the lock: %v, want %v (overlaps %+v)", twoHolders, tt.wantTwoHolders, res.Overlaps())
 			}
@@ -113,6 +116,9 @@ func TestPitfallSharedSession(t *testing.T) {
 			exit1 := res.Enter("goroutine 1")
 			h2, exit2 := lockWhileHeld(t, ctx, &res, l, "goroutine 2", h1, exit1)
 			twoHolders := len(res.Overlaps()) > 0
+			for _, o := range res.Overlaps() {
+				t.Logf("%s: %s entered the guarded section while %v was inside", tt.recipe, o.Entrant, o.Inside)
+			}
 			if twoHolders != tt.wantTwoHolders {
 				t.Fatalf("both goroutines hold the lock: %v, want %v", twoHolders, tt.wantTwoHolders)
 			}
@@ -165,6 +171,9 @@ func TestPitfallDeleteName(t *testing.T) {
 
 			hc, exitC := lockWhileHeld(t, ctx, &res, cl, "c", ha, exitA)
 			twoHolders := len(res.Overlaps()) > 0
+			for _, o := range res.Overlaps() {
+				t.Logf("%s: %s entered the guarded section while %v was inside", tt.recipe, o.Entrant, o.Inside)
+			}
 			if twoHolders != tt.wantTwoHolders {
 				t.Fatalf("c locked while a held the lock: %v, want %v", twoHolders, tt.wantTwoHolders)
 			}
