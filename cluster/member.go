@@ -82,7 +82,11 @@ func (m *Member) IsLeader() bool {
 	return e != nil && e.Server.Leader() == e.Server.MemberID()
 }
 
-// Term returns the raft term the member is in, or 0 if it is down.
+// Term returns the term of the last entry the member applied, or 0 if it is
+// down. It is etcd's own notion of the term (the one the maintenance Status
+// API reports): right after an election it still shows the previous term,
+// and it reaches the new leader's term once that leader's first entry is
+// committed and applied, a heartbeat or two later.
 func (m *Member) Term() uint64 {
 	if e := m.etcd(); e != nil {
 		return e.Server.Term()
