@@ -168,6 +168,7 @@ func TestCloseRemovesTempDirAndIsIdempotent(t *testing.T) {
 		"Restart":   func() error { return m.Restart(context.Background()) },
 		"HealAll":   c.HealAll,
 		"Isolate":   func() error { return c.Isolate("m0") },
+		"Heal":      func() error { return c.Heal("m0") },
 		"SetLink":   func() error { return c.SetLink("m0", "m1", Blackholed()) },
 		"Client":    func() error { _, err := c.Client("late"); return err },
 		"Leader":    func() error { _, err := c.Leader(context.Background()); return err },

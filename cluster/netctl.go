@@ -39,6 +39,10 @@ func (c *Cluster) Partition(groups ...[]string) error { return c.net.partition(g
 // member.
 func (c *Cluster) Isolate(name string) error { return c.net.isolate(name) }
 
+// Heal makes every link to and from the member or client called name
+// healthy, undoing Isolate, and leaves every other link as it is.
+func (c *Cluster) Heal(name string) error { return c.net.heal(name) }
+
 // HealAll makes every link healthy. Connections that lost bytes to a
 // blackhole are reset, so no stale half-message is ever delivered.
 func (c *Cluster) HealAll() error { return c.net.healAll() }

@@ -200,7 +200,13 @@ func (n *network) partition(groups [][]string) error {
 }
 
 // isolate blackholes every link to and from name.
-func (n *network) isolate(name string) error {
+func (n *network) isolate(name string) error { return n.setNode(name, Blackholed()) }
+
+// heal makes every link to and from the node called name healthy.
+func (n *network) heal(name string) error { return n.setNode(name, Healthy) }
+
+// setNode sets every link to and from the node called name to cond.
+func (n *network) setNode(name string, cond Condition) error {
 	n.mu.Lock()
 	known := n.isMember(name) || n.isClient(name)
 	var err error
@@ -216,7 +222,7 @@ func (n *network) isolate(name string) error {
 		return err
 	}
 	for _, l := range links {
-		l.set(Blackholed())
+		l.set(cond)
 	}
 	return nil
 }

@@ -184,7 +184,7 @@ func TestIsolatedLeaderIsReplacedAndCannotCommit(t *testing.T) {
 
 func TestPartitionGroupsAndBadNames(t *testing.T) {
 	c := New(t, Config{})
-	client(t, c, "c1")
+	c1 := client(t, c, "c1")
 	if err := c.Partition([]string{"m0", "c1"}, []string{"m1", "m2"}); err != nil {
 		t.Fatal(err)
 	}
@@ -208,12 +208,34 @@ func TestPartitionGroupsAndBadNames(t *testing.T) {
 		t.Errorf("after HealAll, faulty links remain: %v", got)
 	}
 
+	// Heal undoes Isolate for one node and leaves the others' faults.
+	if err := c.Isolate("c1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetLink("m1", "m2", Rejecting()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Heal("c1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Links(); len(got) != 1 || got[0].From != "m1" || got[0].To != "m2" {
+		t.Errorf("after Heal(c1), faulty links are %v; want only m1→m2", got)
+	}
+	put(t, client(t, c, "c3"), "k", "v")
+	if got := get(t, c1, "k"); got != "v" {
+		t.Errorf("healed c1 reads k=%q, want v", got)
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+
 	for _, tc := range []struct {
 		name string
 		call func() error
 		want string
 	}{
 		{"unknown member", func() error { return c.SetLink("m0", "m7", Blackholed()) }, `no member or client named "m7"`},
+		{"heal unknown", func() error { return c.Heal("m7") }, `no member or client named "m7"`},
 		{"unknown client", func() error { return c.Isolate("nobody") }, `no member or client named "nobody"`},
 		{"client to client", func() error { client(t, c, "c2"); return c.SetLink("c1", "c2", Blackholed()) }, "never two clients"},
 		{"self link", func() error { return c.SetLink("m1", "m1", Blackholed()) }, "to itself"},
