@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/discovery"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/resolver"
@@ -66,10 +67,10 @@ func TestBadArguments(t *testing.T) {
 // Close.
 func TestMisuse(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	cli := client(t, c, "c1")
+	cli := clustertest.Client(t, c, "c1")
 	for _, r := range discovery.Registrars() {
 		t.Run(r.Name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			reg := register(t, ctx, r.Name, cli, "misuse-"+r.Name, "a:1", discovery.Options{TTL: 5 * time.Second})
 			if err := reg.Register(ctx); !errors.Is(err, discovery.ErrRegistered) {
 				t.Errorf("second Register: got %v, want ErrRegistered", err)
@@ -77,7 +78,7 @@ func TestMisuse(t *testing.T) {
 			if err := reg.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if !isClosed(reg.Done()) {
+			if !clustertest.Closed(reg.Done()) {
 				t.Error("Done open after Close")
 			}
 			resp, err := cli.Get(ctx, reg.Key())
@@ -115,10 +116,10 @@ func TestMisuse(t *testing.T) {
 // registrars say so instead.
 func TestTTLBelowClusterMinimum(t *testing.T) {
 	c := cluster.New(t, cluster.Config{HeartbeatInterval: 100 * time.Millisecond, ElectionTimeout: time.Second})
-	cli := client(t, c, "c1")
+	cli := clustertest.Client(t, c, "c1")
 	for _, r := range discovery.Registrars() {
 		t.Run(r.Name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			reg, err := r.New(cli, "minttl", "a:1", discovery.Options{TTL: time.Second})
 			if err != nil {
 				t.Fatal(err)

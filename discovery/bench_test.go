@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/discovery"
 )
 
@@ -14,8 +15,8 @@ import (
 func BenchmarkReregister(b *testing.B) {
 	c := cluster.New(b, cluster.Config{})
 	ctx := b.Context()
-	admin := client(b, c, "admin")
-	reg, err := discovery.NewKeepAlive(client(b, c, "inst"), "bench", "inst:1", discovery.Options{TTL: 5 * time.Second})
+	admin := clustertest.Client(b, c, "admin")
+	reg, err := discovery.NewKeepAlive(clustertest.Client(b, c, "inst"), "bench", "inst:1", discovery.Options{TTL: 5 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func BenchmarkResolverCatchUp(b *testing.B) {
 		b.Run(rr.Name, func(b *testing.B) {
 			ctx := b.Context()
 			service := "catchup-" + rr.Name
-			cli := client(b, c, "c-"+rr.Name)
+			cli := clustertest.Client(b, c, "c-"+rr.Name)
 			res := resolve(b, rr.Name, cli, service)
 			var total time.Duration
 			i := 0

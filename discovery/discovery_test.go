@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/discovery"
 )
 
@@ -14,13 +15,13 @@ func TestRegistrationsAppearAndDisappear(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
 	for _, rr := range discovery.Resolvers() {
 		t.Run(rr.Name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			service := "appear-" + rr.Name
-			reg := client(t, c, "reg-"+rr.Name)
+			reg := clustertest.Client(t, c, "reg-"+rr.Name)
 			opts := discovery.Options{TTL: 5 * time.Second}
 			register(t, ctx, "keepalive", reg, service, "10.0.0.1:1", opts)
 			y := register(t, ctx, "keepalive", reg, service, "10.0.0.2:1", opts)
-			res := resolve(t, rr.Name, client(t, c, "res-"+rr.Name), service)
+			res := resolve(t, rr.Name, clustertest.Client(t, c, "res-"+rr.Name), service)
 			waitState(t, ctx, res, "x and y", hasAddrs("10.0.0.1:1", "10.0.0.2:1"))
 
 			if err := y.Close(); err != nil {
@@ -38,9 +39,9 @@ func TestRegistrationsAppearAndDisappear(t *testing.T) {
 // one deregisters and stops.
 func TestRoundRobin(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	const service = "echo"
-	reg := client(t, c, "reg")
+	reg := clustertest.Client(t, c, "reg")
 	opts := discovery.Options{TTL: 5 * time.Second}
 	var backends []*discovery.Backend
 	var regs []discovery.Registrar
@@ -49,7 +50,7 @@ func TestRoundRobin(t *testing.T) {
 		backends = append(backends, b)
 		regs = append(regs, register(t, ctx, "keepalive", reg, service, b.Addr(), opts))
 	}
-	res := resolve(t, "relisting", client(t, c, "res"), service)
+	res := resolve(t, "relisting", clustertest.Client(t, c, "res"), service)
 	cc, err := discovery.Dial(res, service)
 	if err != nil {
 		t.Fatal(err)

@@ -4,32 +4,10 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/discovery"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
-
-// patience bounds every wait in these tests. It is generous on purpose:
-// the machines are shared, and speed is not what is tested.
-const patience = 90 * time.Second
-
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func client(t testing.TB, c *cluster.Cluster, name string, members ...string) *clientv3.Client {
-	t.Helper()
-	cli, err := c.NewClient(name, cluster.ClientConfig{Members: members})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cli
-}
 
 // backend starts an echo backend and closes it when the test ends.
 func backend(t *testing.T, name string) *discovery.Backend {
@@ -132,24 +110,5 @@ func waitKey(t testing.TB, ctx context.Context, cli *clientv3.Client, key string
 		if ctx.Err() != nil {
 			t.Fatalf("waiting for %s (present: %v): %v", key, present, ctx.Err())
 		}
-	}
-}
-
-// heal makes the links of the client called name healthy again.
-func heal(t *testing.T, c *cluster.Cluster, name string) {
-	t.Helper()
-	for _, m := range c.Members() {
-		if err := c.SetLinks(name, m.Name(), cluster.Healthy); err != nil {
-			t.Error(err)
-		}
-	}
-}
-
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
 	}
 }

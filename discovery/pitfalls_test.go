@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/discovery"
 )
 
@@ -15,7 +16,7 @@ import (
 // one gives up and the instance stays gone from etcd.
 func TestLeaseLost(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	admin := client(t, c, "admin")
+	admin := clustertest.Client(t, c, "admin")
 	tests := []struct {
 		name    string
 		recipe  string
@@ -29,9 +30,9 @@ func TestLeaseLost(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			name := "inst" + string(rune('a'+i))
-			reg := register(t, ctx, tt.recipe, client(t, c, name), "lost", name+":1", discovery.Options{TTL: time.Second})
+			reg := register(t, ctx, tt.recipe, clustertest.Client(t, c, name), "lost", name+":1", discovery.Options{TTL: time.Second})
 			lease := waitKey(t, ctx, admin, reg.Key(), true)
 
 			switch tt.fault {
@@ -44,7 +45,9 @@ func TestLeaseLost(t *testing.T) {
 					t.Fatal(err)
 				}
 				waitKey(t, ctx, admin, reg.Key(), false) // the lease expired
-				heal(t, c, name)
+				if err := c.Heal(name); err != nil {
+					t.Error(err)
+				}
 			}
 
 			if tt.comesUp {
@@ -56,7 +59,7 @@ func TestLeaseLost(t *testing.T) {
 					}
 					waitKey(t, ctx, admin, reg.Key(), false)
 				}
-				if isClosed(reg.Done()) {
+				if clustertest.Closed(reg.Done()) {
 					t.Error("the registrar stopped")
 				}
 				return
@@ -94,14 +97,14 @@ func TestCompactedWatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			service := "compact-" + tt.name
-			reg := client(t, c, "reg-"+tt.name)
+			reg := clustertest.Client(t, c, "reg-"+tt.name)
 			opts := discovery.Options{TTL: 5 * time.Second}
 			register(t, ctx, "keepalive", reg, service, "x:1", opts)
 			y := register(t, ctx, "keepalive", reg, service, "y:1", opts)
 			rname := "res-" + tt.name
-			res := resolve(t, tt.name, client(t, c, rname), service)
+			res := resolve(t, tt.name, clustertest.Client(t, c, rname), service)
 			waitState(t, ctx, res, "x and y", hasAddrs("x:1", "y:1"))
 
 			if err := c.Isolate(rname); err != nil {
@@ -118,7 +121,9 @@ func TestCompactedWatch(t *testing.T) {
 			if _, err := reg.Compact(ctx, resp.Header.Revision); err != nil {
 				t.Fatal(err)
 			}
-			heal(t, c, rname)
+			if err := c.Heal(rname); err != nil {
+				t.Error(err)
+			}
 			register(t, ctx, "keepalive", reg, service, "w:1", opts)
 
 			if !tt.frozen {
@@ -155,7 +160,7 @@ func TestPartitionedMember(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := cluster.New(t, cluster.Config{})
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			const service = "part"
 			lead, err := c.Leader(ctx)
 			if err != nil {
@@ -171,11 +176,11 @@ func TestPartitionedMember(t *testing.T) {
 					rest = append(rest, m.Name())
 				}
 			}
-			reg := client(t, c, "reg", lead.Name())
+			reg := clustertest.Client(t, c, "reg", lead.Name())
 			opts := discovery.Options{TTL: 5 * time.Second}
 			register(t, ctx, "keepalive", reg, service, "x:1", opts)
 			y := register(t, ctx, "keepalive", reg, service, "y:1", opts)
-			before := resolve(t, tt.name, client(t, c, "before", cut), service)
+			before := resolve(t, tt.name, clustertest.Client(t, c, "before", cut), service)
 			waitState(t, ctx, before, "x and y", hasAddrs("x:1", "y:1"))
 
 			if err := c.Partition([]string{cut}, rest); err != nil {
@@ -185,7 +190,7 @@ func TestPartitionedMember(t *testing.T) {
 				t.Fatal(err)
 			}
 			register(t, ctx, "keepalive", reg, service, "z:1", opts)
-			during := resolve(t, tt.name, client(t, c, "during", cut), service)
+			during := resolve(t, tt.name, clustertest.Client(t, c, "during", cut), service)
 
 			if tt.stale {
 				s := waitState(t, ctx, during, "a listing", func(s discovery.State) bool { return s.Listed })

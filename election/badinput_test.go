@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/election"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -52,12 +53,12 @@ func TestBadArguments(t *testing.T) {
 // cannot resign or proclaim, and that an empty election has no leader.
 func TestNotLeader(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	other := client(t, c, "revoker")
+	other := clustertest.Client(t, c, "revoker")
 	for _, r := range election.Recipes() {
 		t.Run(r.Name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			prefix := "/notleader/" + r.Name
-			e := newElector(t, r, client(t, c, r.Name), prefix, election.Options{TTL: 5 * time.Second})
+			e := newElector(t, r, clustertest.Client(t, c, r.Name), prefix, election.Options{TTL: 5 * time.Second})
 			if _, err := e.Leader(ctx); !errors.Is(err, election.ErrNoLeader) {
 				t.Errorf("Leader of an empty election: got %v, want ErrNoLeader", err)
 			}
@@ -109,8 +110,8 @@ func TestTTLBelowClusterMinimum(t *testing.T) {
 	c := cluster.New(t, cluster.Config{HeartbeatInterval: 100 * time.Millisecond, ElectionTimeout: time.Second})
 	for _, r := range election.Recipes() {
 		t.Run(r.Name, func(t *testing.T) {
-			ctx := testCtx(t)
-			e := newElector(t, r, client(t, c, r.Name), "/minttl/"+r.Name, election.Options{TTL: time.Second})
+			ctx := clustertest.Context(t)
+			e := newElector(t, r, clustertest.Client(t, c, r.Name), "/minttl/"+r.Name, election.Options{TTL: time.Second})
 			if _, err := e.Campaign(ctx, "v"); !errors.Is(err, election.ErrBadTTL) {
 				t.Fatalf("got %v, want ErrBadTTL", err)
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/election"
 )
 
@@ -19,12 +20,12 @@ func BenchmarkHandover(b *testing.B) {
 		b.Run(r.Name, func(b *testing.B) {
 			ctx := b.Context()
 			opts := election.Options{TTL: 5 * time.Second}
-			e1, err := r.New(client(b, c, "h1-"+r.Name), "/handover/"+r.Name, opts)
+			e1, err := r.New(clustertest.Client(b, c, "h1-"+r.Name), "/handover/"+r.Name, opts)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer e1.Close()
-			e2, err := r.New(client(b, c, "h2-"+r.Name), "/handover/"+r.Name, opts)
+			e2, err := r.New(clustertest.Client(b, c, "h2-"+r.Name), "/handover/"+r.Name, opts)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -37,7 +38,7 @@ func BenchmarkHandover(b *testing.B) {
 			var total time.Duration
 			for b.Loop() {
 				ch := campaign(ctx, next, "n")
-				waitKeys(b, ctx, client(b, c, "h1-"+r.Name), "/handover/"+r.Name+"/", 2)
+				clustertest.WaitKeys(b, ctx, clustertest.Client(b, c, "h1-"+r.Name), "/handover/"+r.Name+"/", 2)
 				t0 := time.Now()
 				if err := l.Resign(ctx); err != nil {
 					b.Fatal(err)

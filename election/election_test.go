@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/election"
 	"golang.org/x/sync/errgroup"
 )
@@ -58,7 +59,7 @@ func TestSingleLeader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			prefix := "/single/" + tt.name
 			var mu sync.Mutex // guards terms
 			var terms []term
@@ -66,7 +67,7 @@ func TestSingleLeader(t *testing.T) {
 			for i := range candidates {
 				who := fmt.Sprintf("%s-%d", tt.name, i)
 				r := recipe(t, tt.recipes[i%len(tt.recipes)])
-				e := newElector(t, r, client(t, c, who), prefix, election.Options{TTL: 5 * time.Second})
+				e := newElector(t, r, clustertest.Client(t, c, who), prefix, election.Options{TTL: 5 * time.Second})
 				g.Go(func() error {
 					for round := range rounds {
 						tm, err := serve(gctx, e, who, round)
@@ -113,7 +114,7 @@ func serve(ctx context.Context, e election.Elector, who string, round int) (term
 		return tm, fmt.Errorf("%s leads as %s (term %d) but the election names %+v", who, l.Key(), l.Term(), info)
 	}
 	tm.end = time.Now()
-	if isClosed(l.Done()) {
+	if clustertest.Closed(l.Done()) {
 		return tm, fmt.Errorf("%s: leadership lost on a healthy cluster", who)
 	}
 	if err := l.Resign(ctx); err != nil {

@@ -3,35 +3,11 @@ package election_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/election"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
-
-// patience bounds every wait in these tests. It is generous on purpose:
-// the machines are shared, and speed is not what is tested.
-const patience = 90 * time.Second
-
-// testCtx returns a context that ends when the test does or after patience.
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// client returns the cluster's client called name, failing the test if it
-// cannot be made.
-func client(t testing.TB, c *cluster.Cluster, name string) *clientv3.Client {
-	t.Helper()
-	cli, err := c.Client(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cli
-}
 
 // newElector builds a candidate with recipe r and closes it when the test
 // ends.
@@ -87,28 +63,6 @@ func waitFor(t *testing.T, ctx context.Context, ch <-chan won) won {
 	}
 }
 
-// waitKeys waits until exactly n keys exist under pfx, watching between
-// reads.
-func waitKeys(t testing.TB, ctx context.Context, cli *clientv3.Client, pfx string, n int) {
-	t.Helper()
-	for {
-		resp, err := cli.Get(ctx, pfx, clientv3.WithPrefix(), clientv3.WithCountOnly())
-		if err != nil {
-			t.Fatalf("count keys under %s: %v", pfx, err)
-		}
-		if resp.Count == int64(n) {
-			return
-		}
-		wctx, cancel := context.WithCancel(ctx)
-		wr := <-cli.Watch(wctx, pfx, clientv3.WithPrefix(), clientv3.WithRev(resp.Header.Revision+1))
-		cancel()
-		if ctx.Err() != nil {
-			t.Fatalf("want %d keys under %s, have %d: %v", n, pfx, resp.Count, ctx.Err())
-		}
-		_ = wr
-	}
-}
-
 // isolate cuts the client called name off from every member, as a process
 // pause would, and heals it when the test ends (before the electors close).
 func isolate(t *testing.T, c *cluster.Cluster, name string) {
@@ -116,25 +70,9 @@ func isolate(t *testing.T, c *cluster.Cluster, name string) {
 	if err := c.Isolate(name); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { heal(t, c, name) })
-}
-
-// heal makes the links of the client called name healthy again.
-func heal(t *testing.T, c *cluster.Cluster, name string) {
-	t.Helper()
-	for _, m := range c.Members() {
-		if err := c.SetLinks(name, m.Name(), cluster.Healthy); err != nil {
+	t.Cleanup(func() {
+		if err := c.Heal(name); err != nil {
 			t.Error(err)
 		}
-	}
-}
-
-// isClosed reports whether ch is closed now.
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
+	})
 }

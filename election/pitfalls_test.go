@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/election"
 )
 
@@ -24,12 +25,12 @@ func TestProclaimByModRevision(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			r := recipe(t, tt.name)
 			prefix := "/modrev/" + tt.name
 			opts := election.Options{TTL: 5 * time.Second}
-			a := newElector(t, r, client(t, c, "a-"+tt.name), prefix, opts)
-			bcli := client(t, c, "b-"+tt.name)
+			a := newElector(t, r, clustertest.Client(t, c, "a-"+tt.name), prefix, opts)
+			bcli := clustertest.Client(t, c, "b-"+tt.name)
 			b := newElector(t, r, bcli, prefix, opts)
 
 			la, err := a.Campaign(ctx, "a")
@@ -37,7 +38,7 @@ func TestProclaimByModRevision(t *testing.T) {
 				t.Fatal(err)
 			}
 			bwon := campaign(ctx, b, "b")
-			waitKeys(t, ctx, bcli, prefix+"/", 2)
+			clustertest.WaitKeys(t, ctx, bcli, prefix+"/", 2)
 			if err := la.Proclaim(ctx, "a2"); err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +48,7 @@ func TestProclaimByModRevision(t *testing.T) {
 				if w.err != nil {
 					t.Fatalf("follower's campaign: %v", w.err)
 				}
-				if isClosed(la.Done()) {
+				if clustertest.Closed(la.Done()) {
 					t.Fatal("the first leader lost its leadership; want it still leading")
 				}
 				t.Logf("two leaders: %s (term %d) and %s (term %d) after a proclamation", la.Key(), la.Term(), w.l.Key(), w.l.Term())
@@ -96,13 +97,13 @@ func TestPausedLeader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			prefix := "/paused/" + tt.name
 			// 2s leaves the guard a margin of 500ms for scheduling delays.
 			opts := election.Options{TTL: 2 * time.Second}
 			aname := "a-" + tt.name
-			a := newElector(t, recipe(t, tt.name), client(t, c, aname), prefix, opts)
-			b := newElector(t, recipe(t, "rechecked"), client(t, c, "b-"+tt.name), prefix, opts)
+			a := newElector(t, recipe(t, tt.name), clustertest.Client(t, c, aname), prefix, opts)
+			b := newElector(t, recipe(t, "rechecked"), clustertest.Client(t, c, "b-"+tt.name), prefix, opts)
 
 			la, err := a.Campaign(ctx, "a")
 			if err != nil {
@@ -113,7 +114,7 @@ func TestPausedLeader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			aDone := isClosed(la.Done())
+			aDone := clustertest.Closed(la.Done())
 			t.Logf("%s won term %d; the paused leader's Done closed: %v", lb.Key(), lb.Term(), aDone)
 			if tt.twoLeaders && aDone {
 				t.Fatal("want the paused leader to still believe it leads")
@@ -142,26 +143,26 @@ func TestLeaseExpiredWhileWaiting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			prefix := "/expired/" + tt.name
 			good := recipe(t, "rechecked")
 			long := election.Options{TTL: 10 * time.Second}
-			ocli := client(t, c, "o-"+tt.name)
-			a := newElector(t, good, client(t, c, "a-"+tt.name), prefix, long)
+			ocli := clustertest.Client(t, c, "o-"+tt.name)
+			a := newElector(t, good, clustertest.Client(t, c, "a-"+tt.name), prefix, long)
 			bname := "b-" + tt.name
-			b := newElector(t, recipe(t, tt.name), client(t, c, bname), prefix, election.Options{TTL: time.Second})
-			cc := newElector(t, good, client(t, c, "c-"+tt.name), prefix, long)
+			b := newElector(t, recipe(t, tt.name), clustertest.Client(t, c, bname), prefix, election.Options{TTL: time.Second})
+			cc := newElector(t, good, clustertest.Client(t, c, "c-"+tt.name), prefix, long)
 
 			la, err := a.Campaign(ctx, "a")
 			if err != nil {
 				t.Fatal(err)
 			}
 			bwon := campaign(ctx, b, "b")
-			waitKeys(t, ctx, ocli, prefix+"/", 2)
+			clustertest.WaitKeys(t, ctx, ocli, prefix+"/", 2)
 			isolate(t, c, bname)
-			waitKeys(t, ctx, ocli, prefix+"/", 1) // B's lease expired, its key is gone
+			clustertest.WaitKeys(t, ctx, ocli, prefix+"/", 1) // B's lease expired, its key is gone
 			cwon := campaign(ctx, cc, "c")
-			waitKeys(t, ctx, ocli, prefix+"/", 2)
+			clustertest.WaitKeys(t, ctx, ocli, prefix+"/", 2)
 			if err := la.Resign(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +170,9 @@ func TestLeaseExpiredWhileWaiting(t *testing.T) {
 			if wc.err != nil {
 				t.Fatal(wc.err)
 			}
-			heal(t, c, bname)
+			if err := c.Heal(bname); err != nil {
+				t.Error(err)
+			}
 			wb := waitFor(t, ctx, bwon)
 
 			if !tt.phantom {
@@ -189,7 +192,7 @@ func TestLeaseExpiredWhileWaiting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if info.Key != wc.l.Key() || len(resp.Kvs) != 0 || isClosed(wc.l.Done()) {
+			if info.Key != wc.l.Key() || len(resp.Kvs) != 0 || clustertest.Closed(wc.l.Done()) {
 				t.Fatalf("want C (%s) leading and B's key %s gone; leader %+v, B's key present: %v", wc.l.Key(), wb.l.Key(), info, len(resp.Kvs) != 0)
 			}
 			t.Logf("phantom leadership: B was told it leads as %s (term %d), which no longer exists, while C leads as %s (term %d)",

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/google/go-cmp/cmp"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -61,7 +62,7 @@ func TestNotifyHolders(t *testing.T) {
 // and gives up when its context ends.
 func TestGate(t *testing.T) {
 	var g faults.Gate
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	if err := g.Step(ctx, "c1"); err != nil {
 		t.Fatalf("a running client's step: %v", err)
 	}
@@ -91,7 +92,7 @@ func TestGate(t *testing.T) {
 // A fault that cannot apply right now says why, at once, and the event
 // records it.
 func TestInjectErrors(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	_, env := start(t, 3, "c1")
 	env.Notify(faults.Activity{Kind: faults.Acquired, Client: "ghost", Key: "G"})
 	tests := []struct {

@@ -2,25 +2,15 @@ package faults_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 )
-
-// testCtx bounds a test generously: the machines are shared and slow.
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // start starts a cluster of n members with the named clients, and an Env
 // on it. On failure the test logs the Env's events.
@@ -54,64 +44,6 @@ func describe(ev checker.FaultEvent) string {
 	return s
 }
 
-// client returns the cluster's named client.
-func client(t *testing.T, c *cluster.Cluster, name string) *clientv3.Client {
-	t.Helper()
-	cli, err := c.Client(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cli
-}
-
-// direct returns an observer's client to member m alone, through its front
-// proxy, which no fault touches.
-func direct(t *testing.T, m *cluster.Member) *clientv3.Client {
-	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{m.Endpoint()}, Logger: zap.NewNop(), DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return cli
-}
-
-// observer returns an observer's client to every member.
-func observer(t *testing.T, c *cluster.Cluster) *clientv3.Client {
-	t.Helper()
-	var eps []string
-	for _, m := range c.Members() {
-		eps = append(eps, m.Endpoint())
-	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, Logger: zap.NewNop(), DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return cli
-}
-
-// eventually retries check until it returns nil or ctx ends, and fails the
-// test with check's last error then.
-func eventually(ctx context.Context, t *testing.T, what string, check func(ctx context.Context) error) {
-	t.Helper()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		err := check(cctx)
-		cancel()
-		if err == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s: %v", what, errors.Join(err, ctx.Err()))
-		case <-tick.C:
-		}
-	}
-}
-
 // inject fires f and registers its heal with the test as a safety net.
 func inject(ctx context.Context, t *testing.T, env *faults.Env, f faults.Fault) faults.Heal {
 	t.Helper()
@@ -137,7 +69,7 @@ func healthy(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if _, err := observer(t, c).Put(pctx, "healthy", "yes"); err != nil {
+	if _, err := clustertest.Observer(t, c.Members()...).Put(pctx, "healthy", "yes"); err != nil {
 		t.Fatalf("a write after the faults: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
@@ -16,15 +17,15 @@ import (
 // Revoking the holder's session lease frees its lock at once: the key
 // goes and the next client acquires, long before the lease's TTL.
 func TestRevokeLease(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1", "c2")
-	s1 := session(ctx, t, client(t, c, "c1"), 60)
+	s1 := session(ctx, t, clustertest.Client(t, c, "c1"), 60)
 	if err := concurrency.NewMutex(s1, "/locks/L").Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	env.Notify(faults.Activity{Kind: faults.Acquired, Client: "c1", Key: "L", Lease: s1.Lease()})
 	inject(ctx, t, env, faults.RevokeLease(faults.LockHolder("L")))
-	resp, err := observer(t, c).TimeToLive(ctx, s1.Lease())
+	resp, err := clustertest.Observer(t, c.Members()...).TimeToLive(ctx, s1.Lease())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestRevokeLease(t *testing.T) {
 		t.Errorf("lease %x has TTL %d after the revoke; want gone (-1)", int64(s1.Lease()), resp.TTL)
 	}
 	// Long before its 60s TTL, a second client acquires.
-	s2 := session(ctx, t, client(t, c, "c2"), 60)
+	s2 := session(ctx, t, clustertest.Client(t, c, "c2"), 60)
 	lctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if err := concurrency.NewMutex(s2, "/locks/L").Lock(lctx); err != nil {
@@ -50,16 +51,16 @@ func TestRevokeLease(t *testing.T) {
 // lease (etcd #9395). Once the storm is over the lease expires and the
 // lock goes to the next client.
 func TestLeaderStormKeepsLeaseAlive(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1", "c2")
 	const ttl = 2 // seconds
-	s1 := session(ctx, t, client(t, c, "c1"), ttl)
+	s1 := session(ctx, t, clustertest.Client(t, c, "c1"), ttl)
 	if err := concurrency.NewMutex(s1, "/locks/L").Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s2 := session(ctx, t, client(t, c, "c2"), 60)
+	s2 := session(ctx, t, clustertest.Client(t, c, "c2"), 60)
 	m2 := concurrency.NewMutex(s2, "/locks/L")
-	obs := observer(t, c)
+	obs := clustertest.Observer(t, c.Members()...)
 
 	// Checked by the scheduler at 5s, 2.5 TTLs after c1 "crashed".
 	checked := make(chan error, 1)
@@ -107,7 +108,7 @@ func TestLeaderStormKeepsLeaseAlive(t *testing.T) {
 // A leader-kill storm kills leader after leader; after it every member is
 // back and the cluster is healthy.
 func TestLeaderKillStorm(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3)
 	first, err := c.Leader(ctx)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -15,9 +16,9 @@ import (
 // Compaction to the current revision: a watch from an older revision gets
 // ErrCompacted, naming the revision compacted to.
 func TestCompact(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3)
-	obs := observer(t, c)
+	obs := clustertest.Observer(t, c.Members()...)
 	first, err := obs.Put(ctx, "k", "v0")
 	if err != nil {
 		t.Fatal(err)
@@ -52,9 +53,9 @@ func TestCompact(t *testing.T) {
 // Defragmentation gives back the space that deleted and compacted data
 // left in every member's backend.
 func TestDefrag(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3)
-	obs := observer(t, c)
+	obs := clustertest.Observer(t, c.Members()...)
 	value := strings.Repeat("x", 16<<10)
 	for i := range 200 {
 		if _, err := obs.Put(ctx, fmt.Sprintf("big/%03d", i), value); err != nil {

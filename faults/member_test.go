@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
 )
 
 // Kill crashes the leader: the others elect a new one; the heal restarts
 // the killed member, which rejoins.
 func TestKillLeader(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3)
 	old, err := c.Leader(ctx)
 	if err != nil {
@@ -22,7 +23,7 @@ func TestKillLeader(t *testing.T) {
 	if old.Running() {
 		t.Fatalf("killed leader %s still runs", old.Name())
 	}
-	eventually(ctx, t, "a new leader", func(ctx context.Context) error {
+	clustertest.Eventually(t, ctx, "a new leader", func(ctx context.Context) error {
 		lead, err := c.Leader(ctx)
 		if err != nil {
 			return err
@@ -32,7 +33,7 @@ func TestKillLeader(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := observer(t, c).Put(ctx, "after-kill", "x"); err != nil {
+	if _, err := clustertest.Observer(t, c.Members()...).Put(ctx, "after-kill", "x"); err != nil {
 		t.Errorf("the two survivors cannot commit: %v", err)
 	}
 	if err := heal(ctx); err != nil {
@@ -47,7 +48,7 @@ func TestKillLeader(t *testing.T) {
 
 // Stop shuts a follower down gracefully; the heal starts it again.
 func TestStopFollower(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3)
 	heal := inject(ctx, t, env, faults.Stop(faults.Follower))
 	ev := lastEvent(t, env)
@@ -72,9 +73,9 @@ func TestReplaceFollower(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a member change waits out etcd's 5s reconfiguration check")
 	}
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1")
-	c1 := client(t, c, "c1")
+	c1 := clustertest.Client(t, c, "c1")
 	stop := make(chan struct{})
 	done := make(chan int)
 	go func() { // traffic while the member is replaced

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -16,7 +17,7 @@ import (
 // term, and the old leader, though it may still think it leads, cannot
 // commit.
 func TestIsolateLeader(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3)
 	old, err := c.Leader(ctx)
 	if err != nil {
@@ -25,7 +26,7 @@ func TestIsolateLeader(t *testing.T) {
 	oldTerm := old.Term()
 	heal := inject(ctx, t, env, faults.Isolate(faults.Leader))
 
-	eventually(ctx, t, "a new leader on the majority side", func(ctx context.Context) error {
+	clustertest.Eventually(t, ctx, "a new leader on the majority side", func(ctx context.Context) error {
 		lead, err := c.Leader(ctx)
 		if err != nil {
 			return err
@@ -39,7 +40,7 @@ func TestIsolateLeader(t *testing.T) {
 		return nil
 	})
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	_, err = direct(t, old).Put(pctx, "through-old-leader", "x")
+	_, err = clustertest.Observer(t, old).Put(pctx, "through-old-leader", "x")
 	cancel()
 	if err == nil {
 		t.Fatalf("a write through the isolated old leader %s committed", old.Name())
@@ -48,7 +49,7 @@ func TestIsolateLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	healthy(ctx, t, c)
-	resp, err := observer(t, c).Get(ctx, "through-old-leader")
+	resp, err := clustertest.Observer(t, c.Members()...).Get(ctx, "through-old-leader")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,13 +65,13 @@ func TestIsolateLeader(t *testing.T) {
 // A ring of overlapping majorities on 5 members: every member reaches a
 // majority, but only those next to the leader can commit through it.
 func TestRing(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 5)
 	heal := inject(ctx, t, env, faults.Ring())
 	if got := len(c.Links()); got != 10 {
 		t.Errorf("%d links cut, want 10 (5 pairs two hops apart, both ways): %v", got, c.Links())
 	}
-	eventually(ctx, t, "some members commit and some do not", func(ctx context.Context) error {
+	clustertest.Eventually(t, ctx, "some members commit and some do not", func(ctx context.Context) error {
 		ok, failed := commitThrough(ctx, t, c)
 		if len(ok) == 0 || len(failed) == 0 {
 			return fmt.Errorf("writes committed through %v and failed through %v", ok, failed)
@@ -98,7 +99,7 @@ func commitThrough(ctx context.Context, t *testing.T, c *cluster.Cluster) (ok, f
 	members := c.Members()
 	results := make(chan result, len(members))
 	for _, m := range members {
-		cli := direct(t, m)
+		cli := clustertest.Observer(t, m)
 		go func() {
 			pctx, cancel := context.WithTimeout(ctx, time.Second)
 			defer cancel()
@@ -122,7 +123,7 @@ func commitThrough(ctx context.Context, t *testing.T, c *cluster.Cluster) (ok, f
 // A one-way cut from the leader to a follower: the follower stops hearing
 // its leader, while the leader and the other follower go on committing.
 func TestCut(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3)
 	lead, err := c.Leader(ctx)
 	if err != nil {
@@ -141,13 +142,13 @@ func TestCut(t *testing.T) {
 	if len(links) != 1 || links[0].From != lead.Name() || links[0].To != follower.Name() {
 		t.Errorf("faulty links %v; want only %s→%s", links, lead.Name(), follower.Name())
 	}
-	eventually(ctx, t, "the cut follower loses its leader", func(context.Context) error {
+	clustertest.Eventually(t, ctx, "the cut follower loses its leader", func(context.Context) error {
 		if id := follower.LeaderID(); id == lead.ID() {
 			return fmt.Errorf("%s still follows %s", follower.Name(), lead.Name())
 		}
 		return nil
 	})
-	if _, err := direct(t, lead).Put(ctx, "cut", "x"); err != nil {
+	if _, err := clustertest.Observer(t, lead).Put(ctx, "cut", "x"); err != nil {
 		t.Errorf("the leader cannot commit while it only cannot reach one follower: %v", err)
 	}
 	if err := heal(ctx); err != nil {
@@ -160,7 +161,7 @@ func TestCut(t *testing.T) {
 // Partition(Minority) on 3 members cuts one member off from the two
 // others; the two keep a leader and commit, the one cannot.
 func TestPartitionMinority(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1")
 	heal := inject(ctx, t, env, faults.Partition(faults.Minority))
 	ev := lastEvent(t, env)
@@ -174,7 +175,7 @@ func TestPartitionMinority(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(ctx, t, "the majority commits and the minority does not", func(ctx context.Context) error {
+	clustertest.Eventually(t, ctx, "the majority commits and the minority does not", func(ctx context.Context) error {
 		ok, failed := commitThrough(ctx, t, c)
 		if !equal(failed, []string{alone.Name()}) {
 			return fmt.Errorf("writes committed through %v and failed through %v; want failed only through %s", ok, failed, alone.Name())
@@ -190,9 +191,9 @@ func TestPartitionMinority(t *testing.T) {
 
 // Isolating a client cuts it off from every member; other clients go on.
 func TestIsolateClient(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1", "c2")
-	c1, c2 := client(t, c, "c1"), client(t, c, "c2")
+	c1, c2 := clustertest.Client(t, c, "c1"), clustertest.Client(t, c, "c2")
 	warm(ctx, t, c1, c2)
 	heal := inject(ctx, t, env, faults.Isolate(faults.Client("c1")))
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -210,7 +211,7 @@ func TestIsolateClient(t *testing.T) {
 	if err := heal(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(ctx, t, "the client works again", func(ctx context.Context) error {
+	clustertest.Eventually(t, ctx, "the client works again", func(ctx context.Context) error {
 		_, err := c1.Put(ctx, "isolated", "c1 again")
 		return err
 	})
@@ -230,9 +231,9 @@ func warm(ctx context.Context, t *testing.T, clis ...*clientv3.Client) {
 
 // Delay slows a client's every request and answer.
 func TestDelayClient(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1")
-	c1 := client(t, c, "c1")
+	c1 := clustertest.Client(t, c, "c1")
 	warm(ctx, t, c1)
 	heal := inject(ctx, t, env, faults.Delay(faults.Client("c1"), 150*time.Millisecond, 50*time.Millisecond))
 	for _, l := range c.Links() {
@@ -259,9 +260,9 @@ func TestDelayClient(t *testing.T) {
 
 // Reset makes the members refuse a client's connections.
 func TestResetClient(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1")
-	c1 := client(t, c, "c1")
+	c1 := clustertest.Client(t, c, "c1")
 	warm(ctx, t, c1)
 	heal := inject(ctx, t, env, faults.Reset(faults.Client("c1")))
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -278,7 +279,7 @@ func TestResetClient(t *testing.T) {
 	if err := heal(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(ctx, t, "the client works again", func(ctx context.Context) error {
+	clustertest.Eventually(t, ctx, "the client works again", func(ctx context.Context) error {
 		_, err := c1.Put(ctx, "reset", "again")
 		return err
 	})
@@ -288,9 +289,9 @@ func TestResetClient(t *testing.T) {
 // Lost responses: the write is applied, another client sees it, and its
 // caller got an error.
 func TestLoseResponses(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1", "c2")
-	c1, c2 := client(t, c, "c1"), client(t, c, "c2")
+	c1, c2 := clustertest.Client(t, c, "c1"), clustertest.Client(t, c, "c2")
 	warm(ctx, t, c1, c2)
 	heal := inject(ctx, t, env, faults.LoseResponses(faults.Client("c1")))
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -300,7 +301,7 @@ func TestLoseResponses(t *testing.T) {
 		t.Fatal("the caller heard back from a write whose response was lost")
 	}
 	t.Logf("the caller got: %v", err)
-	eventually(ctx, t, "another client sees the write", func(ctx context.Context) error {
+	clustertest.Eventually(t, ctx, "another client sees the write", func(ctx context.Context) error {
 		resp, err := c2.Get(ctx, "lost")
 		if err != nil {
 			return err
@@ -313,7 +314,7 @@ func TestLoseResponses(t *testing.T) {
 	if err := heal(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(ctx, t, "the client hears back again", func(ctx context.Context) error {
+	clustertest.Eventually(t, ctx, "the client hears back again", func(ctx context.Context) error {
 		_, err := c1.Get(ctx, "lost")
 		return err
 	})
@@ -324,7 +325,7 @@ func TestLoseResponses(t *testing.T) {
 // other: the leader's isolation and a client's isolation share the link
 // between them, and it stays cut until both are healed.
 func TestOverlappingLinkFaults(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1")
 	lead, err := c.Leader(ctx)
 	if err != nil {

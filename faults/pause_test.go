@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
@@ -16,10 +17,10 @@ import (
 // holds the lock before the first resumes — and the first, resumed,
 // carries on as if it still held it.
 func TestPauseLockHolder(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1", "c2")
-	c1, c2 := client(t, c, "c1"), client(t, c, "c2")
-	obs := observer(t, c)
+	c1, c2 := clustertest.Client(t, c, "c1"), clustertest.Client(t, c, "c2")
+	obs := clustertest.Observer(t, c.Members()...)
 	const ttl = 1 // seconds, etcd's least with this cluster's 100ms elections
 	pause := 6 * time.Second
 	tl := faults.Timeline{

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/google/go-cmp/cmp"
 )
@@ -29,7 +30,7 @@ func mix() []faults.Choice {
 // The same seed gives the same faults, durations and targets; another
 // seed gives others.
 func TestPlanDeterministic(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	_, env := start(t, 5, "c1", "c2")
 	plan := func(s faults.Schedule) []faults.Planned {
 		t.Helper()
@@ -81,7 +82,7 @@ func TestPlanDeterministic(t *testing.T) {
 // A nemesis run fires the faults of its plan, on the planned targets, and
 // leaves the cluster healthy.
 func TestNemesisRunsItsPlan(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1", "c2")
 	steps := 6
 	if testing.Short() {
@@ -121,7 +122,7 @@ func TestNemesisRunsItsPlan(t *testing.T) {
 // Cancelling a run in the middle of its faults heals them all and leaves
 // the cluster healthy.
 func TestHealOnCancel(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1", "c2")
 	injected := make(chan struct{})
 	signal := faults.Custom("signal", faults.Client("c2"), func(context.Context, *faults.Env, []string) (faults.Heal, error) {
@@ -166,7 +167,7 @@ func TestHealOnCancel(t *testing.T) {
 // A panic inside a step still heals every active fault before it goes on
 // up.
 func TestHealOnPanic(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1")
 	boom := faults.Custom("boom", faults.Client("c1"), func(context.Context, *faults.Env, []string) (faults.Heal, error) {
 		panic("boom")
@@ -211,7 +212,7 @@ func downMembers(c *cluster.Cluster) []string {
 // Start refuses a bad schedule before it runs, and reports a panic in a
 // running one as an error, after healing its faults.
 func TestStart(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	c, env := start(t, 3, "c1")
 	bad := faults.Timeline{Steps: []faults.Step{faults.At(0, 0, faults.Kill(faults.Leader))}}
 	if _, err := faults.Start(ctx, env, bad); err == nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -31,11 +32,11 @@ func TestMutualExclusion(t *testing.T) {
 			var store FencedResource
 			lockers := make([]Locker, clients)
 			for i := range lockers {
-				cli := newClient(t, c, fmt.Sprintf("%s-%d", r.Name, i))
+				cli := clustertest.Client(t, c, fmt.Sprintf("%s-%d", r.Name, i))
 				lockers[i] = newLocker(t, r.Name, cli, "exclusion-"+r.Name, Options{TTL: 5})
 			}
 			start := time.Now()
-			g, ctx := errgroup.WithContext(testCtx(t))
+			g, ctx := errgroup.WithContext(clustertest.Context(t))
 			for i, l := range lockers {
 				who := fmt.Sprintf("c%d", i)
 				g.Go(func() error { return contend(ctx, l, who, rounds, &res, &store) })
@@ -114,14 +115,14 @@ func TestMutualExclusionThroughLeaderKill(t *testing.T) {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) { // not parallel: the kill hits the shared cluster
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			var res Resource
 			var store FencedResource
 			progress := make(chan struct{}, clients*rounds)
 			g, gctx := errgroup.WithContext(ctx)
 			for i := range clients {
 				who := fmt.Sprintf("c%d", i)
-				cli := newClient(t, c, fmt.Sprintf("kill-%s-%d", r.Name, i))
+				cli := clustertest.Client(t, c, fmt.Sprintf("kill-%s-%d", r.Name, i))
 				l := newLocker(t, r.Name, cli, "kill-"+r.Name, Options{TTL: 5})
 				g.Go(func() error { return contendRetrying(gctx, t, l, who, rounds, &res, &store, progress) })
 			}

@@ -4,32 +4,10 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
-
-// testTimeout bounds every wait in this package's tests: generous for a
-// loaded 2-core machine, short enough to fail instead of hanging.
-const testTimeout = 30 * time.Second
-
-func testCtx(t testing.TB) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// newClient creates the client called name, linked to members (nil: all).
-func newClient(t testing.TB, c *cluster.Cluster, name string, members ...string) *clientv3.Client {
-	t.Helper()
-	cli, err := c.NewClient(name, cluster.ClientConfig{Members: members})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cli
-}
 
 // newLocker returns a Locker of the recipe called recipe.
 func newLocker(t testing.TB, recipe string, cli *clientv3.Client, name string, opts Options) Locker {
@@ -89,40 +67,6 @@ func pause(t testing.TB, c *cluster.Cluster, name string) (resume func()) {
 	}
 	t.Cleanup(resume)
 	return resume
-}
-
-// isOpen reports whether ch is still open.
-func isOpen(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return false
-	default:
-		return true
-	}
-}
-
-// waitKeys waits until at least n keys exist under prefix, watching
-// rather than polling.
-func waitKeys(t testing.TB, ctx context.Context, cli *clientv3.Client, prefix string, n int) {
-	t.Helper()
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var changes clientv3.WatchChan
-	for {
-		resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
-		if err != nil {
-			t.Fatalf("count keys under %s: %v", prefix, err)
-		}
-		if resp.Count >= int64(n) {
-			return
-		}
-		if changes == nil {
-			changes = cli.Watch(wctx, prefix, clientv3.WithPrefix(), clientv3.WithRev(resp.Header.Revision+1))
-		}
-		if _, ok := <-changes; !ok {
-			t.Fatalf("waiting for %d keys under %s (have %d): %v", n, prefix, resp.Count, ctx.Err())
-		}
-	}
 }
 
 // unlock unlocks h and checks the error is want (nil: no error).

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -74,7 +75,7 @@ func TestRegistry(t *testing.T) {
 // Bad input is an error wrapping the package's sentinel, for every recipe.
 func TestBadInput(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	cli := newClient(t, c, "c1")
+	cli := clustertest.Client(t, c, "c1")
 	tests := []struct {
 		name     string
 		lockName string
@@ -105,10 +106,10 @@ func TestBadInput(t *testing.T) {
 // A second Unlock of the same holder is ErrNotHeld, never a silent no-op.
 func TestUnlockTwice(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	cli := newClient(t, c, "c1")
+	cli := clustertest.Client(t, c, "c1")
 	for _, r := range Recipes() {
 		t.Run(r.Name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			h := mustLock(t, ctx, newLocker(t, r.Name, cli, "twice-"+r.Name, Options{TTL: 2}))
 			unlock(t, ctx, h, nil)
 			unlock(t, ctx, h, ErrNotHeld)
@@ -121,13 +122,13 @@ func TestUnlockTwice(t *testing.T) {
 // recipe asked for 1 s must say so rather than hold a 2 s lease.
 func TestTTLBelowClusterMinimum(t *testing.T) {
 	c := cluster.New(t, cluster.Config{ElectionTimeout: 700 * time.Millisecond})
-	cli := newClient(t, c, "c1")
+	cli := clustertest.Client(t, c, "c1")
 	for _, r := range Recipes() {
 		if r.Name == "setnx" {
 			continue // takes no lease: that is its pitfall
 		}
 		t.Run(r.Name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			l := newLocker(t, r.Name, cli, "ttl-"+r.Name, Options{TTL: 1})
 			h, err := l.Lock(ctx)
 			if !errors.Is(err, ErrTTL) {
@@ -146,15 +147,15 @@ func TestTTLBelowClusterMinimum(t *testing.T) {
 // ErrNotHeld. Its Done closes, from its own count of the TTL.
 func TestUnlockAfterLeaseLost(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	observer := newClient(t, c, "observer")
+	observer := clustertest.Client(t, c, "observer")
 	for _, r := range Recipes() {
 		if r.Broken {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			name := "lost-" + r.Name
-			cli := newClient(t, c, name)
+			cli := clustertest.Client(t, c, name)
 			h := mustLock(t, ctx, newLocker(t, r.Name, cli, name, Options{TTL: 1}))
 			resume := pause(t, c, name)
 			gone := keyDeleted(ctx, observer, h.Key())
@@ -183,7 +184,7 @@ func TestUnlockAfterLeaseLost(t *testing.T) {
 
 func TestOptionsDefaults(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	cli := newClient(t, c, "c1")
+	cli := clustertest.Client(t, c, "c1")
 	m, err := NewMutex(cli, "jobs", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +192,7 @@ func TestOptionsDefaults(t *testing.T) {
 	if m.pfx != DefaultPrefix+"jobs" || m.ttl != DefaultTTL {
 		t.Errorf("zero Options: prefix %q TTL %d, want %q %d", m.pfx, m.ttl, DefaultPrefix+"jobs", DefaultTTL)
 	}
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	h := mustLock(t, ctx, m)
 	resp, err := cli.TimeToLive(ctx, leaseOf(t, h))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -23,15 +24,15 @@ import (
 // same mistake, a window wide enough to see every time.
 func TestPitfallMisconfiguredKeepalive(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	observer := newClient(t, c, "observer")
-	ctx := testCtx(t)
+	observer := clustertest.Client(t, c, "observer")
+	ctx := clustertest.Context(t)
 	ka := Keepalive{Heartbeat: 250 * time.Millisecond, Timeout: 2 * time.Second, Retries: 2}
 	opts := Options{TTL: 1}
 	if ka.GiveUp() <= time.Duration(opts.TTL)*time.Second {
 		t.Fatalf("schedule gives up after %v, within the %d s TTL: not the pitfall", ka.GiveUp(), opts.TTL)
 	}
 	newL := func(who string) Locker {
-		l, err := NewMisconfiguredKeepalive(newClient(t, c, who), "p3", opts, ka)
+		l, err := NewMisconfiguredKeepalive(clustertest.Client(t, c, who), "p3", opts, ka)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +50,7 @@ func TestPitfallMisconfiguredKeepalive(t *testing.T) {
 		exitA()
 	}()
 	bch := lockAsync(ctx, b)
-	waitKeys(t, ctx, observer, DefaultPrefix+"p3/", 2)
+	clustertest.WaitKeys(t, ctx, observer, DefaultPrefix+"p3/", 2)
 	if err := c.Isolate("a"); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestPitfallMisconfiguredKeepalive(t *testing.T) {
 	if len(res.Overlaps()) == 0 {
 		t.Errorf("b got the lock after a's lease expired, and a had stopped working: the keepalive gave up in time")
 	}
-	if !isOpen(ha.Done()) {
+	if !!clustertest.Closed(ha.Done()) {
 		t.Errorf("a's Done closed before b got the lock")
 	}
 	exitB()
@@ -88,13 +89,13 @@ func TestPitfallUnfencedPause(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			var res Resource
 			var store FencedResource
 			aName, bName := "a-"+tt.recipe, "b-"+tt.recipe
-			cliA := newClient(t, c, aName)
+			cliA := clustertest.Client(t, c, aName)
 			a := newLocker(t, tt.recipe, cliA, "p4-"+tt.recipe, Options{TTL: 1})
-			b := newLocker(t, tt.recipe, newClient(t, c, bName), "p4-"+tt.recipe, Options{TTL: 1})
+			b := newLocker(t, tt.recipe, clustertest.Client(t, c, bName), "p4-"+tt.recipe, Options{TTL: 1})
 
 			ha := mustLock(t, ctx, a)
 			exitA := res.Enter("a")
@@ -138,7 +139,7 @@ func TestPitfallUnfencedPause(t *testing.T) {
 // delete it. With a lease the next client gets the lock after the TTL.
 func TestPitfallSetNXNeverFreed(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	observer := newClient(t, c, "observer")
+	observer := clustertest.Client(t, c, "observer")
 	tests := []struct {
 		name      string
 		recipe    string
@@ -149,10 +150,10 @@ func TestPitfallSetNXNeverFreed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			aName := "a-" + tt.recipe
-			a := newLocker(t, tt.recipe, newClient(t, c, aName), "p6-"+tt.recipe, Options{TTL: 1})
-			b := newLocker(t, tt.recipe, newClient(t, c, "b-"+tt.recipe), "p6-"+tt.recipe, Options{TTL: 1})
+			a := newLocker(t, tt.recipe, clustertest.Client(t, c, aName), "p6-"+tt.recipe, Options{TTL: 1})
+			b := newLocker(t, tt.recipe, clustertest.Client(t, c, "b-"+tt.recipe), "p6-"+tt.recipe, Options{TTL: 1})
 			ha := mustLock(t, ctx, a)
 			resume := pause(t, c, aName) // crashed
 
@@ -191,7 +192,7 @@ func TestPitfallSetNXNeverFreed(t *testing.T) {
 func TestPitfallHerd(t *testing.T) {
 	const waiters = 6
 	c := cluster.New(t, cluster.Config{})
-	observer := newClient(t, c, "observer")
+	observer := clustertest.Client(t, c, "observer")
 	tests := []struct {
 		name   string
 		recipe string
@@ -205,10 +206,10 @@ func TestPitfallHerd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			lockName := "p9-" + tt.recipe
 			holderName := "holder-" + tt.recipe
-			holder := newLocker(t, tt.recipe, newClient(t, c, holderName), lockName, Options{TTL: 1})
+			holder := newLocker(t, tt.recipe, clustertest.Client(t, c, holderName), lockName, Options{TTL: 1})
 			hh := mustLock(t, ctx, holder)
 
 			var res Resource
@@ -216,7 +217,7 @@ func TestPitfallHerd(t *testing.T) {
 			ls := make([]Locker, waiters)
 			for i := range ls {
 				who := fmt.Sprintf("w%d-%s", i, tt.recipe)
-				ls[i] = newLocker(t, tt.recipe, newClient(t, c, who), lockName, Options{TTL: 5})
+				ls[i] = newLocker(t, tt.recipe, clustertest.Client(t, c, who), lockName, Options{TTL: 5})
 				g.Go(func() error {
 					h, err := ls[i].Lock(gctx)
 					if err != nil {
@@ -226,7 +227,7 @@ func TestPitfallHerd(t *testing.T) {
 					return h.Unlock(gctx)
 				})
 			}
-			waitKeys(t, ctx, observer, DefaultPrefix+lockName+"/", waiters+1)
+			clustertest.WaitKeys(t, ctx, observer, DefaultPrefix+lockName+"/", waiters+1)
 			resume := pause(t, c, holderName) // the holder crashes
 			if err := g.Wait(); err != nil {
 				t.Fatal(err)

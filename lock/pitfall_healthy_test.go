@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 )
 
 // settle is how long a second Lock is given to return while the lock is
@@ -52,23 +53,23 @@ type twoHolderCase struct {
 // and jumps ahead of the holder that came in between.
 func TestPitfallReleasedMarker(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	observer := newClient(t, c, "observer")
+	observer := clustertest.Client(t, c, "observer")
 	tests := []twoHolderCase{
 		{name: "release marks the key", recipe: "released-marker", wantTwoHolders: true},
 		{name: "release deletes the key", recipe: "mutex", wantTwoHolders: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			var res Resource
 			lockName := "p1-" + tt.recipe
-			a := newLocker(t, tt.recipe, newClient(t, c, "a-"+tt.recipe), lockName, Options{TTL: 5})
-			b := newLocker(t, tt.recipe, newClient(t, c, "b-"+tt.recipe), lockName, Options{TTL: 5})
+			a := newLocker(t, tt.recipe, clustertest.Client(t, c, "a-"+tt.recipe), lockName, Options{TTL: 5})
+			b := newLocker(t, tt.recipe, clustertest.Client(t, c, "b-"+tt.recipe), lockName, Options{TTL: 5})
 
 			ha := mustLock(t, ctx, a)
 			exitA := res.Enter("a")
 			bch := lockAsync(ctx, b)
-			waitKeys(t, ctx, observer, DefaultPrefix+lockName+"/", 2)
+			clustertest.WaitKeys(t, ctx, observer, DefaultPrefix+lockName+"/", 2)
 			exitA()
 			unlock(t, ctx, ha, nil)
 			rb := <-bch
@@ -108,9 +109,9 @@ func TestPitfallSharedSession(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			var res Resource
-			l := newLocker(t, tt.recipe, newClient(t, c, "c-"+tt.recipe), "p5-"+tt.recipe, Options{TTL: 5})
+			l := newLocker(t, tt.recipe, clustertest.Client(t, c, "c-"+tt.recipe), "p5-"+tt.recipe, Options{TTL: 5})
 
 			h1 := mustLock(t, ctx, l)
 			exit1 := res.Enter("goroutine 1")
@@ -144,18 +145,18 @@ func TestPitfallSharedSession(t *testing.T) {
 // holder, whose lease is fine, goes on.
 func TestPitfallDeleteName(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	observer := newClient(t, c, "observer")
+	observer := clustertest.Client(t, c, "observer")
 	tests := []twoHolderCase{
 		{name: "clean-up deletes the name", recipe: "delete-name", wantTwoHolders: true},
 		{name: "clean-up deletes its own key", recipe: "mutex", wantTwoHolders: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := clustertest.Context(t)
 			var res Resource
 			lockName := "p7-" + tt.recipe
 			newL := func(who string) Locker {
-				return newLocker(t, tt.recipe, newClient(t, c, who+"-"+tt.recipe), lockName, Options{TTL: 5})
+				return newLocker(t, tt.recipe, clustertest.Client(t, c, who+"-"+tt.recipe), lockName, Options{TTL: 5})
 			}
 			a, b, cl := newL("a"), newL("b"), newL("c")
 
@@ -163,7 +164,7 @@ func TestPitfallDeleteName(t *testing.T) {
 			exitA := res.Enter("a")
 			bctx, giveUp := context.WithCancel(ctx)
 			bch := lockAsync(bctx, b)
-			waitKeys(t, ctx, observer, DefaultPrefix+lockName+"/", 2)
+			clustertest.WaitKeys(t, ctx, observer, DefaultPrefix+lockName+"/", 2)
 			giveUp()
 			if rb := <-bch; !errors.Is(rb.err, context.Canceled) {
 				t.Fatalf("b gave up waiting: got %v, want context.Canceled", rb.err)
@@ -179,8 +180,8 @@ func TestPitfallDeleteName(t *testing.T) {
 			}
 			if twoHolders {
 				owned, err := ha.(Checker).Owned(ctx)
-				if err != nil || owned || !isOpen(ha.Done()) {
-					t.Errorf("a: owned %v (%v), Done open %v; want a's key deleted by b while a's lease lives on", owned, err, isOpen(ha.Done()))
+				if err != nil || owned || !!clustertest.Closed(ha.Done()) {
+					t.Errorf("a: owned %v (%v), Done open %v; want a's key deleted by b while a's lease lives on", owned, err, !clustertest.Closed(ha.Done()))
 				}
 				exitA()
 				unlock(t, ctx, ha, nil) // deletes c's key in turn

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 )
 
 // Pitfall 8: the holder's client talks to one follower, which is then cut
@@ -15,7 +16,7 @@ import (
 // linearizable read cannot answer there at all.
 func TestPitfallSerializableCheck(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
-	ctx := testCtx(t)
+	ctx := clustertest.Context(t)
 	lead, err := c.Leader(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -29,8 +30,8 @@ func TestPitfallSerializableCheck(t *testing.T) {
 		}
 		majority = append(majority, m.Name())
 	}
-	a := newLocker(t, "serializable-check", newClient(t, c, "a", follower.Name()), "p8", Options{TTL: 1})
-	b := newLocker(t, "mutex", newClient(t, c, "b", majority...), "p8", Options{TTL: 1})
+	a := newLocker(t, "serializable-check", clustertest.Client(t, c, "a", follower.Name()), "p8", Options{TTL: 1})
+	b := newLocker(t, "mutex", clustertest.Client(t, c, "b", majority...), "p8", Options{TTL: 1})
 
 	ha := mustLock(t, ctx, a)
 	if owned, err := ha.(Checker).Owned(ctx); err != nil || !owned {
