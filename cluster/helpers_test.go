@@ -9,6 +9,10 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
+// These helpers mirror a few of cluster/clustertest's: this package's tests
+// are internal (they read unexported state) and clustertest imports
+// cluster, so they cannot import it without a cycle.
+
 // testTimeout is the generous deadline for waits in this package's tests:
 // long enough for a loaded 2-core machine, short enough to fail instead of
 // hanging.

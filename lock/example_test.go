@@ -43,9 +43,7 @@ func Example() {
 	fmt.Println("w2 holds with a larger token:", h2.Token() > h1.Token())
 	fmt.Println("w2 writes:", store.Write(h2.Token(), "w2", "final"))
 
-	for _, m := range c.Members() { // w1 wakes up and carries on
-		c.SetLinks("w1", m.Name(), cluster.Healthy)
-	}
+	c.Heal("w1") // w1 wakes up and carries on
 	err = store.Write(h1.Token(), "w1", "draft, revised")
 	fmt.Println("w1's late write is stale:", errors.Is(err, lock.ErrStaleToken))
 	_, err = h1.(lock.Writer).Put(ctx, "invoice", "draft, revised")
