@@ -120,7 +120,16 @@ func TestPartitionStopsAppendsAndSnapshots(t *testing.T) {
 	if err := c.Isolate(victim.Name()); err != nil {
 		t.Fatal(err)
 	}
+	// Entries that crossed just before the cut may still be applying; take
+	// the frozen index once it has stood still for 200ms.
 	frozen := victim.Etcd().Server.AppliedIndex()
+	eventually(t, "the victim's applied index settles after the cut", func() bool {
+		time.Sleep(200 * time.Millisecond)
+		now := victim.Etcd().Server.AppliedIndex()
+		settled := now == frozen
+		frozen = now
+		return settled
+	})
 	for i := range 200 { // ten snapshots' worth
 		put(t, cli, fmt.Sprintf("k%03d", i), "v")
 	}
