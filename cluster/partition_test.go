@@ -86,10 +86,10 @@ func keepAliveThroughCutFollower(t *testing.T, c *Cluster, lead, follower *Membe
 	cut()
 	start := time.Now()
 	defer func() {
-		// An ack already on its way back at the cut may land just after it;
-		// renewals come every third of the TTL, so a leak shows well past
-		// this grace.
-		if last := time.Unix(0, lastAck.Load()); last.After(start.Add(100 * time.Millisecond)) {
+		// An ack already on its way back at the cut may land just after it,
+		// and a loaded machine may be slow to read it; renewals come every
+		// third of the TTL (333ms), so a leak keeps showing past this grace.
+		if last := time.Unix(0, lastAck.Load()); last.After(start.Add(250 * time.Millisecond)) {
 			t.Errorf("a renewal was acknowledged %v after the cut: it crossed the partition", last.Sub(start))
 		}
 	}()
