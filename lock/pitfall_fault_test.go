@@ -62,7 +62,7 @@ func TestPitfallMisconfiguredKeepalive(t *testing.T) {
 	if len(res.Overlaps()) == 0 {
 		t.Errorf("b got the lock after a's lease expired, and a had stopped working: the keepalive gave up in time")
 	}
-	if !!clustertest.Closed(ha.Done()) {
+	if clustertest.Closed(ha.Done()) {
 		t.Errorf("a's Done closed before b got the lock")
 	}
 	exitB()

@@ -15,6 +15,16 @@ import (
 // waiting when settle ends, and must then get the lock once it is freed.
 const settle = 2 * time.Second
 
+// overlapped reports whether two holders were ever inside res at once,
+// and logs who entered while whom was inside (read them with -v).
+func overlapped(t *testing.T, recipe string, res *Resource) bool {
+	t.Helper()
+	for _, o := range res.Overlaps() {
+		t.Logf("%s: %s entered the guarded section while %v was inside", recipe, o.Entrant, o.Inside)
+	}
+	return len(res.Overlaps()) > 0
+}
+
 // lockWhileHeld calls l.Lock while first holds the lock (in res as
 // firstExit). If Lock returns within settle, that is two holders: both
 // stay in res. Otherwise first leaves res and unlocks, and Lock must then
@@ -79,10 +89,7 @@ func TestPitfallReleasedMarker(t *testing.T) {
 			hb, exitB := rb.h, res.Enter("b")
 
 			ha2, exitA2 := lockWhileHeld(t, ctx, &res, a, "a", hb, exitB)
-			twoHolders := len(res.Overlaps()) > 0
-			for _, o := range res.Overlaps() {
-				t.Logf("%s: %s entered the guarded section while %v was inside", tt.recipe, o.Entrant, o.Inside)
-			}
+			twoHolders := overlapped(t, tt.recipe, &res)
 			if twoHolders != tt.wantTwoHolders {
 				t.Errorf("a locked again while b held the lock: %v, want %v (overlaps %+v)", twoHolders, tt.wantTwoHolders, res.Overlaps())
 			}
@@ -116,10 +123,7 @@ func TestPitfallSharedSession(t *testing.T) {
 			h1 := mustLock(t, ctx, l)
 			exit1 := res.Enter("goroutine 1")
 			h2, exit2 := lockWhileHeld(t, ctx, &res, l, "goroutine 2", h1, exit1)
-			twoHolders := len(res.Overlaps()) > 0
-			for _, o := range res.Overlaps() {
-				t.Logf("%s: %s entered the guarded section while %v was inside", tt.recipe, o.Entrant, o.Inside)
-			}
+			twoHolders := overlapped(t, tt.recipe, &res)
 			if twoHolders != tt.wantTwoHolders {
 				t.Fatalf("both goroutines hold the lock: %v, want %v", twoHolders, tt.wantTwoHolders)
 			}
@@ -171,16 +175,13 @@ func TestPitfallDeleteName(t *testing.T) {
 			}
 
 			hc, exitC := lockWhileHeld(t, ctx, &res, cl, "c", ha, exitA)
-			twoHolders := len(res.Overlaps()) > 0
-			for _, o := range res.Overlaps() {
-				t.Logf("%s: %s entered the guarded section while %v was inside", tt.recipe, o.Entrant, o.Inside)
-			}
+			twoHolders := overlapped(t, tt.recipe, &res)
 			if twoHolders != tt.wantTwoHolders {
 				t.Fatalf("c locked while a held the lock: %v, want %v", twoHolders, tt.wantTwoHolders)
 			}
 			if twoHolders {
 				owned, err := ha.(Checker).Owned(ctx)
-				if err != nil || owned || !!clustertest.Closed(ha.Done()) {
+				if err != nil || owned || clustertest.Closed(ha.Done()) {
 					t.Errorf("a: owned %v (%v), Done open %v; want a's key deleted by b while a's lease lives on", owned, err, !clustertest.Closed(ha.Done()))
 				}
 				exitA()
