@@ -43,11 +43,11 @@
 //	clock := checker.NewClock()
 //	rec := checker.NewRecorder(clock)
 //	// ... hand rec.AddFault to the fault scheduler, then in each client:
-//	p := rec.Invoke("c1", checker.KindAcquire, "/jobs", checker.Input{})
+//	p := rec.Invoke(ctx, "c1", checker.KindAcquire, "/jobs", checker.Input{})
 //	if err := mu.Lock(ctx); err != nil {
-//		p.Unknown(err) // a Lock that timed out may still have taken the lock
+//		p.Unknown(ctx, err) // a Lock that timed out may still have taken the lock
 //	} else {
-//		p.OK(checker.Output{Token: rev}) // rev: the lock key's create revision
+//		p.OK(ctx, checker.Output{Token: rev}) // rev: the lock key's create revision
 //	}
 //	// ... after the run:
 //	h := rec.History()

@@ -7,6 +7,11 @@ import "time"
 // Clock. The faults package records one per injection; reports draw them over
 // the operations of a history.
 type FaultEvent struct {
+	// ID numbers the event within the log that made it, from 1. A sink
+	// hears of an event twice — when its fault is injected and when it is
+	// healed — with the same ID, and keeps the later report. 0 means the
+	// event has no ID; such events are always kept as new ones.
+	ID int `json:"id,omitempty"`
 	// Name names the fault as a person reads it, such as "kill(leader)" or
 	// "partition(minority)".
 	Name string `json:"name"`

@@ -1,6 +1,7 @@
 package checker_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -13,16 +14,17 @@ import (
 // writes with its old token, and the resource rejects it. The history is
 // checked for mutual exclusion and for fencing.
 func Example() {
+	ctx := context.Background()
 	rec := checker.NewRecorder(checker.NewClock())
 	rec.SetMeta(checker.Meta{RunID: "example", Seed: 1})
 	for i, c := range []string{"c1", "c2"} {
 		tok := int64(10 + i)
-		rec.Invoke(c, checker.KindAcquire, "/jobs", checker.Input{}).OK(checker.Output{Token: tok})
-		rec.Invoke(c, checker.KindGuardedWrite, "/jobs", checker.Input{Value: c, Token: tok}).OK(checker.Output{})
-		rec.Invoke(c, checker.KindRelease, "/jobs", checker.Input{}).OK(checker.Output{})
+		rec.Invoke(ctx, c, checker.KindAcquire, "/jobs", checker.Input{}).OK(ctx, checker.Output{Token: tok})
+		rec.Invoke(ctx, c, checker.KindGuardedWrite, "/jobs", checker.Input{Value: c, Token: tok}).OK(ctx, checker.Output{})
+		rec.Invoke(ctx, c, checker.KindRelease, "/jobs", checker.Input{}).OK(ctx, checker.Output{})
 	}
-	late := rec.Invoke("c1", checker.KindGuardedWrite, "/jobs", checker.Input{Value: "late", Token: 10})
-	late.Fail(errors.New("stale fencing token"))
+	late := rec.Invoke(ctx, "c1", checker.KindGuardedWrite, "/jobs", checker.Input{Value: "late", Token: 10})
+	late.Fail(ctx, errors.New("stale fencing token"))
 
 	h := rec.History()
 	res := checker.Combine("locks",

@@ -17,7 +17,7 @@ type Meta struct {
 	// defaults it to the clock's origin.
 	RunID string `json:"run_id,omitempty"`
 	// Seed is the run's random seed, so the run can be replayed.
-	Seed int64 `json:"seed"`
+	Seed Seed `json:"seed"`
 	// Scenario names what was run; free text.
 	Scenario string `json:"scenario,omitempty"`
 	// SessionTTL is the TTL of the clients' etcd sessions (leases), 0 if

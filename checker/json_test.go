@@ -29,7 +29,7 @@ func fullHistory() History {
 		h.Ops[i].Run = "run-7"
 	}
 	h.Version = HistoryVersion
-	h.Meta = Meta{RunID: "run-7", Seed: -3, Scenario: "locks under partition", SessionTTL: 5 * time.Second}
+	h.Meta = Meta{RunID: "run-7", Seed: 1<<63 + 3, Scenario: "locks under partition", SessionTTL: 5 * time.Second}
 	h.Faults = []FaultEvent{
 		{Name: "partition(minority)", Targets: []string{"m2", "m3"}, Start: at(1), End: at(2), Healed: true, Detail: "blackhole"},
 		{Name: "kill(leader)", Start: at(3), Err: "heal failed: member m1 did not restart"},

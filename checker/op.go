@@ -194,6 +194,10 @@ type Output struct {
 	Key string `json:"key,omitempty"`
 	// Endpoints: a resolver's endpoint set (resolve).
 	Endpoints []string `json:"endpoints,omitempty"`
+	// Lease: the etcd lease the client's key is attached to (acquire,
+	// campaign, register), 0 if not recorded. Faults aimed at a client's
+	// session lease read the lease of its latest such operation.
+	Lease int64 `json:"lease,omitempty"`
 }
 
 // Operation is one call a client made and what came of it. Times are on the
@@ -309,6 +313,9 @@ func (out Output) describe() string {
 	}
 	if out.Endpoints != nil {
 		f = append(f, "endpoints="+shortList(out.Endpoints))
+	}
+	if out.Lease != 0 {
+		f = append(f, fmt.Sprintf("lease=%x", out.Lease))
 	}
 	return strings.Join(f, " ")
 }

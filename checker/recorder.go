@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,16 +20,21 @@ const pendingError = "pending when the history was taken"
 // Recorder records the operations of a run, and the faults injected into it,
 // on the run's Clock. It is safe for concurrent use by any number of clients.
 //
-//	p := rec.Invoke("c1", checker.KindAcquire, "/jobs", checker.Input{})
+//	p := rec.Invoke(ctx, "c1", checker.KindAcquire, "/jobs", checker.Input{})
 //	tok, err := lock(ctx)
 //	switch {
 //	case err == nil:
-//		p.OK(checker.Output{Token: tok})
+//		p.OK(ctx, checker.Output{Token: tok})
 //	case errors.Is(err, context.DeadlineExceeded):
-//		p.Unknown(err) // the lock may have been taken anyway
+//		p.Unknown(ctx, err) // the lock may have been taken anyway
 //	default:
-//		p.Fail(err)
+//		p.Fail(ctx, err)
 //	}
+//
+// A workload records each operation once. Whoever else needs to know what
+// the clients did — the fault scheduler firing a trigger when a client
+// acquires a lock, a progress display — registers an Observer instead of
+// asking the workload to report it a second time.
 type Recorder struct {
 	clock *Clock
 
@@ -36,6 +42,60 @@ type Recorder struct {
 	meta   Meta
 	ops    []Operation // ops[i].ID == i; Outcome "" while pending
 	faults []FaultEvent
+
+	obsMu     sync.RWMutex // guards observers and nextObs
+	observers map[int]Observer
+	nextObs   int
+}
+
+// Observer hears of every operation a Recorder records: once when it is
+// invoked (Outcome "") and once when it completes, and once for an
+// instant operation. It runs in the recording goroutine after the
+// operation is recorded, so what it does — inject a fault aimed at the
+// client that just acquired a lock — happens before that client's next
+// step. ctx is the recording client's; an observer that blocks returns
+// when ctx ends. Observers may be called from many goroutines at once.
+type Observer func(ctx context.Context, op Operation)
+
+// Observe registers o for every operation recorded from now on and returns
+// a function that unregisters it. Unregistering waits for no call in
+// flight.
+func (r *Recorder) Observe(o Observer) (stop func()) {
+	r.obsMu.Lock()
+	defer r.obsMu.Unlock()
+	if r.observers == nil {
+		r.observers = make(map[int]Observer)
+	}
+	id := r.nextObs
+	r.nextObs++
+	r.observers[id] = o
+	return func() {
+		r.obsMu.Lock()
+		defer r.obsMu.Unlock()
+		delete(r.observers, id)
+	}
+}
+
+// notify passes op to every observer, in the order they registered.
+func (r *Recorder) notify(ctx context.Context, op Operation) {
+	r.obsMu.RLock()
+	if len(r.observers) == 0 {
+		r.obsMu.RUnlock()
+		return
+	}
+	ids := make([]int, 0, len(r.observers))
+	for id := range r.observers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	obs := make([]Observer, len(ids))
+	for i, id := range ids {
+		obs[i] = r.observers[id]
+	}
+	r.obsMu.RUnlock()
+	for _, o := range obs {
+		o(ctx, op)
+	}
 }
 
 // NewRecorder returns a recorder on clock. Its RunID defaults to the clock's
@@ -69,65 +129,84 @@ type Pending struct {
 }
 
 // Invoke records that client called an operation of kind on key with input,
-// now. The returned Pending completes it.
-func (r *Recorder) Invoke(client string, kind Kind, key string, in Input) *Pending {
+// now, and tells the observers. The returned Pending completes it. ctx
+// bounds what the observers do.
+func (r *Recorder) Invoke(ctx context.Context, client string, kind Kind, key string, in Input) *Pending {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	now := r.clock.Now() // read under mu, so IDs follow call times
 	id := len(r.ops)
-	r.ops = append(r.ops, Operation{ID: id, Client: client, Kind: kind, Key: key, Input: in, Call: now})
+	op := Operation{ID: id, Client: client, Kind: kind, Key: key, Input: in, Call: now}
+	r.ops = append(r.ops, op)
+	r.mu.Unlock()
+	r.notify(ctx, op)
 	return &Pending{r: r, id: id}
 }
 
-// Instant records an operation that happened at one instant and succeeded:
-// a watch event received, a leader observed, a crash. It returns its ID.
-func (r *Recorder) Instant(client string, kind Kind, key string, in Input, out Output) int {
+// Instant records an operation that happened at one instant and succeeded
+// — a watch event received, a leader observed, a crash — tells the
+// observers, and returns its ID.
+func (r *Recorder) Instant(ctx context.Context, client string, kind Kind, key string, in Input, out Output) int {
+	out.Values = slices.Clone(out.Values)
+	out.Endpoints = slices.Clone(out.Endpoints)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	now := r.clock.Now() // read under mu, so IDs follow call times
 	id := len(r.ops)
-	r.ops = append(r.ops, Operation{ID: id, Client: client, Kind: kind, Key: key, Input: in, Output: out,
-		Call: now, Return: now, Outcome: OutcomeOK})
+	op := Operation{ID: id, Client: client, Kind: kind, Key: key, Input: in, Output: out,
+		Call: now, Return: now, Outcome: OutcomeOK}
+	r.ops = append(r.ops, op)
+	r.mu.Unlock()
+	r.notify(ctx, op)
 	return id
 }
 
-// AddFault records an injected fault. The faults package calls it with
-// events timed on the same clock.
+// AddFault records a fault event. The faults package calls it with events
+// timed on the same clock, once when a fault is injected and again, with
+// the same ID, when it is healed: the later report replaces the earlier,
+// so a run that stops mid-fault still shows the fault as in force.
 func (r *Recorder) AddFault(ev FaultEvent) {
 	ev.Targets = slices.Clone(ev.Targets)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if ev.ID != 0 {
+		for i := range r.faults {
+			if r.faults[i].ID == ev.ID {
+				r.faults[i] = ev
+				return
+			}
+		}
+	}
 	r.faults = append(r.faults, ev)
 }
 
 // ID is the operation's ID in the history.
 func (p *Pending) ID() int { return p.id }
 
-// OK records that the operation took effect and returned out.
-func (p *Pending) OK(out Output) error {
-	return p.complete(OutcomeOK, out, nil)
+// OK records that the operation took effect and returned out, and tells
+// the observers; ctx bounds what they do.
+func (p *Pending) OK(ctx context.Context, out Output) error {
+	return p.complete(ctx, OutcomeOK, out, nil)
 }
 
 // Fail records that the operation definitely did not take effect.
-func (p *Pending) Fail(err error) error {
-	return p.complete(OutcomeFailed, Output{}, err)
+func (p *Pending) Fail(ctx context.Context, err error) error {
+	return p.complete(ctx, OutcomeFailed, Output{}, err)
 }
 
 // Unknown records that the client stopped waiting without learning whether
 // the operation took effect (timeout, lost connection). It returns at
 // Infinity; the time the client gave up is kept in GaveUp.
-func (p *Pending) Unknown(err error) error {
-	return p.complete(OutcomeUnknown, Output{}, err)
+func (p *Pending) Unknown(ctx context.Context, err error) error {
+	return p.complete(ctx, OutcomeUnknown, Output{}, err)
 }
 
-func (p *Pending) complete(o Outcome, out Output, err error) error {
+func (p *Pending) complete(ctx context.Context, o Outcome, out Output, err error) error {
 	out.Values = slices.Clone(out.Values)
 	out.Endpoints = slices.Clone(out.Endpoints)
 	p.r.mu.Lock()
-	defer p.r.mu.Unlock()
 	now := p.r.clock.Now()
 	op := &p.r.ops[p.id]
 	if op.Outcome != "" {
+		p.r.mu.Unlock()
 		return fmt.Errorf("%w: %s completed as %s, then as %s", ErrCompleted, op, op.Outcome, o)
 	}
 	op.Outcome = o
@@ -140,6 +219,10 @@ func (p *Pending) complete(o Outcome, out Output, err error) error {
 	} else {
 		op.Return = max(now, op.Call)
 	}
+	done := *op
+	done.Run = p.r.meta.RunID
+	p.r.mu.Unlock()
+	p.r.notify(ctx, done)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRecorderConcurrentClients(t *testing.T) {
+	ctx := t.Context()
 	rec := NewRecorder(NewClock())
 	rec.SetMeta(Meta{RunID: "run-1", Seed: 42})
 	const clients, rounds = 8, 50
@@ -19,14 +20,14 @@ func TestRecorderConcurrentClients(t *testing.T) {
 		wg.Go(func() {
 			name := fmt.Sprintf("c%d", c)
 			for i := range rounds {
-				p := rec.Invoke(name, KindWrite, "x", Input{Value: fmt.Sprint(i)})
+				p := rec.Invoke(ctx, name, KindWrite, "x", Input{Value: fmt.Sprint(i)})
 				switch i % 3 {
 				case 0:
-					p.OK(Output{Revision: int64(i + 1)})
+					p.OK(ctx, Output{Revision: int64(i + 1)})
 				case 1:
-					p.Fail(errors.New("rejected"))
+					p.Fail(ctx, errors.New("rejected"))
 				default:
-					p.Unknown(errors.New("timed out"))
+					p.Unknown(ctx, errors.New("timed out"))
 				}
 			}
 		})
@@ -65,15 +66,16 @@ func TestRecorderConcurrentClients(t *testing.T) {
 }
 
 func TestRecorderCompletesOnce(t *testing.T) {
+	ctx := t.Context()
 	rec := NewRecorder(NewClock())
-	p := rec.Invoke("c1", KindAcquire, "/jobs", Input{})
-	if err := p.OK(Output{Token: 7}); err != nil {
+	p := rec.Invoke(ctx, "c1", KindAcquire, "/jobs", Input{})
+	if err := p.OK(ctx, Output{Token: 7}); err != nil {
 		t.Fatal(err)
 	}
 	for _, second := range []func() error{
-		func() error { return p.OK(Output{Token: 8}) },
-		func() error { return p.Fail(errors.New("no")) },
-		func() error { return p.Unknown(errors.New("lost")) },
+		func() error { return p.OK(ctx, Output{Token: 8}) },
+		func() error { return p.Fail(ctx, errors.New("no")) },
+		func() error { return p.Unknown(ctx, errors.New("lost")) },
 	} {
 		if err := second(); !errors.Is(err, ErrCompleted) {
 			t.Errorf("second completion returned %v, want ErrCompleted", err)
@@ -86,9 +88,10 @@ func TestRecorderCompletesOnce(t *testing.T) {
 }
 
 func TestRecorderSnapshotOfPendingOps(t *testing.T) {
+	ctx := t.Context()
 	rec := NewRecorder(NewClock())
-	p := rec.Invoke("c1", KindAcquire, "/jobs", Input{})
-	id := rec.Instant("c2", KindCrash, "", Input{}, Output{})
+	p := rec.Invoke(ctx, "c1", KindAcquire, "/jobs", Input{})
+	id := rec.Instant(ctx, "c2", KindCrash, "", Input{}, Output{})
 	h := rec.History()
 	pending, crashed := h.Ops[p.ID()], h.Ops[id]
 	if pending.Outcome != OutcomeUnknown || pending.Return != Infinity || pending.Error != pendingError || pending.GaveUp > h.End {
@@ -98,7 +101,7 @@ func TestRecorderSnapshotOfPendingOps(t *testing.T) {
 		t.Errorf("instant op: %+v", crashed)
 	}
 	// Completing after the snapshot changes the recorder, not the snapshot.
-	p.OK(Output{Token: 3})
+	p.OK(ctx, Output{Token: 3})
 	if h.Ops[p.ID()].Outcome != OutcomeUnknown || rec.History().Ops[p.ID()].Outcome != OutcomeOK {
 		t.Error("a snapshot shares state with the recorder")
 	}
@@ -123,11 +126,12 @@ func TestRecorderRunID(t *testing.T) {
 }
 
 func TestRecorderMixedRunsAreInvalid(t *testing.T) {
+	ctx := t.Context()
 	a, b := NewRecorder(NewClock()), NewRecorder(NewClock())
 	a.SetMeta(Meta{RunID: "run-a"})
 	b.SetMeta(Meta{RunID: "run-b"})
-	a.Invoke("c1", KindAcquire, "/jobs", Input{}).OK(Output{})
-	b.Invoke("c2", KindAcquire, "/jobs", Input{}).OK(Output{})
+	a.Invoke(ctx, "c1", KindAcquire, "/jobs", Input{}).OK(ctx, Output{})
+	b.Invoke(ctx, "c2", KindAcquire, "/jobs", Input{}).OK(ctx, Output{})
 	h := a.History()
 	op := b.History().Ops[0]
 	op.ID = 1
