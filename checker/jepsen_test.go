@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// jepsenDir holds the Jepsen etcd histories; shared/ is the repository's
-// sibling.
-const jepsenDir = "../../shared/testdata/jepsen-etcd"
+// jepsenDir holds the Jepsen etcd histories and their verdicts; its
+// README.md says where they come from.
+const jepsenDir = "testdata/jepsen-etcd"
 
 // jepsenCase is one Jepsen history and its known verdict.
 type jepsenCase struct {
@@ -19,20 +19,10 @@ type jepsenCase struct {
 	linearizable bool
 }
 
-// jepsenCases reads verdicts.tsv, skipping the test if the folder is
-// missing — except in CI (CI set), where shared/ is always beside the clone
-// and a missing folder must fail rather than hide the 50-history check.
+// jepsenCases reads verdicts.tsv and checks that every log has a verdict.
 func jepsenCases(tb testing.TB) []jepsenCase {
 	tb.Helper()
 	f, err := os.Open(filepath.Join(jepsenDir, "verdicts.tsv"))
-	if os.IsNotExist(err) {
-		if _, derr := os.Stat(jepsenDir); os.IsNotExist(derr) {
-			if os.Getenv("CI") != "" {
-				tb.Fatalf("Jepsen histories not found at %s in CI", jepsenDir)
-			}
-			tb.Skipf("Jepsen histories not found at %s (shared/ must be checked out beside the repository)", jepsenDir)
-		}
-	}
 	if err != nil {
 		tb.Fatal(err)
 	}
