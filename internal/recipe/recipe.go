@@ -1,0 +1,167 @@
+// Package recipe is the one registry type of every recipe family: a lock,
+// an election, a registrar or a resolver is registered, looked up and
+// described the same way. The families' packages name it for their own
+// constructor type (lock.Recipe, election.Recipe, discovery.RegistrarRecipe,
+// discovery.ResolverRecipe), so a user's own recipe is a literal of that
+// name.
+package recipe
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/etcdsim/etcdsim/checker"
+)
+
+// The families recipes come in.
+const (
+	Lock      = "lock"
+	Election  = "election"
+	Discovery = "discovery"
+)
+
+// Families lists every family, in the order the gallery shows them.
+func Families() []string { return []string{Lock, Election, Discovery} }
+
+// Recipe describes one implementation of a family and builds it. New is
+// the family's constructor type.
+type Recipe[New any] struct {
+	// Name identifies the recipe within its family, in scenarios, simrun
+	// and reports: lower case, digits and '-'.
+	Name string `json:"name"`
+	// Family is "lock", "election" or "discovery". Empty means the family
+	// of the registry or scenario it is used in.
+	Family string `json:"family,omitempty"`
+	// Summary says in one line what the recipe does and, for a broken one,
+	// what breaks.
+	Summary string `json:"summary"`
+	// Broken marks a deliberately broken recipe: a scenario expects Expect
+	// of it rather than a pass.
+	Broken bool `json:"broken,omitempty"`
+	// Expect is, for a broken recipe, the violation it must produce: the
+	// checker that reports it and the kind of violation. It must be zero
+	// for a correct recipe, whose expectation is a pass.
+	Expect checker.Expectation `json:"expect,omitzero"`
+	// Upstream is the report the broken recipe reproduces, as a URL (an
+	// etcd issue), "" if none.
+	Upstream string `json:"upstream,omitempty"`
+	// New builds the recipe for one client.
+	New New `json:"-"`
+}
+
+// Validate reports every reason r cannot be registered or run: no name, no
+// constructor, an unknown family, a broken recipe without the violation it
+// must produce, a correct one with one, an upstream that is no URL.
+func (r Recipe[New]) Validate() error {
+	var errs []error
+	name := r.Name
+	if name == "" {
+		name = "(unnamed)"
+		errs = append(errs, errors.New("empty Name"))
+	} else if !validName(r.Name) {
+		errs = append(errs, fmt.Errorf("Name %q: use lower-case letters, digits and '-', starting with a letter", r.Name))
+	}
+	if r.Family != "" && !slices.Contains(Families(), r.Family) {
+		errs = append(errs, fmt.Errorf("Family %q: want one of %v", r.Family, Families()))
+	}
+	if v := reflect.ValueOf(any(r.New)); !v.IsValid() || v.Kind() == reflect.Func && v.IsNil() {
+		errs = append(errs, errors.New("New is nil"))
+	}
+	switch {
+	case r.Broken && r.Expect.Pass():
+		errs = append(errs, errors.New("Broken with no Expect: say which checker reports which violation (e.g. {Checker: \"mutual-exclusion\", Violation: \"overlap\"})"))
+	case r.Broken:
+		if err := r.Expect.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("Expect: %w", err))
+		}
+	case !r.Expect.Pass():
+		errs = append(errs, fmt.Errorf("Expect is %v but Broken is false: a correct recipe is expected to pass", r.Expect))
+	}
+	if r.Upstream != "" {
+		if u, err := url.Parse(r.Upstream); err != nil || u.Scheme != "https" || u.Host == "" {
+			errs = append(errs, fmt.Errorf("Upstream %q: want an https URL of the report", r.Upstream))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("recipe %s: %w", name, err)
+	}
+	return nil
+}
+
+// ExpectString says what a scenario expects of the recipe: "pass" or the
+// violation.
+func (r Recipe[New]) ExpectString() string {
+	if !r.Broken {
+		return "pass"
+	}
+	return r.Expect.String()
+}
+
+func validName(s string) bool {
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Registry is the recipes of one family, in the order they are listed:
+// correct ones first.
+type Registry[New any] struct {
+	family  string
+	recipes []Recipe[New]
+}
+
+// NewRegistry checks every recipe and returns them as family's registry.
+// A bad entry is a programming error, so it panics, naming the entry.
+func NewRegistry[New any](family string, recipes ...Recipe[New]) *Registry[New] {
+	reg := &Registry[New]{family: family}
+	for _, r := range recipes {
+		if r.Family == "" {
+			r.Family = family
+		}
+		if err := r.Validate(); err != nil {
+			panic(fmt.Sprintf("%s registry: %v", family, err))
+		}
+		if _, err := reg.Lookup(r.Name); err == nil {
+			panic(fmt.Sprintf("%s registry: recipe %s registered twice", family, r.Name))
+		}
+		reg.recipes = append(reg.recipes, r)
+	}
+	return reg
+}
+
+// All returns every recipe, correct ones first; the slice is the caller's.
+func (reg *Registry[New]) All() []Recipe[New] { return slices.Clone(reg.recipes) }
+
+// Names returns every recipe's name, in order.
+func (reg *Registry[New]) Names() []string {
+	names := make([]string, len(reg.recipes))
+	for i, r := range reg.recipes {
+		names[i] = r.Name
+	}
+	return names
+}
+
+// ErrUnknown is wrapped by Lookup's error for a name not registered.
+var ErrUnknown = errors.New("no recipe named")
+
+// Lookup returns the recipe called name, or an error wrapping ErrUnknown
+// that lists the names there are, the closest first.
+func (reg *Registry[New]) Lookup(name string) (Recipe[New], error) {
+	for _, r := range reg.recipes {
+		if r.Name == name {
+			return r, nil
+		}
+	}
+	return Recipe[New]{}, fmt.Errorf("%w %q among %s recipes; have %s", ErrUnknown, name, reg.family,
+		strings.Join(Nearest(name, reg.Names()), ", "))
+}

@@ -1,0 +1,124 @@
+package recipe
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/google/go-cmp/cmp"
+)
+
+type newFunc func() string
+
+func ok() string { return "ok" }
+
+var overlap = checker.Expectation{Checker: checker.CheckerMutualExclusion, Violation: checker.ViolationOverlap}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		recipe Recipe[newFunc]
+		want   []string // substrings of the error; none means valid
+	}{
+		{name: "correct", recipe: Recipe[newFunc]{Name: "mutex", Summary: "s", New: ok}},
+		{name: "broken with expectation", recipe: Recipe[newFunc]{Name: "marker", Broken: true, Expect: overlap,
+			Upstream: "https://github.com/etcd-io/etcd/issues/11360", New: ok}},
+		{name: "no name", recipe: Recipe[newFunc]{New: ok}, want: []string{"recipe (unnamed)", "empty Name"}},
+		{name: "bad name", recipe: Recipe[newFunc]{Name: "My Lock", New: ok}, want: []string{`Name "My Lock"`, "lower-case"}},
+		{name: "nil constructor", recipe: Recipe[newFunc]{Name: "x"}, want: []string{"New is nil"}},
+		{name: "unknown family", recipe: Recipe[newFunc]{Name: "x", Family: "queue", New: ok},
+			want: []string{`Family "queue"`, "lock election discovery"}},
+		{name: "broken without expectation", recipe: Recipe[newFunc]{Name: "x", Broken: true, New: ok},
+			want: []string{"Broken with no Expect", "mutual-exclusion"}},
+		{name: "broken expecting an unknown checker", recipe: Recipe[newFunc]{Name: "x", Broken: true, New: ok,
+			Expect: checker.Expectation{Checker: "mutex"}}, want: []string{"Expect:", `"mutex"`}},
+		{name: "correct with an expectation", recipe: Recipe[newFunc]{Name: "x", Expect: overlap, New: ok},
+			want: []string{"Broken is false"}},
+		{name: "upstream not a URL", recipe: Recipe[newFunc]{Name: "x", Broken: true, Expect: overlap, Upstream: "etcd#1", New: ok},
+			want: []string{`Upstream "etcd#1"`, "https URL"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.recipe.Validate()
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Validate: no error, want one saying %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Validate: %v\nwant it to say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestRegistryLookup(t *testing.T) {
+	reg := NewRegistry(Lock,
+		Recipe[newFunc]{Name: "mutex", New: ok},
+		Recipe[newFunc]{Name: "fenced", New: ok},
+		Recipe[newFunc]{Name: "released-marker", Broken: true, Expect: overlap, New: ok},
+	)
+	r, err := reg.Lookup("fenced")
+	if err != nil || r.Name != "fenced" || r.Family != Lock {
+		t.Fatalf("Lookup(fenced) = %+v, %v", r, err)
+	}
+	_, err = reg.Lookup("fencd")
+	if !errors.Is(err, ErrUnknown) {
+		t.Fatalf("Lookup(fencd): %v, want ErrUnknown", err)
+	}
+	if want := `no recipe named "fencd" among lock recipes; have fenced, mutex, released-marker`; err.Error() != want {
+		t.Errorf("error %q\nwant  %q", err, want)
+	}
+	if diff := cmp.Diff([]string{"mutex", "fenced", "released-marker"}, reg.Names()); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+}
+
+func TestRegistryRefusesBadEntries(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		recipes []Recipe[newFunc]
+		want    string
+	}{
+		{"broken with no expectation", []Recipe[newFunc]{{Name: "x", Broken: true, New: ok}}, "lock registry: recipe x: Broken with no Expect"},
+		{"twice", []Recipe[newFunc]{{Name: "x", New: ok}, {Name: "x", New: ok}}, "recipe x registered twice"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				p := recover()
+				if s, _ := p.(string); !strings.Contains(s, tt.want) {
+					t.Errorf("panic %v, want one saying %q", p, tt.want)
+				}
+			}()
+			NewRegistry(Lock, tt.recipes...)
+		})
+	}
+}
+
+func TestNearest(t *testing.T) {
+	names := []string{"lock/mutex/leader-kill", "lock/fenced/pause-holder", "election/rechecked/partition", "discovery/keepalive/kill"}
+	tests := []struct {
+		name string
+		want string
+		top  string
+	}{
+		{"prefix", "election", "election/rechecked/partition"},
+		{"typo", "lock/fencd/pause-holder", "lock/fenced/pause-holder"},
+		{"substring", "keepalive", "discovery/keepalive/kill"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Nearest(tt.want, names)
+			if got[0] != tt.top || len(got) != len(names) {
+				t.Errorf("Nearest(%q) = %v, want %q first", tt.want, got, tt.top)
+			}
+		})
+	}
+}
