@@ -54,7 +54,7 @@ type DiscoveryOptions struct {
 // without a service name, and whatever History.Validate rejects. With no
 // resolver report that could be judged the verdict is unknown.
 func DiscoveryConvergence(h History, opts DiscoveryOptions) Result {
-	rep := newReport("discovery-convergence", opts.MaxViolations)
+	rep := newReport(CheckerDiscoveryConvergence, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
 		return rep.invalid(err)
 	}
@@ -384,7 +384,7 @@ func (d *discoveryRun) service(key string, ops []int, crashes map[string][]int) 
 			if lastOp != nil {
 				rep = append(rep, lastOp)
 			}
-			d.rep.violation(rep, "resolver %s reported %v for service %s at %s, %s, beyond the bound of %s: %s (registered: %v)",
+			d.rep.violation(ViolationNotConverged, rep, "resolver %s reported %v for service %s at %s, %s, beyond the bound of %s: %s (registered: %v)",
 				o.Client, o.Output.Endpoints, key, fmtTime(o.Call), since, d.bound, why, live(o.Call))
 		}
 	}

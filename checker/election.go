@@ -29,7 +29,7 @@ type ElectionOptions struct {
 // History.Validate rejects. With no leadership and no observation to judge
 // the verdict is unknown.
 func ElectionSafety(h History, opts ElectionOptions) Result {
-	rep := newReport("election-safety", opts.MaxViolations)
+	rep := newReport(CheckerElectionSafety, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
 		return rep.invalid(err)
 	}
@@ -49,7 +49,7 @@ func ElectionSafety(h History, opts ElectionOptions) Result {
 		leaderships += len(e.holds)
 		overlaps(e.holds, func(o overlap) {
 			msg, ops := describeOverlap(&h, electionPair, e.key, o)
-			rep.violation(ops, "%s", msg)
+			rep.violation(ViolationTwoLeaders, ops, "%s", msg)
 		})
 		winner[e.key] = map[int64]*Operation{}
 		var top *hold // the earlier leadership with the largest term
@@ -65,7 +65,7 @@ func ElectionSafety(h History, opts ElectionOptions) Result {
 			if top != nil {
 				prev := &h.Ops[top.take]
 				if term <= prev.Output.Token {
-					rep.violation([]*Operation{prev, c},
+					rep.violation(ViolationTermRegression, []*Operation{prev, c},
 						"%s became leader of election %s at %s with term %d, but %s had become leader at %s with term %d",
 						hd.client, e.key, fmtTime(hd.start), term, top.client, fmtTime(top.start), prev.Output.Token)
 				}
@@ -92,7 +92,7 @@ func ElectionSafety(h History, opts ElectionOptions) Result {
 				continue
 			}
 			if prev := last[o.Client]; prev != nil && term < prev.Output.Token {
-				rep.violation([]*Operation{prev, o},
+				rep.violation(ViolationObserverRegression, []*Operation{prev, o},
 					"observer %s saw the term of election %s go back from %d at %s to %d at %s",
 					o.Client, k, prev.Output.Token, fmtTime(prev.Call), term, fmtTime(o.Call))
 			}
@@ -100,7 +100,7 @@ func ElectionSafety(h History, opts ElectionOptions) Result {
 				last[o.Client] = o
 			}
 			if c := winner[k][term]; c != nil && o.Output.Value != "" && o.Output.Value != c.Input.Value {
-				rep.violation([]*Operation{c, o},
+				rep.violation(ViolationLeaderMismatch, []*Operation{c, o},
 					"observer %s saw %q lead election %s in term %d at %s, but %s won term %d proposing %q",
 					o.Client, o.Output.Value, k, term, fmtTime(o.Call), c.Client, term, c.Input.Value)
 			}

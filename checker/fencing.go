@@ -31,7 +31,7 @@ type FencingOptions struct {
 // History.Validate rejects. With no guarded write accepted or rejected the
 // verdict is unknown.
 func Fencing(h History, opts FencingOptions) Result {
-	rep := newReport("fencing", opts.MaxViolations)
+	rep := newReport(CheckerFencing, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
 		return rep.invalid(err)
 	}
@@ -125,7 +125,7 @@ func fenceWrites(h *History, key string, ops []int, rep *report) (accepted, stal
 				return
 			}
 			if w.Input.Token < b.Input.Token || (w.Input.Token == b.Input.Token && w.Client != b.Client) {
-				rep.violation([]*Operation{b, w},
+				rep.violation(ViolationStaleAccepted, []*Operation{b, w},
 					"resource %s accepted %s's write with token %d at %s after accepting %s's write with token %d at %s",
 					key, w.Client, w.Input.Token, fmtTime(w.Call), b.Client, b.Input.Token, fmtTime(b.Return))
 			}
@@ -146,7 +146,7 @@ func fenceAcquires(h *History, key string, ops []int, rep *report) int {
 		n++
 		if best >= 0 && a.Output.Token <= h.Ops[best].Output.Token {
 			b := &h.Ops[best]
-			rep.violation([]*Operation{b, a},
+			rep.violation(ViolationTokenRegression, []*Operation{b, a},
 				"lock %s granted token %d to %s at %s after granting token %d to %s at %s",
 				key, a.Output.Token, a.Client, fmtTime(a.Return), b.Output.Token, b.Client, fmtTime(b.Return))
 		}

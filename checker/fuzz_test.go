@@ -149,6 +149,9 @@ func fuzzChecker(f *testing.F, check func(History) Result) {
 		if res.Checker == "" || res.Summary == "" {
 			t.Fatalf("result without a checker name or summary: %+v", res)
 		}
+		if err := checkKinds(res); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := json.Marshal(res); err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,9 @@ package checker
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,7 +103,28 @@ func checkResult(t *testing.T, res Result, want Verdict, wantMsg string) {
 	if res.Verdict == VerdictViolation && len(res.Violations) == 0 {
 		t.Errorf("violation without violations: %+v", res)
 	}
+	if err := checkKinds(res); err != nil {
+		t.Error(err)
+	}
 	if res.Verdict == VerdictInvalid && res.Invalid == nil {
 		t.Errorf("invalid without an explanation: %+v", res)
 	}
+}
+
+// checkKinds returns an error unless every violation res keeps is of a
+// kind its checker reports.
+func checkKinds(res Result) error {
+	kinds, ok := kindsOf(res.Checker)
+	if !ok {
+		if len(res.Violations) > 0 {
+			return fmt.Errorf("violations from %q, which is no checker", res.Checker)
+		}
+		return nil
+	}
+	for _, v := range res.Violations {
+		if !slices.Contains(kinds, v.Kind) {
+			return fmt.Errorf("%s reported a violation of kind %q, not one of %v: %s", res.Checker, v.Kind, kinds, v.Message)
+		}
+	}
+	return nil
 }

@@ -142,7 +142,7 @@ func checkLinearizable(h *History, rep *report, noun string, model porcupine.Mod
 					BackgroundColor: "#ff9b9b",
 				})
 			}
-			rep.violation(proof, "%s %s is not linearizable%s; the longest linearizable prefix holds %d of its %d operations",
+			rep.violation(ViolationNotLinearizable, proof, "%s %s is not linearizable%s; the longest linearizable prefix holds %d of its %d operations",
 				noun, p.key, which, longest, len(p.ops))
 		default:
 			undecidedKeys = append(undecidedKeys, p.key)

@@ -60,11 +60,13 @@ func (o LivenessOptions) resolve(h *History) (ttl, bound time.Duration) {
 //     outcome does not count as holding: if it secretly succeeded and its
 //     client never learns so, waiters starve, and that is a violation.
 //
-// The verdict is unknown when a fault may still be in force at the end (see
+// A lock left free too long is ViolationStarvation, an election left
+// without a leader ViolationLeaderless. Without a violation, the verdict is
+// unknown when a fault may still be in force at the end (see
 // FaultEvent.InForce), or when no client acquired a lock or won an election
 // after the last heal.
 func Liveness(h History, opts LivenessOptions) Result {
-	rep := newReport("liveness", opts.MaxViolations)
+	rep := newReport(CheckerLiveness, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
 		return rep.invalid(err)
 	}
@@ -225,9 +227,9 @@ func (lv *livenessRun) stretch(p pairKinds, kh keyHolds, from, to time.Duration,
 			}
 		}
 	}
-	what, verb := "was free", "waited for it"
+	kind, what, verb := ViolationStarvation, "was free", "waited for it"
 	if p.take == KindCampaign {
-		what, verb = "had no leader", "campaigned"
+		kind, what, verb = ViolationLeaderless, "had no leader", "campaigned"
 	}
 	who := "a client"
 	ops := []*Operation{}
@@ -241,6 +243,6 @@ func (lv *livenessRun) stretch(p pairKinds, kh keyHolds, from, to time.Duration,
 		ops = append(ops, c)
 		why = sprintf("; its holder %s crashed at %s (TTL %s)", c.Client, fmtTime(c.Call), lv.ttl)
 	}
-	lv.rep.violation(ops, "%s %s %s while %s %s from %s to %s (%s, bound %s), after the last heal at %s%s",
+	lv.rep.violation(kind, ops, "%s %s %s while %s %s from %s to %s (%s, bound %s), after the last heal at %s%s",
 		p.noun, kh.key, what, who, verb, fmtTime(from), fmtTime(to), to-from, lv.bound, fmtTime(lv.heal), why)
 }

@@ -26,7 +26,7 @@ import (
 // method calls for, and for porcupine's visualization. If the search times
 // out the verdict is unknown, never ok.
 func LockLinearizable(h History, opts LinOptions) LinResult {
-	rep := newReport("lock-linearizable", opts.MaxViolations)
+	rep := newReport(CheckerLockLinearizable, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
 		return LinResult{Result: rep.invalid(err)}
 	}

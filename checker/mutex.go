@@ -42,7 +42,7 @@ type MutexOptions struct {
 // a lock name, and whatever History.Validate rejects. With no hold and no
 // resource operation to judge the verdict is unknown.
 func MutualExclusion(h History, opts MutexOptions) Result {
-	rep := newReport("mutual-exclusion", opts.MaxViolations)
+	rep := newReport(CheckerMutualExclusion, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
 		return rep.invalid(err)
 	}
@@ -59,7 +59,7 @@ func MutualExclusion(h History, opts MutexOptions) Result {
 		overlaps(kh.holds, func(o overlap) {
 			overlapping++
 			msg, ops := describeOverlap(&h, lockPair, kh.key, o)
-			rep.violation(ops, "%s", msg)
+			rep.violation(ViolationOverlap, ops, "%s", msg)
 		})
 	}
 	rep.res.Metrics["locks"] = float64(len(keys))

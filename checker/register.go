@@ -30,7 +30,7 @@ import (
 // Invalid: a register operation without a key, a cas with both Expect and
 // ExpectMissing, and whatever History.Validate rejects.
 func RegisterLinearizable(h History, opts LinOptions) LinResult {
-	rep := newReport("register-linearizable", opts.MaxViolations)
+	rep := newReport(CheckerRegisterLinearizable, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
 		return LinResult{Result: rep.invalid(err)}
 	}

@@ -72,7 +72,7 @@ func checkGuardedWrites(h *History, byKey map[string]*keyHolds, rep *report) int
 				}
 			}
 			if own < 0 {
-				rep.violation([]*Operation{w},
+				rep.violation(ViolationUnguardedWrite, []*Operation{w},
 					"the resource guarded by lock %s accepted %s's write of %q at %s, while %s did not hold the lock",
 					k, w.Client, w.Input.Value, fmtTime(w.Call), w.Client)
 				continue
@@ -84,7 +84,7 @@ func checkGuardedWrites(h *History, byKey map[string]*keyHolds, rep *report) int
 			}
 			newer := holds[latest[j]]
 			if h.Ops[newer.take].Call > holds[own].start {
-				rep.violation([]*Operation{&h.Ops[holds[own].take], &h.Ops[newer.take], w},
+				rep.violation(ViolationStaleWrite, []*Operation{&h.Ops[holds[own].take], &h.Ops[newer.take], w},
 					"the resource guarded by lock %s accepted %s's write of %q at %s although %s had acquired the lock at %s, after %s acquired it at %s",
 					k, w.Client, w.Input.Value, fmtTime(w.Call), newer.client, fmtTime(newer.start),
 					w.Client, fmtTime(holds[own].start))
@@ -128,7 +128,7 @@ func checkSets(h *History, rep *report) int {
 			for _, v := range r.Output.Values {
 				have[v] = true
 				if t, ok := firstCall[v]; !ok || t > r.Return {
-					rep.violation([]*Operation{r},
+					rep.violation(ViolationPhantomUpdate, []*Operation{r},
 						"%s's read of the set guarded by lock %s at %s contains %q, which no add called before the read returned could have written",
 						r.Client, k, fmtTime(r.Call), v)
 				}
@@ -140,7 +140,7 @@ func checkSets(h *History, rep *report) int {
 				}
 				if !have[a.Input.Value] {
 					lost++
-					rep.violation([]*Operation{a, r},
+					rep.violation(ViolationLostUpdate, []*Operation{a, r},
 						"%s's read of the set guarded by lock %s at %s lacks %q, which %s added at %s (ok at %s): a lost update",
 						r.Client, k, fmtTime(r.Call), a.Input.Value, a.Client, fmtTime(a.Call), fmtTime(a.Return))
 				}
@@ -183,11 +183,11 @@ func checkCounters(h *History, rep *report) int {
 			switch got := r.Output.Count; {
 			case got < int64(least):
 				lost += least - int(got)
-				rep.violation([]*Operation{r},
+				rep.violation(ViolationLostUpdate, []*Operation{r},
 					"%s read the counter guarded by lock %s as %d at %s, but %d increments had completed before the read began: %s",
 					r.Client, k, got, fmtTime(r.Call), least, plural(least-int(got), "lost update"))
 			case got > int64(most):
-				rep.violation([]*Operation{r},
+				rep.violation(ViolationPhantomUpdate, []*Operation{r},
 					"%s read the counter guarded by lock %s as %d at %s, but at most %d increments had been called by then",
 					r.Client, k, got, fmtTime(r.Call), most)
 			}

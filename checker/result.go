@@ -11,7 +11,7 @@ import (
 // Result is what a checker returns. It is plain data and serializes to JSON
 // for reports.
 type Result struct {
-	// Checker names the checker ("mutual-exclusion", ...) or, for a
+	// Checker names the checker (CheckerMutualExclusion, ...) or, for a
 	// combined result, the combination.
 	Checker string  `json:"checker"`
 	Verdict Verdict `json:"verdict"`
@@ -33,11 +33,14 @@ type Result struct {
 	Parts []Result `json:"parts,omitempty"`
 }
 
-// Violation is one finding: a sentence a person can read and the operations
-// that prove it.
+// Violation is one finding: what kind it is, a sentence a person can read,
+// and the operations that prove it.
 type Violation struct {
-	Message string      `json:"message"`
-	Ops     []Operation `json:"ops,omitempty"`
+	// Kind names the finding (ViolationOverlap, ...), one of those its
+	// checker reports. It is empty in Result.Invalid, which is no finding.
+	Kind    ViolationKind `json:"kind,omitempty"`
+	Message string        `json:"message"`
+	Ops     []Operation   `json:"ops,omitempty"`
 }
 
 // OpIDs returns the IDs of the violation's operations.
@@ -162,13 +165,13 @@ func newReport(checker string, maxViolations int) *report {
 	}
 }
 
-// violation records a finding proved by ops.
-func (r *report) violation(ops []*Operation, format string, args ...any) {
+// violation records a finding of kind proved by ops.
+func (r *report) violation(kind ViolationKind, ops []*Operation, format string, args ...any) {
 	r.found++
 	if r.max >= 0 && len(r.res.Violations) >= r.max {
 		return
 	}
-	v := Violation{Message: fmt.Sprintf(format, args...)}
+	v := Violation{Kind: kind, Message: fmt.Sprintf(format, args...)}
 	for _, op := range ops {
 		if op != nil {
 			v.Ops = append(v.Ops, *op)

@@ -50,7 +50,7 @@ type WatchOptions struct {
 // and whatever History.Validate rejects. With no events the verdict is
 // unknown.
 func WatchGuarantees(h History, opts WatchOptions) Result {
-	rep := newReport("watch-guarantees", opts.MaxViolations)
+	rep := newReport(CheckerWatchGuarantees, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
 		return rep.invalid(err)
 	}
@@ -174,7 +174,7 @@ func (w *watchRun) watcher(client, prefix string, idx []int) {
 			w.streams++
 			cur = &session{watch: op, from: op.Input.Revision}
 			if compactedBy != nil {
-				w.rep.violation([]*Operation{compactedBy, op},
+				w.rep.violation(ViolationNoRelist, []*Operation{compactedBy, op},
 					"watcher %s watched %s again at %s after ErrCompacted at %s without listing first",
 					client, prefix, fmtTime(op.Call), fmtTime(compactedBy.End()))
 				compactedBy = nil
@@ -182,7 +182,7 @@ func (w *watchRun) watcher(client, prefix string, idx []int) {
 			if s := op.Input.Revision; s > 0 && covered > 0 && s > covered+1 {
 				for _, c := range w.commitsIn(prefix, covered+1, s-1) {
 					w.missed++
-					w.rep.violation([]*Operation{op, c},
+					w.rep.violation(ViolationResumeGap, []*Operation{op, c},
 						"watcher %s resumed watching %s at revision %d at %s, having seen only up to revision %d: it skips revision %d (%s %s %s)",
 						client, prefix, s, fmtTime(op.Call), covered, c.Output.Revision, c.Client, c.Kind, c.Key)
 				}
@@ -201,14 +201,14 @@ func (w *watchRun) watcher(client, prefix string, idx []int) {
 			id := eventID{op.Output.Revision, op.Output.Key}
 			if prev := seen[id]; prev != nil {
 				w.duplicates++
-				w.rep.violation([]*Operation{prev, op},
+				w.rep.violation(ViolationDuplicateEvent, []*Operation{prev, op},
 					"watcher %s on %s received the event for %s at revision %d twice, at %s and at %s",
 					client, prefix, id.key, id.rev, fmtTime(prev.Call), fmtTime(op.Call))
 				continue
 			}
 			seen[id] = op
 			if id.rev < lastRev {
-				w.rep.violation([]*Operation{lastEvent, op},
+				w.rep.violation(ViolationRevisionRegression, []*Operation{lastEvent, op},
 					"watcher %s on %s received revision %d at %s after revision %d at %s: revisions went backwards",
 					client, prefix, id.rev, fmtTime(op.Call), lastRev, fmtTime(lastEvent.Call))
 			} else {
@@ -266,7 +266,7 @@ func (w *watchRun) checkSession(client, prefix string, s *session, seen map[even
 			continue
 		}
 		w.missed++
-		w.rep.violation([]*Operation{c},
+		w.rep.violation(ViolationMissedEvent, []*Operation{c},
 			"watcher %s on %s never received revision %d (%s %s %s, committed at %s) though its stream, from revision %d, was open until %s",
 			client, prefix, c.Output.Revision, c.Client, c.Kind, c.Key, fmtTime(c.Return), s.from, fmtTime(open))
 	}

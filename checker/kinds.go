@@ -1,0 +1,131 @@
+package checker
+
+// The checkers' names, as Result.Checker carries them.
+const (
+	CheckerMutualExclusion      = "mutual-exclusion"
+	CheckerFencing              = "fencing"
+	CheckerLockLinearizable     = "lock-linearizable"
+	CheckerRegisterLinearizable = "register-linearizable"
+	CheckerElectionSafety       = "election-safety"
+	CheckerLiveness             = "liveness"
+	CheckerDiscoveryConvergence = "discovery-convergence"
+	CheckerWatchGuarantees      = "watch-guarantees"
+)
+
+// ViolationKind names what a Violation found, in a word or two that stay
+// the same from run to run, so that a scenario can say which violation it
+// expects and a report can group findings. Each kind belongs to the checker
+// that reports it.
+type ViolationKind string
+
+// Reported by MutualExclusion.
+const (
+	// ViolationOverlap: two clients held the lock at once.
+	ViolationOverlap ViolationKind = "overlap"
+	// ViolationUnguardedWrite: the guarded resource accepted a write from
+	// a client that did not hold the lock.
+	ViolationUnguardedWrite ViolationKind = "unguarded-write"
+	// ViolationStaleWrite: the guarded resource accepted a write from a
+	// holder after another client had acquired the lock.
+	ViolationStaleWrite ViolationKind = "stale-write"
+	// ViolationLostUpdate: a read of the guarded set or counter lacks an
+	// update that had completed before it.
+	ViolationLostUpdate ViolationKind = "lost-update"
+	// ViolationPhantomUpdate: a read of the guarded set or counter shows an
+	// update nobody could have made by then.
+	ViolationPhantomUpdate ViolationKind = "phantom-update"
+)
+
+// Reported by Fencing.
+const (
+	// ViolationTokenRegression: a lock handed out a fencing token no
+	// larger than one it had handed out before.
+	ViolationTokenRegression ViolationKind = "token-regression"
+	// ViolationStaleAccepted: the resource accepted a write whose token
+	// was older than one it had already accepted.
+	ViolationStaleAccepted ViolationKind = "stale-accepted"
+)
+
+// Reported by LockLinearizable and RegisterLinearizable.
+const (
+	// ViolationNotLinearizable: no order of a lock's (register's)
+	// operations explains what the clients saw.
+	ViolationNotLinearizable ViolationKind = "not-linearizable"
+)
+
+// Reported by ElectionSafety.
+const (
+	// ViolationTwoLeaders: two clients led an election at once.
+	ViolationTwoLeaders ViolationKind = "two-leaders"
+	// ViolationTermRegression: a leader won with a term no larger than an
+	// earlier leader's.
+	ViolationTermRegression ViolationKind = "term-regression"
+	// ViolationObserverRegression: an observer saw an election's term go
+	// backwards.
+	ViolationObserverRegression ViolationKind = "observer-regression"
+	// ViolationLeaderMismatch: an observer saw a term led by a proposal
+	// other than the one that won it.
+	ViolationLeaderMismatch ViolationKind = "leader-mismatch"
+)
+
+// Reported by Liveness.
+const (
+	// ViolationStarvation: after the last heal, a lock stayed free for
+	// longer than the bound while a client waited for it.
+	ViolationStarvation ViolationKind = "starvation"
+	// ViolationLeaderless: after the last heal, an election stayed without
+	// a leader for longer than the bound while a client campaigned.
+	ViolationLeaderless ViolationKind = "leaderless"
+)
+
+// Reported by DiscoveryConvergence.
+const (
+	// ViolationNotConverged: a resolver still reported a set other than
+	// the registered one when the registry had been stable for the bound.
+	ViolationNotConverged ViolationKind = "not-converged"
+)
+
+// Reported by WatchGuarantees.
+const (
+	// ViolationMissedEvent: a stream never delivered a committed change it
+	// should have.
+	ViolationMissedEvent ViolationKind = "missed-event"
+	// ViolationDuplicateEvent: a watcher received the same event twice.
+	ViolationDuplicateEvent ViolationKind = "duplicate-event"
+	// ViolationRevisionRegression: a watcher received a revision below one
+	// it had received before.
+	ViolationRevisionRegression ViolationKind = "revision-regression"
+	// ViolationResumeGap: a watcher resumed from a revision past the ones
+	// it had seen, skipping committed changes.
+	ViolationResumeGap ViolationKind = "resume-gap"
+	// ViolationNoRelist: a watcher watched again after ErrCompacted
+	// without listing first.
+	ViolationNoRelist ViolationKind = "no-relist"
+)
+
+// checkerKinds lists every checker with the kinds it reports, in the order
+// the package documents them.
+var checkerKinds = []struct {
+	name  string
+	kinds []ViolationKind
+}{
+	{CheckerMutualExclusion, []ViolationKind{ViolationOverlap, ViolationUnguardedWrite, ViolationStaleWrite, ViolationLostUpdate, ViolationPhantomUpdate}},
+	{CheckerFencing, []ViolationKind{ViolationTokenRegression, ViolationStaleAccepted}},
+	{CheckerLockLinearizable, []ViolationKind{ViolationNotLinearizable}},
+	{CheckerRegisterLinearizable, []ViolationKind{ViolationNotLinearizable}},
+	{CheckerElectionSafety, []ViolationKind{ViolationTwoLeaders, ViolationTermRegression, ViolationObserverRegression, ViolationLeaderMismatch}},
+	{CheckerLiveness, []ViolationKind{ViolationStarvation, ViolationLeaderless}},
+	{CheckerDiscoveryConvergence, []ViolationKind{ViolationNotConverged}},
+	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
+}
+
+// kindsOf returns the kinds checker reports, and false if there is no such
+// checker.
+func kindsOf(checker string) ([]ViolationKind, bool) {
+	for _, c := range checkerKinds {
+		if c.name == checker {
+			return c.kinds, true
+		}
+	}
+	return nil, false
+}
