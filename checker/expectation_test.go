@@ -9,7 +9,9 @@ import (
 )
 
 func TestExpectationMet(t *testing.T) {
-	ok := func(name string) Result { return Result{Checker: name, Verdict: VerdictOK, Summary: "3 holds of 1 lock"} }
+	ok := func(name string) Result {
+		return Result{Checker: name, Verdict: VerdictOK, Summary: "3 holds of 1 lock"}
+	}
 	violation := func(name string, kinds ...ViolationKind) Result {
 		r := Result{Checker: name, Verdict: VerdictViolation, Summary: "1 violation"}
 		for _, k := range kinds {
