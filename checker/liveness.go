@@ -52,9 +52,17 @@ func (o LivenessOptions) resolve(h *History) (ttl, bound time.Duration) {
 //     closed); a crash's call plus the TTL (its lease expires). So a
 //     crashed holder's lock must be acquired by a waiter within TTL + bound
 //     of the crash.
-//   - A key is wanted while some client waits on an acquire (campaign):
-//     from its call to its return, or, when its outcome is unknown, to when
-//     the client gave up (GaveUp, else the end of the history).
+//   - A key is wanted while some client waits for it. One acquire
+//     (campaign) is a wait from its call to its return, or, when its
+//     outcome is unknown, to when the client gave up (GaveUp, else the end
+//     of the history). A client that retries goes on waiting: when one of
+//     its acquires on the key fails or has an unknown outcome, and its next
+//     acquire on the key is called no later than the bound after that wait
+//     ended, without a crash of the client in between, the two are one
+//     wait, and so on until an acquire succeeds or the client stays away
+//     for longer than the bound. The gap allowed is the bound because the
+//     key may stay free for that long anyway; a client that gives up for
+//     good stops waiting when it last gave up.
 //   - From the last heal on, no stretch of time during which a key is
 //     wanted but not held may last longer than the bound. A take of unknown
 //     outcome does not count as holding: if it secretly succeeded and its
@@ -130,6 +138,14 @@ type livenessEdge struct {
 	crash bool
 }
 
+// livenessWait is one client's wait for a key: a take, or a run of retries.
+type livenessWait struct {
+	client      string
+	from, to    time.Duration
+	first, last int // the first and the last take, indices in History.Ops
+	attempts    int
+}
+
 func (lv *livenessRun) key(p pairKinds, kh keyHolds) {
 	h := lv.h
 	var edges []livenessEdge
@@ -155,15 +171,11 @@ func (lv *livenessRun) key(p pairKinds, kh keyHolds) {
 			firstAfterHeal = min(firstAfterHeal, hd.start)
 		}
 	}
-	for _, i := range kh.ops {
-		op := &h.Ops[i]
-		if op.Kind != p.take {
-			continue
-		}
-		until := lv.waitEnd(op)
+	waits := lv.waits(p, kh)
+	for _, w := range waits {
 		edges = append(edges,
-			livenessEdge{at: op.Call, wait: +1, op: i},
-			livenessEdge{at: until, wait: -1, op: i})
+			livenessEdge{at: w.from, wait: +1, op: w.first},
+			livenessEdge{at: w.to, wait: -1, op: w.last})
 	}
 	if firstAfterHeal < Infinity {
 		lv.progressed++
@@ -189,9 +201,42 @@ func (lv *livenessRun) key(p pairKinds, kh keyHolds) {
 		case starving && !wasStarving:
 			since = e.at
 		case !starving && wasStarving:
-			lv.stretch(p, kh, since, e.at, freedBy)
+			lv.stretch(p, kh, waits, since, e.at, freedBy)
 		}
 	}
+}
+
+// waits joins each client's takes of the key into waits: a wait whose last
+// take failed or has an unknown outcome runs on into the client's next take
+// if that is called no later than the bound after the wait ended, with no
+// crash of the client in between.
+func (lv *livenessRun) waits(p pairKinds, kh keyHolds) []livenessWait {
+	h := lv.h
+	var waits []livenessWait
+	open := map[string]int{} // client → index into waits of its wait that may go on
+	for _, i := range kh.ops {
+		op := &h.Ops[i]
+		if op.Kind == KindCrash {
+			delete(open, op.Client)
+			continue
+		}
+		if op.Kind != p.take {
+			continue
+		}
+		end := lv.waitEnd(op)
+		if j, ok := open[op.Client]; ok && op.Call <= addTime(waits[j].to, lv.bound) {
+			w := &waits[j]
+			w.to, w.last = max(w.to, end), i
+			w.attempts++
+		} else {
+			open[op.Client] = len(waits)
+			waits = append(waits, livenessWait{client: op.Client, from: op.Call, to: end, first: i, last: i, attempts: 1})
+		}
+		if op.Outcome == OutcomeOK {
+			delete(open, op.Client)
+		}
+	}
+	return waits
 }
 
 // waitEnd is when a client stopped waiting on op.
@@ -208,34 +253,33 @@ func (lv *livenessRun) waitEnd(op *Operation) time.Duration {
 
 // stretch judges one interval [from, to) during which the key was wanted
 // but free.
-func (lv *livenessRun) stretch(p pairKinds, kh keyHolds, from, to time.Duration, freedBy livenessEdge) {
+func (lv *livenessRun) stretch(p pairKinds, kh keyHolds, waits []livenessWait, from, to time.Duration, freedBy livenessEdge) {
 	from = max(from, lv.heal)
 	if to <= from || to-from <= lv.bound {
 		return
 	}
 	h := lv.h
-	// The waiter that waited longest through the stretch.
-	var waiter *Operation
-	for _, i := range kh.ops {
-		op := &h.Ops[i]
-		if op.Kind != p.take || op.Call > from {
-			continue
-		}
-		if waiter == nil || op.Call < waiter.Call {
-			if lv.waitEnd(op) > from {
-				waiter = op
-			}
+	// The waiter that had waited longest when the stretch began.
+	var waiter *livenessWait
+	for i := range waits {
+		w := &waits[i]
+		if w.from <= from && w.to > from && (waiter == nil || w.from < waiter.from) {
+			waiter = w
 		}
 	}
 	kind, what, verb := ViolationStarvation, "was free", "waited for it"
 	if p.take == KindCampaign {
 		kind, what, verb = ViolationLeaderless, "had no leader", "campaigned"
 	}
-	who := "a client"
+	who, attempts := "a client", ""
 	ops := []*Operation{}
 	if waiter != nil {
-		who = waiter.Client
-		ops = append(ops, waiter)
+		who = waiter.client
+		ops = append(ops, &h.Ops[waiter.first])
+		if waiter.attempts > 1 {
+			attempts = sprintf(", over %d attempts", waiter.attempts)
+			ops = append(ops, &h.Ops[waiter.last])
+		}
 	}
 	why := ""
 	if freedBy.crash {
@@ -243,6 +287,6 @@ func (lv *livenessRun) stretch(p pairKinds, kh keyHolds, from, to time.Duration,
 		ops = append(ops, c)
 		why = sprintf("; its holder %s crashed at %s (TTL %s)", c.Client, fmtTime(c.Call), lv.ttl)
 	}
-	lv.rep.violation(kind, ops, "%s %s %s while %s %s from %s to %s (%s, bound %s), after the last heal at %s%s",
-		p.noun, kh.key, what, who, verb, fmtTime(from), fmtTime(to), to-from, lv.bound, fmtTime(lv.heal), why)
+	lv.rep.violation(kind, ops, "%s %s %s while %s %s from %s to %s (%s, bound %s%s), after the last heal at %s%s",
+		p.noun, kh.key, what, who, verb, fmtTime(from), fmtTime(to), to-from, lv.bound, attempts, fmtTime(lv.heal), why)
 }

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -171,5 +172,142 @@ func TestLivenessRecovery(t *testing.T) {
 	want := Distribution{Count: 2, Min: at(1), Mean: at(1.5), P50: at(2), P90: at(2), P99: at(2), Max: at(2)}
 	if diff := cmp.Diff(want, res.Distributions["recovery"]); diff != "" {
 		t.Errorf("recovery (-want +got):\n%s", diff)
+	}
+}
+
+// retries builds client's attempts to take key (kind acquire or campaign):
+// the first called at from, then one every `every` seconds while before
+// until, each given up after timeout seconds with its outcome unknown, as a
+// Lock whose context timed out.
+func retries(client string, kind Kind, key string, from, every, timeout, until float64) []Operation {
+	var ops []Operation
+	for n := 0; ; n++ {
+		call := from + float64(n)*every
+		if call >= until {
+			return ops
+		}
+		ops = append(ops, mk(client, kind, key, call, never, gaveUp(call+timeout)))
+	}
+}
+
+// polls builds client's TryLock-style attempts on key: one every `every`
+// seconds from from while before until, each failing after 50ms.
+func polls(client string, key string, from, every, until float64) []Operation {
+	var ops []Operation
+	for n := 0; ; n++ {
+		call := from + float64(n)*every
+		if call >= until {
+			return ops
+		}
+		ops = append(ops, mk(client, KindAcquire, key, call, call+0.05, failed))
+	}
+}
+
+// TestLivenessRetries: a client's retries are one wait, so a waiter that
+// retries with short timeouts still starves when the lock is never freed.
+func TestLivenessRetries(t *testing.T) {
+	opts := LivenessOptions{TTL: time.Second, Bound: 3 * time.Second}
+	fault := healed("partition(leader)", 5, 10)
+	// c1 takes the lock after the heal and crashes; its lease would free
+	// the lock at 13s.
+	crashedHolder := []Operation{
+		mk("c1", KindAcquire, "/jobs", 10.5, 11),
+		crash("c1", 12),
+	}
+	tests := []struct {
+		name    string
+		h       History
+		want    Verdict
+		wantMsg string
+	}{
+		{
+			name: "a waiter retrying for 20s never gets a crashed holder's lock",
+			h: withFaults(hist(slices.Concat(crashedHolder,
+				retries("c2", KindAcquire, "/jobs", 12, 1.1, 1, 32))...), fault),
+			want:    VerdictViolation,
+			wantMsg: "lock /jobs was free while c2 waited for it from 13.000s to 32.800s (19.8s, bound 3s, over 19 attempts), after the last heal at 10.000s; its holder c1 crashed at 12.000s (TTL 1s)",
+		},
+		{
+			name: "a waiter that gives up after two attempts and never returns",
+			h: func() History {
+				h := withFaults(hist(slices.Concat(crashedHolder,
+					retries("c2", KindAcquire, "/jobs", 12, 1.1, 1, 14))...), fault)
+				h.End = at(32)
+				return h
+			}(),
+			want: VerdictOK,
+		},
+		{
+			name: "the holder's lease frees the lock and a retry takes it within the bound",
+			h: withFaults(hist(slices.Concat(crashedHolder,
+				retries("c2", KindAcquire, "/jobs", 12, 1.1, 1, 14),
+				[]Operation{
+					mk("c2", KindAcquire, "/jobs", 14.2, 14.5),
+					mk("c2", KindRelease, "/jobs", 15, 15.1),
+				})...), fault),
+			want: VerdictOK,
+		},
+		{
+			name: "a holder that took the lock after the heal crashed while another polls",
+			h: withFaults(hist(slices.Concat(crashedHolder,
+				polls("c2", "/jobs", 11, 0.5, 30))...), fault),
+			want:    VerdictViolation,
+			wantMsg: "lock /jobs was free while c2 waited for it from 13.000s to 29.550s (16.55s, bound 3s, over 38 attempts)",
+		},
+		{
+			name: "a candidate retrying for 20s never leads after the leader crashed",
+			h: withFaults(hist(slices.Concat(
+				[]Operation{mk("c1", KindCampaign, "/e", 10.5, 11), crash("c1", 12)},
+				retries("c2", KindCampaign, "/e", 12, 1.1, 1, 32))...), fault),
+			want:    VerdictViolation,
+			wantMsg: "election /e had no leader while c2 campaigned from 13.000s to 32.800s (19.8s, bound 3s, over 19 attempts), after the last heal at 10.000s; its holder c1 crashed at 12.000s (TTL 1s)",
+		},
+		{
+			name: "retries on a free lock with nobody taking it after the heal",
+			h: withFaults(hist(
+				retries("c2", KindAcquire, "/jobs", 11, 1.1, 1, 20)...), fault),
+			want:    VerdictViolation,
+			wantMsg: "lock /jobs was free while c2 waited for it from 11.000s to 20.800s (9.8s, bound 3s, over 9 attempts)",
+		},
+		{
+			name: "a waiter that stays away longer than the bound starts a new wait",
+			h: withFaults(hist(slices.Concat(crashedHolder,
+				retries("c2", KindAcquire, "/jobs", 12, 1.1, 1, 14),
+				retries("c2", KindAcquire, "/jobs", 20, 1.1, 1, 22))...), fault),
+			want: VerdictOK,
+		},
+		{
+			name: "a waiter that releases between attempts goes on waiting",
+			h: withFaults(hist(slices.Concat(crashedHolder, []Operation{
+				mk("c2", KindAcquire, "/jobs", 12, never, gaveUp(13)),
+				mk("c2", KindRelease, "/jobs", 13, 13.1),
+				mk("c2", KindAcquire, "/jobs", 13.2, never, gaveUp(14.2)),
+				mk("c2", KindRelease, "/jobs", 14.2, 14.3),
+				mk("c2", KindAcquire, "/jobs", 14.4, never, gaveUp(15.4)),
+				mk("c2", KindRelease, "/jobs", 15.4, 15.5),
+				mk("c2", KindAcquire, "/jobs", 15.6, never, gaveUp(16.6)),
+			})...), fault),
+			want:    VerdictViolation,
+			wantMsg: "from 13.000s to 16.600s (3.6s, bound 3s, over 4 attempts)",
+		},
+		{
+			name: "a waiter's crash ends its wait",
+			h: withFaults(hist(slices.Concat(crashedHolder,
+				retries("c2", KindAcquire, "/jobs", 12, 1.1, 1, 14),
+				[]Operation{crash("c2", 14.2)},
+				retries("c2", KindAcquire, "/jobs", 14.3, 1.1, 1, 16))...), fault),
+			want: VerdictOK,
+		},
+		{
+			name: "a key nobody wanted after the heal",
+			h: withFaults(hist(
+				retries("c2", KindAcquire, "/jobs", 1, 1.1, 1, 6)...), fault),
+			want: VerdictUnknown,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkResult(t, Liveness(tc.h, opts), tc.want, tc.wantMsg)
+		})
 	}
 }
