@@ -11,6 +11,9 @@ import (
 // JepsenKey is the key ReadJepsenLog puts every operation on.
 const JepsenKey = "jepsen"
 
+// jepsenExample is an event line, for errors.
+const jepsenExample = "INFO  jepsen.util - 3 :invoke :write 4"
+
 // jepsenTick is how far apart ReadJepsenLog puts consecutive lines in time.
 // Jepsen's log orders events but does not time them.
 const jepsenTick = time.Millisecond
@@ -26,19 +29,21 @@ const jepsenTick = time.Millisecond
 // comparison (outcome ok, Output.Succeeded false); a :fail of a read that
 // timed out, an :info, and an invocation that never returns have unknown
 // outcomes; any other :fail did not take effect. Lines that are not
-// jepsen.util events are skipped.
+// jepsen.util events are skipped, but input with no event line at all (an
+// empty file, a file of another format) is an error.
 func ReadJepsenLog(r io.Reader) (History, error) {
 	var h History
 	pending := map[string]int{} // process → index in h.Ops
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	line := 0
+	line, events := 0, 0
 	for sc.Scan() {
 		line++
 		f := strings.Fields(sc.Text())
 		if len(f) < 6 || f[1] != "jepsen.util" || f[2] != "-" {
 			continue
 		}
+		events++
 		proc, typ, fn := f[3], f[4], f[5]
 		value := strings.Join(f[6:], " ")
 		now := time.Duration(line) * jepsenTick
@@ -109,6 +114,10 @@ func ReadJepsenLog(r io.Reader) (History, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return History{}, fmt.Errorf("checker: jepsen log: %w", err)
+	}
+	if events == 0 {
+		return History{}, fmt.Errorf("checker: jepsen log: none of its %s is a jepsen.util event (want lines like %q)",
+			plural(line, "line"), jepsenExample)
 	}
 	end := time.Duration(line) * jepsenTick
 	for _, i := range pending {
