@@ -115,7 +115,10 @@ func ReadJepsenLog(r io.Reader) (History, error) {
 	if err := sc.Err(); err != nil {
 		return History{}, fmt.Errorf("checker: jepsen log: %w", err)
 	}
-	if events == 0 {
+	switch {
+	case line == 0:
+		return History{}, fmt.Errorf("checker: jepsen log: empty input (want jepsen.util event lines like %q)", jepsenExample)
+	case events == 0:
 		return History{}, fmt.Errorf("checker: jepsen log: none of its %s is a jepsen.util event (want lines like %q)",
 			plural(line, "line"), jepsenExample)
 	}

@@ -14,7 +14,7 @@ func TestReadJepsenLogRejects(t *testing.T) {
 		{
 			name:    "empty input",
 			in:      "",
-			wantErr: "none of its 0 lines is a jepsen.util event",
+			wantErr: `empty input (want jepsen.util event lines like "INFO  jepsen.util - 3 :invoke :write 4")`,
 		},
 		{
 			name:    "a history in JSON",
