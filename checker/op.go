@@ -119,14 +119,25 @@ const (
 const KindCrash Kind = "crash"
 
 // knownKinds are the kinds the checkers understand.
-var knownKinds = map[Kind]bool{
-	KindAcquire: true, KindRelease: true, KindGuardedWrite: true,
-	KindSetAdd: true, KindSetRead: true, KindCounterIncr: true, KindCounterRead: true,
-	KindCampaign: true, KindResign: true, KindLeaderObserved: true,
-	KindRead: true, KindWrite: true, KindCAS: true, KindDelete: true,
-	KindRegister: true, KindDeregister: true, KindResolve: true, KindRPC: true,
-	KindWatch: true, KindWatchEvent: true, KindList: true,
-	KindCrash: true,
+var knownKinds = func() map[Kind]bool {
+	m := make(map[Kind]bool)
+	for _, k := range Kinds() {
+		m[k] = true
+	}
+	return m
+}()
+
+// Kinds returns every kind the checkers read, in the order this file
+// documents them.
+func Kinds() []Kind {
+	return []Kind{
+		KindAcquire, KindRelease, KindGuardedWrite, KindSetAdd, KindSetRead, KindCounterIncr, KindCounterRead,
+		KindCampaign, KindResign, KindLeaderObserved,
+		KindRead, KindWrite, KindCAS, KindDelete,
+		KindRegister, KindDeregister, KindResolve, KindRPC,
+		KindWatch, KindWatchEvent, KindList,
+		KindCrash,
+	}
 }
 
 // Known reports whether k is a kind the checkers read or a custom "x-" kind.

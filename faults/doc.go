@@ -5,18 +5,19 @@
 // A fault is a value, an action aimed at a target: Kill(Leader),
 // Partition(Minority), Pause(Client("c2")), Cut(Leader, Follower). Its
 // targets are resolved when it fires, from the cluster's state at that
-// moment, or through what the workload reported: LockHolder("L") is the
-// client that holds lock L now. Injecting returns the heal, the way
-// context.WithCancel returns cancel:
+// moment, or from what the workload recorded: LockHolder("L") is the
+// client whose recorded acquire of lock L holds now. Injecting returns the
+// heal, the way context.WithCancel returns cancel:
 //
-//	env := faults.NewEnv(c, faults.Config{Clock: clock, Sink: recorder})
+//	env := faults.NewEnv(c, faults.Config{Recorder: rec})
 //	heal, err := env.Inject(ctx, faults.Isolate(faults.Leader))
 //	...
 //	defer heal(ctx)
 //
 // Every injection is an event (checker.FaultEvent) with the fault's name,
 // the member and client names it hit, and its start and end on the run's
-// clock, kept in the Env's Log and passed to its Sink.
+// clock, kept in the Env's Log and recorded on the run's recorder when it
+// is injected and again when it is healed.
 //
 // Schedules fire faults for you and always heal them, on normal end, on
 // cancel and on panic, then wait until the cluster is healthy again. A
@@ -29,7 +30,7 @@
 //			faults.At(1*time.Second, 2*time.Second, faults.Kill(faults.Leader)),
 //		},
 //		Triggers: []faults.Trigger{
-//			faults.On(faults.Match{Kind: faults.Acquired, Key: "L"}, 3*time.Second,
+//			faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, 3*time.Second,
 //				faults.Pause(faults.LockHolder("L"))),
 //		},
 //	}
@@ -46,8 +47,10 @@
 // randomness of a schedule comes from its seed, so Plan gives the same
 // faults, durations and targets for the same seed and cluster state.
 //
-// The workload plays its part through the Env: it reports what its
-// clients do with Notify (which fires matching triggers before it
-// returns), and calls Gate().Step(ctx, client) before each step, which
-// blocks while that client is paused.
+// The workload plays its part through the Env: it records each operation
+// of its clients once, on the Env's recorder (checker.Recorder) — the Env
+// observes the recording and fires matching triggers before the recording
+// call returns — and calls Gate().Step(ctx, client) before each step,
+// which blocks while that client is paused or crashed and tells it when it
+// has been restarted (ErrRestarted).
 package faults

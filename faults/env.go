@@ -12,35 +12,32 @@ import (
 	"github.com/etcdsim/etcdsim/cluster"
 )
 
-// Config shapes an Env. The zero Config works: a new clock, events kept
-// only in the Env's Log, holders known from Notify, seed 0, 30s timeout.
+// Config shapes an Env. The zero Config works: a recorder of its own on a
+// new clock, seed 0, 30s timeout.
 type Config struct {
-	// Clock is the run's clock, shared with the history recorder so that
-	// faults and operations are drawn on one axis. nil means a new clock.
-	Clock *checker.Clock `json:"-"`
-	// Sink, if set, receives every event once it is over (healed, or failed
-	// to inject). The Env's own Log has them all, including active ones.
-	Sink Sink `json:"-"`
-	// Holders, if set, says who holds a lock, leads an election, or owns a
-	// session lease. nil means the Env answers from what Notify reported.
-	Holders Holders `json:"-"`
+	// Recorder is the run's history recorder. The Env observes every
+	// operation recorded on it — to know who holds a lock, leads an
+	// election or owns a lease, and to fire the triggers of running
+	// schedules — and records there every fault event, on the recorder's
+	// clock, and every client crash it causes (checker.KindCrash). nil
+	// means a recorder of the Env's own (see Env.Recorder).
+	Recorder *checker.Recorder `json:"-"`
 	// Seed seeds the random source of faults injected with Env.Inject.
 	// Schedules have seeds of their own.
-	Seed uint64 `json:"seed"`
+	Seed checker.Seed `json:"seed"`
 	// Timeout bounds each wait of an injection or heal: for a leader to
 	// be agreed, a member to restart, a maintenance call. 0 means 30s.
 	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
-// Env is where faults fire: a cluster, the run's clock and event log, the
-// step gate of paused clients, and what the workload reported doing. One
-// Env serves one run; it is safe for concurrent use and starts no
-// goroutine of its own.
+// Env is where faults fire: a cluster, the run's recorder and clock, the
+// fault log, and the step gate of paused and crashed clients. One Env
+// serves one run; it is safe for concurrent use and starts no goroutine
+// of its own.
 type Env struct {
 	c       *cluster.Cluster
+	rec     *checker.Recorder
 	clock   *checker.Clock
-	sink    Sink
-	custom  Holders
 	timeout time.Duration
 	log     Log
 	gate    Gate
@@ -49,34 +46,40 @@ type Env struct {
 	rngMu sync.Mutex // guards rng
 	rng   *rand.Rand // for Env.Inject only
 
-	mu      sync.Mutex // guards locks, leaders, leases, armed
-	locks   map[string]string
-	leaders map[string]string
-	leases  map[string]int64
-	armed   []*armedTrigger // triggers of running schedules
+	mu      sync.Mutex        // guards locks, leaders, leases, armed
+	locks   map[string]string // lock name → holder, from the recorded operations
+	leaders map[string]string // election name → leader, likewise
+	leases  map[string]int64  // client → lease of its latest key
+	armed   []*armedTrigger   // triggers of running schedules
 }
 
-// NewEnv returns an Env for faults against c.
+// NewEnv returns an Env for faults against c. It registers itself as an
+// observer of the config's recorder for as long as that recorder lives:
+// one Env per run and recorder.
 func NewEnv(c *cluster.Cluster, cfg Config) *Env {
 	e := &Env{
 		c:       c,
-		clock:   cfg.Clock,
-		sink:    cfg.Sink,
-		custom:  cfg.Holders,
+		rec:     cfg.Recorder,
 		timeout: cfg.Timeout,
-		rng:     rand.New(rand.NewPCG(cfg.Seed, 0)),
+		rng:     cfg.Seed.Rand(0),
 		locks:   make(map[string]string),
 		leaders: make(map[string]string),
 		leases:  make(map[string]int64),
 	}
-	if e.clock == nil {
-		e.clock = checker.NewClock()
+	if e.rec == nil {
+		e.rec = checker.NewRecorder(checker.NewClock())
 	}
+	e.clock = e.rec.Clock()
 	if e.timeout <= 0 {
 		e.timeout = 30 * time.Second
 	}
+	e.rec.Observe(e.observe)
 	return e
 }
+
+// Recorder returns the run's recorder: the workload records its
+// operations here, and the Env records its fault events and crashes.
+func (e *Env) Recorder() *checker.Recorder { return e.rec }
 
 // Cluster returns the cluster the Env's faults hit.
 func (e *Env) Cluster() *cluster.Cluster { return e.c }
@@ -87,8 +90,8 @@ func (e *Env) Clock() *checker.Clock { return e.clock }
 // Log returns the Env's record of every injection.
 func (e *Env) Log() *Log { return &e.log }
 
-// Gate returns the step gate that Pause closes. The workload calls
-// Gate().Step(ctx, client) before each step of a client.
+// Gate returns the step gate that Pause and Crash close. The workload
+// calls Gate().Step(ctx, client) before each step of a client.
 func (e *Env) Gate() *Gate { return &e.gate }
 
 // Inject fires f now: it resolves f's targets against the cluster as it is,
@@ -142,7 +145,7 @@ func (e *Env) inject(ctx context.Context, f Fault, rng *rand.Rand, note string) 
 	h, detail, err := f.apply(actx, x)
 	cancel()
 	ev.Detail = joinDetail(ev.Detail, detail)
-	id := e.log.begin(ev)
+	id := e.log.begin(e, ev)
 	if err != nil {
 		err = fmt.Errorf("faults: %v on %v: %w", f, ev.Targets, err)
 		herr := e.finish(ctx, id, h, err)

@@ -2,32 +2,47 @@ package faults_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/google/go-cmp/cmp"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// What the workload reports decides who holds a lock, leads an election
-// and owns a lease.
-func TestNotifyHolders(t *testing.T) {
+// acquired records, on env's recorder, that client acquired lock key under
+// lease.
+func acquired(ctx context.Context, env *faults.Env, client, key string, lease clientv3.LeaseID) {
+	env.Recorder().Invoke(ctx, client, checker.KindAcquire, key, checker.Input{}).
+		OK(ctx, checker.Output{Lease: int64(lease)})
+}
+
+// What the workload records decides who holds a lock, leads an election
+// and owns a lease: one record per step, no second report.
+func TestRecordedOperationsDecideHolders(t *testing.T) {
+	ctx := t.Context()
 	env := faults.NewEnv(nil, faults.Config{})
-	for _, a := range []faults.Activity{
-		{Kind: faults.Session, Client: "c3", Lease: 7},
-		{Kind: faults.Acquired, Client: "c1", Key: "L", Lease: 1},
-		{Kind: faults.Released, Client: "c1", Key: "L"},
-		{Kind: faults.Acquired, Client: "c2", Key: "L", Lease: 2},
-		{Kind: faults.Released, Client: "c1", Key: "L"}, // not the holder: no effect
-		{Kind: faults.Elected, Client: "c1", Key: "E"},
-		{Kind: faults.Resigned, Client: "c1", Key: "E"},
-		{Kind: faults.Elected, Client: "c3", Key: "F"},
-	} {
-		env.Notify(a)
+	rec := env.Recorder()
+	do := func(client string, kind checker.Kind, key string, out checker.Output) {
+		rec.Invoke(ctx, client, kind, key, checker.Input{}).OK(ctx, out)
 	}
+	do("c3", checker.KindRegister, "svc", checker.Output{Lease: 7})
+	do("c1", checker.KindAcquire, "L", checker.Output{Lease: 1})
+	do("c1", checker.KindRelease, "L", checker.Output{})
+	do("c2", checker.KindAcquire, "L", checker.Output{Lease: 2})
+	do("c1", checker.KindRelease, "L", checker.Output{}) // not the holder: no effect
+	rec.Invoke(ctx, "c2", checker.KindRelease, "L", checker.Input{}).Fail(ctx, errors.New("refused")) // failed: still holds
+	rec.Invoke(ctx, "c4", checker.KindAcquire, "L", checker.Input{}).Unknown(ctx, errors.New("timed out")) // unknown: not a holder
+	do("c1", checker.KindCampaign, "E", checker.Output{})
+	do("c1", checker.KindResign, "E", checker.Output{})
+	do("c3", checker.KindCampaign, "F", checker.Output{})
+	do("c5", checker.KindCampaign, "G", checker.Output{Lease: 5})
+	do("c5", checker.KindAcquire, "M", checker.Output{Lease: 5})
+	rec.Instant(ctx, "c5", checker.KindCrash, "", checker.Input{}, checker.Output{}) // frees G, M and its lease
 	type answer struct {
 		Client string
 		Lease  clientv3.LeaseID
@@ -40,8 +55,10 @@ func TestNotifyHolders(t *testing.T) {
 		"lock M":      holder(env.LockHolder("M")),
 		"election E":  holder(env.ElectionLeader("E")),
 		"election F":  holder(env.ElectionLeader("F")),
+		"election G":  holder(env.ElectionLeader("G")),
 		"lease of c2": lease(env.SessionLease("c2")),
 		"lease of c3": lease(env.SessionLease("c3")),
+		"lease of c5": lease(env.SessionLease("c5")),
 		"lease of c9": lease(env.SessionLease("c9")),
 	}
 	want := map[string]answer{
@@ -49,8 +66,10 @@ func TestNotifyHolders(t *testing.T) {
 		"lock M":      {},
 		"election E":  {},
 		"election F":  {Client: "c3", OK: true},
+		"election G":  {},
 		"lease of c2": {Lease: 2, OK: true},
 		"lease of c3": {Lease: 7, OK: true},
+		"lease of c5": {},
 		"lease of c9": {},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -84,7 +103,7 @@ func TestGate(t *testing.T) {
 	g.Pause("c1")
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	defer cancel()
-	if err := g.Step(cctx, "c1"); err == nil || !strings.Contains(err.Error(), "faults: client c1 paused") {
+	if err := g.Step(cctx, "c1"); err == nil || !strings.Contains(err.Error(), "faults: client c1 stopped") {
 		t.Errorf("a paused client's step with an ending context: %v", err)
 	}
 }
@@ -94,7 +113,7 @@ func TestGate(t *testing.T) {
 func TestInjectErrors(t *testing.T) {
 	ctx := clustertest.Context(t)
 	_, env := start(t, 3, "c1")
-	env.Notify(faults.Activity{Kind: faults.Acquired, Client: "ghost", Key: "G"})
+	acquired(ctx, env, "ghost", "G", 0)
 	tests := []struct {
 		name  string
 		fault faults.Fault

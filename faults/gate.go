@@ -2,66 +2,102 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
 
-// Gate stops paused clients at their next step. The workload calls Step
-// before each step of a client; Step returns at once unless the client is
-// paused, and otherwise blocks until it is resumed (or ctx ends). On
-// resume the client carries on with the step it was about to take,
-// re-checking nothing, as a process woken from SIGSTOP would: a lock it
-// believed it held, it still believes it holds.
+// ErrRestarted is returned by Gate.Step, once, to a client that crashed
+// and has been restarted since its last step: everything the client held
+// in memory — its etcd client, sessions, locks it believed it held — died
+// with it. The workload starts the client afresh (a new etcd client from
+// cluster.Client, a new session) and records nothing for the crash
+// itself: the Env recorded it.
+var ErrRestarted = errors.New("faults: client crashed and was restarted")
+
+// Gate stops paused and crashed clients at their next step. The workload
+// calls Step before each step of a client; Step returns at once unless the
+// client is paused or crashed, and otherwise blocks until it is resumed or
+// restarted (or ctx ends). On resume the client carries on with the step
+// it was about to take, re-checking nothing, as a process woken from
+// SIGSTOP would: a lock it believed it held, it still believes it holds.
+// On restart Step returns ErrRestarted instead.
 //
 // The zero Gate has every client running.
 type Gate struct {
-	mu     sync.Mutex               // guards paused
-	paused map[string]chan struct{} // closed on resume
+	mu        sync.Mutex               // guards stopped, restarted
+	stopped   map[string]chan struct{} // paused or crashed clients; closed on resume or restart
+	restarted map[string]bool          // crashed since their last step: Step owes them ErrRestarted
 }
 
-// Step blocks while client is paused. It returns nil when the client may
-// go on, or ctx's error if ctx ends first.
+// Step blocks while client is paused or crashed. It returns nil when the
+// client may go on, an error wrapping ErrRestarted when the client crashed
+// since its last step, or ctx's error if ctx ends first.
 func (g *Gate) Step(ctx context.Context, client string) error {
 	g.mu.Lock()
-	wait := g.paused[client]
+	wait := g.stopped[client]
 	g.mu.Unlock()
-	if wait == nil {
-		return nil
+	if wait != nil {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return fmt.Errorf("faults: client %s stopped: %w", client, context.Cause(ctx))
+		}
 	}
-	select {
-	case <-wait:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("faults: client %s paused: %w", client, context.Cause(ctx))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.restarted[client] && g.stopped[client] == nil {
+		delete(g.restarted, client)
+		return fmt.Errorf("%w: %s", ErrRestarted, client)
 	}
+	return nil
 }
 
 // Pause stops client at its next Step. Pausing a paused client does
 // nothing.
-func (g *Gate) Pause(client string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.paused == nil {
-		g.paused = make(map[string]chan struct{})
-	}
-	if g.paused[client] == nil {
-		g.paused[client] = make(chan struct{})
-	}
-}
+func (g *Gate) Pause(client string) { g.stop(client) }
 
 // Resume lets client go on. Resuming a running client does nothing.
-func (g *Gate) Resume(client string) {
+func (g *Gate) Resume(client string) { g.start(client) }
+
+// Crash stops client at its next Step until Restart, after which that Step
+// returns ErrRestarted.
+func (g *Gate) Crash(client string) {
+	g.stop(client)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if ch := g.paused[client]; ch != nil {
-		close(ch)
-		delete(g.paused, client)
+	if g.restarted == nil {
+		g.restarted = make(map[string]bool)
 	}
+	g.restarted[client] = true
 }
 
-// Paused reports whether client is paused.
+// Restart lets a crashed client go on as a new process.
+func (g *Gate) Restart(client string) { g.start(client) }
+
+// Paused reports whether client is paused or crashed.
 func (g *Gate) Paused(client string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.paused[client] != nil
+	return g.stopped[client] != nil
+}
+
+func (g *Gate) stop(client string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped == nil {
+		g.stopped = make(map[string]chan struct{})
+	}
+	if g.stopped[client] == nil {
+		g.stopped[client] = make(chan struct{})
+	}
+}
+
+func (g *Gate) start(client string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if ch := g.stopped[client]; ch != nil {
+		close(ch)
+		delete(g.stopped, client)
+	}
 }

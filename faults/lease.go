@@ -8,7 +8,8 @@ import (
 )
 
 // RevokeLease revokes, now, the session lease of each client t resolves
-// to, as reported by the workload (Activity.Lease, or Config.Holders). The
+// to: the lease of its latest recorded acquire, campaign or registration
+// (checker.Output.Lease). The
 // keys attached to it go at once: a lock it held is free for the next
 // waiter, and the client learns of it only when its session notices.
 func RevokeLease(t Target) Fault {
@@ -26,9 +27,9 @@ func RevokeLease(t Target) Fault {
 			var done []string
 			var errs []error
 			for _, cl := range x.targets[0] {
-				id, ok := x.env.holders().SessionLease(cl)
+				id, ok := x.env.SessionLease(cl)
 				if !ok {
-					errs = append(errs, fmt.Errorf("no session lease known for client %s: report it with Env.Notify(Activity{Lease: …})", cl))
+					errs = append(errs, fmt.Errorf("no session lease known for client %s: record its acquire, campaign or register with checker.Output.Lease", cl))
 					continue
 				}
 				if _, err := cli.Revoke(ctx, id); err != nil {

@@ -23,7 +23,7 @@ func TestRevokeLease(t *testing.T) {
 	if err := concurrency.NewMutex(s1, "/locks/L").Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	env.Notify(faults.Activity{Kind: faults.Acquired, Client: "c1", Key: "L", Lease: s1.Lease()})
+	acquired(ctx, env, "c1", "L", s1.Lease())
 	inject(ctx, t, env, faults.RevokeLease(faults.LockHolder("L")))
 	resp, err := clustertest.Observer(t, c.Members()...).TimeToLive(ctx, s1.Lease())
 	if err != nil {

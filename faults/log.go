@@ -9,14 +9,11 @@ import (
 	"github.com/etcdsim/etcdsim/checker"
 )
 
-// Sink receives fault events, such as the history recorder of a run.
-type Sink interface {
-	AddFault(ev checker.FaultEvent)
-}
-
 // Log is an Env's record of every injection, in the order they fired. An
 // event is added when its fault is injected and closed when it is healed;
-// the Env's Sink receives it then. The zero Log is empty and ready.
+// the run's recorder hears of it both times, with the same ID, so a run
+// that stops mid-fault records the fault as still in force. The zero Log
+// is empty and ready.
 type Log struct {
 	mu     sync.Mutex // guards events
 	events []checker.FaultEvent
@@ -35,27 +32,22 @@ func (l *Log) Events() []checker.FaultEvent {
 	return out
 }
 
-// AddFault adds a finished event, so a Log can serve as another Env's Sink.
-func (l *Log) AddFault(ev checker.FaultEvent) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, ev)
-}
-
-// add records an event that is already over and passes it to the sink.
+// add records an event that is already over and passes it to the
+// recorder.
 func (l *Log) add(e *Env, ev checker.FaultEvent) {
-	l.AddFault(ev)
-	if e.sink != nil {
-		e.sink.AddFault(ev)
-	}
+	l.begin(e, ev)
 }
 
-// begin records an active event and returns its index.
-func (l *Log) begin(ev checker.FaultEvent) int {
+// begin records an event, passes it to the recorder and returns its
+// index. Its ID is its index plus one.
+func (l *Log) begin(e *Env, ev checker.FaultEvent) int {
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	ev.ID = len(l.events) + 1
 	l.events = append(l.events, ev)
-	return len(l.events) - 1
+	l.mu.Unlock()
+	ev.Targets = slices.Clone(ev.Targets)
+	e.rec.AddFault(ev)
+	return ev.ID - 1
 }
 
 func (l *Log) name(id int) string {
@@ -78,7 +70,5 @@ func (l *Log) end(e *Env, id int, at time.Duration, detail string, injectErr, he
 	done := *ev
 	done.Targets = slices.Clone(done.Targets)
 	l.mu.Unlock()
-	if e.sink != nil {
-		e.sink.AddFault(done)
-	}
+	e.rec.AddFault(done)
 }

@@ -7,39 +7,44 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
 )
 
 // Nemesis is a random schedule in Jepsen's style: it draws a fault from a
 // weighted mix, injects it, heals it after a drawn duration, rests, and
 // draws again. Every choice — which fault, how long, whom — comes from one
-// random source seeded by Seed, so a seed replays the same run.
+// random source seeded by Seed, so a seed replays the same run. It reads
+// and writes JSON with its faults as text and its durations as duration
+// text (see MarshalJSON).
 type Nemesis struct {
-	Seed uint64
+	Seed checker.Seed `json:"seed"`
 	// Mix is the faults to draw from and their weights.
-	Mix []Choice
+	Mix []Choice `json:"mix"`
 	// MinFor and MaxFor bound how long a drawn fault lasts, uniformly;
 	// instant faults ignore them.
-	MinFor, MaxFor time.Duration
+	MinFor time.Duration `json:"min_for"`
+	MaxFor time.Duration `json:"max_for"`
 	// Quiet is the rest between a heal and the next fault.
-	Quiet time.Duration
+	Quiet time.Duration `json:"quiet"`
 	// Steps is how many faults to draw. 0 means until ctx ends, which
 	// is then the run's normal end.
-	Steps int
+	Steps int `json:"steps"`
 }
 
 // Choice is a fault of a Nemesis's mix and its weight.
 type Choice struct {
-	Weight int
-	Fault  Fault
+	Weight int   `json:"weight"`
+	Fault  Fault `json:"fault"`
 }
 
 // Weighted is a Choice: f with weight w.
 func Weighted(w int, f Fault) Choice { return Choice{Weight: w, Fault: f} }
 
 // Validate reports every reason the nemesis cannot run against c.
-func (n Nemesis) Validate(c *cluster.Cluster) error {
-	s := shapeOf(c)
+func (n Nemesis) Validate(c *cluster.Cluster) error { return n.validate(shapeOf(c)) }
+
+func (n Nemesis) validate(s shape) error {
 	var errs []error
 	if len(n.Mix) == 0 {
 		errs = append(errs, errors.New("faults: nemesis: Mix is empty"))
@@ -93,7 +98,7 @@ func (n Nemesis) draw(root *rand.Rand) draw {
 	return draw{choice: choice, d: d, seed: root.Uint64()}
 }
 
-func (n Nemesis) root() *rand.Rand { return rand.New(rand.NewPCG(n.Seed, 0)) }
+func (n Nemesis) root() *rand.Rand { return n.Seed.Rand(0) }
 
 // Plan draws the nemesis's Steps faults and resolves their targets against
 // the cluster as it is now. It needs Steps > 0.
@@ -118,10 +123,18 @@ func (n Nemesis) Plan(ctx context.Context, env *Env) ([]Planned, error) {
 }
 
 // Run carries the nemesis out against env. See Schedule.
-func (n Nemesis) Run(ctx context.Context, env *Env) (err error) {
+func (n Nemesis) Run(ctx context.Context, env *Env) error { return Run(ctx, env, n) }
+
+// Arm validates the nemesis and returns the function that runs it. A
+// nemesis has no triggers to arm. See Schedule.
+func (n Nemesis) Arm(ctx context.Context, env *Env) (func() error, error) {
 	if err := n.Validate(env.c); err != nil {
-		return err
+		return nil, err
 	}
+	return func() error { return n.run(ctx, env) }, nil
+}
+
+func (n Nemesis) run(ctx context.Context, env *Env) (err error) {
 	r := newRunner(ctx, env)
 	defer func() { err = errors.Join(err, r.close()) }()
 	root := n.root()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -26,7 +27,7 @@ func TestPauseLockHolder(t *testing.T) {
 	tl := faults.Timeline{
 		Seed: 1,
 		Triggers: []faults.Trigger{
-			faults.On(faults.Match{Kind: faults.Acquired, Key: "L"}, pause, faults.Pause(faults.LockHolder("L"))),
+			faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, pause, faults.Pause(faults.LockHolder("L"))),
 		},
 	}
 	run, err := faults.Start(ctx, env, tl) // its trigger is armed when Start returns
@@ -39,10 +40,10 @@ func TestPauseLockHolder(t *testing.T) {
 	if err := concurrency.NewMutex(s1, "/locks/L").Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// The trigger pauses c1 before Notify returns.
-	env.Notify(faults.Activity{Kind: faults.Acquired, Client: "c1", Key: "L", Lease: s1.Lease()})
+	// The trigger pauses c1 before the recording call returns.
+	acquired(ctx, env, "c1", "L", s1.Lease())
 	if !env.Gate().Paused("c1") {
-		t.Fatal("c1 is not paused after Notify returned")
+		t.Fatal("c1 is not paused after its acquire was recorded")
 	}
 
 	second := make(chan error, 1)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
 )
 
 // runner is the machinery a schedule runs on: it fires faults, keeps the
@@ -127,7 +129,7 @@ func (r *runner) sleep(ctx context.Context, until time.Duration, ok bool) error 
 	return nil
 }
 
-// arm makes Env.Notify fire triggers for this run.
+// arm makes the Env's observer fire triggers for this run.
 func (r *runner) arm(triggers []Trigger, seeds []uint64) []*armedTrigger {
 	var armed []*armedTrigger
 	for i, t := range triggers {
@@ -189,9 +191,13 @@ type armedTrigger struct {
 	fired   bool // guarded by Env.mu
 }
 
-// fire injects the trigger's fault on behalf of Env.Notify, in the
-// notifying goroutine, and hands its heal to the run.
-func (t *armedTrigger) fire(e *Env, a Activity) {
+// fire injects the trigger's fault on behalf of the Env's observer and
+// hands its heal to the run. The recording client waits for the injection,
+// so the fault lands before its next step, unless ctx — the client's —
+// ends first; the injection then finishes on the run's context all the
+// same, and the run waits for it before it closes. A fault that fails to
+// inject is an event in the log and an error the schedule returns.
+func (t *armedTrigger) fire(ctx context.Context, op checker.Operation) {
 	r := t.run
 	r.mu.Lock()
 	if r.closed {
@@ -200,10 +206,18 @@ func (t *armedTrigger) fire(e *Env, a Activity) {
 	}
 	r.firing.Add(1)
 	r.mu.Unlock()
-	defer r.firing.Done()
-	r.fire(r.ctx, t.trigger.Fault, t.rng, fmt.Sprintf("trigger %d on %v", t.index, a), t.trigger.For)
+	done := make(chan struct{})
+	go func() {
+		defer r.firing.Done()
+		defer close(done)
+		r.fire(r.ctx, t.trigger.Fault, t.rng, fmt.Sprintf("trigger %d on %v", t.index, op), t.trigger.For)
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+	}()
 	select {
-	case r.wake <- struct{}{}:
-	default:
+	case <-done:
+	case <-ctx.Done():
 	}
 }

@@ -13,34 +13,16 @@ type Running struct {
 	err    error // set before done is closed
 }
 
-// Start validates s against env's cluster and runs it in a goroutine.
-// When Start returns without error, the schedule's triggers are armed: a
-// Notify from then on fires them. A panic in the schedule is healed like
-// any end and reported by Wait as an error.
+// Start arms s against env (see Schedule.Arm) and runs the rest of it in a
+// goroutine. When Start returns without error, the schedule's triggers are
+// armed: an operation recorded from then on fires them. A panic in the
+// schedule is healed like any end and reported by Wait as an error.
 func Start(ctx context.Context, env *Env, s Schedule) (*Running, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	var run func() error
-	switch tl := s.(type) {
-	case Timeline:
-		r, err := tl.prepare(ctx, env)
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		run = r
-	case *Timeline:
-		r, err := tl.prepare(ctx, env)
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		run = r
-	default:
-		if err := s.Validate(env.c); err != nil {
-			cancel()
-			return nil, err
-		}
-		run = func() error { return s.Run(ctx, env) }
+	run, err := s.Arm(ctx, env)
+	if err != nil {
+		cancel()
+		return nil, err
 	}
 	r := &Running{cancel: cancel, done: make(chan struct{})}
 	go func() {

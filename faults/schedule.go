@@ -8,13 +8,14 @@ import (
 	"github.com/etcdsim/etcdsim/cluster"
 )
 
-// Schedule is a plan of faults over time that Run carries out against an
-// Env. Run heals every fault it injected before it returns — when the
-// schedule is over, when ctx ends, and when a fault panics — and then
-// waits until the cluster is healthy: every member up, a leader agreed, a
-// read through every member.
+// Schedule is a plan of faults over time that Run (or Start) carries out
+// against an Env. Carrying it out heals every fault it injected before it
+// returns — when the schedule is over, when ctx ends, and when a fault
+// panics — and then waits until the cluster is healthy: every member up, a
+// leader agreed, a read through every member.
 //
-// Timeline and Nemesis are schedules.
+// Timeline and Nemesis are schedules. A schedule of your own can arm
+// triggers by arming a Timeline of them inside its Arm.
 type Schedule interface {
 	// Validate reports, before a run, every reason the schedule cannot
 	// run against c: unknown targets, faults that cannot apply to a
@@ -24,10 +25,23 @@ type Schedule interface {
 	// resolved against the cluster as it is now, without firing any. Two
 	// plans from one seed against the same cluster state are equal.
 	Plan(ctx context.Context, env *Env) ([]Planned, error)
-	// Run carries the schedule out. It returns every injection and heal
-	// error, joined, and ctx's cause if ctx ended before the schedule was
-	// over.
-	Run(ctx context.Context, env *Env) error
+	// Arm validates the schedule against env's cluster and arms its
+	// triggers, so that operations recorded from the moment it returns
+	// fire them, and returns the function that carries the rest out. That
+	// function blocks until the schedule is over and healed; it returns
+	// every injection and heal error, joined, and ctx's cause if ctx ended
+	// before the schedule was over.
+	Arm(ctx context.Context, env *Env) (run func() error, err error)
+}
+
+// Run carries s out against env and returns when it is over and healed.
+// See Schedule.
+func Run(ctx context.Context, env *Env, s Schedule) error {
+	run, err := s.Arm(ctx, env)
+	if err != nil {
+		return err
+	}
+	return run()
 }
 
 // Planned is one fault of a plan.
@@ -44,7 +58,8 @@ type Planned struct {
 	Err     string   `json:"error,omitempty"`
 }
 
-// resolveAll resolves every target of f, for a plan.
+// plan resolves every target of f, for a plan: the names, or why they
+// cannot be resolved now.
 func (f Fault) plan(ctx context.Context, env *Env, rng *rand.Rand) ([]string, string) {
 	var names [][]string
 	for _, t := range f.targets {
@@ -65,4 +80,16 @@ func shapeOf(c *cluster.Cluster) shape {
 	}
 	s.clients = c.ClientNames()
 	return s
+}
+
+// ValidateFor reports, before any cluster exists, every reason s cannot run
+// against a cluster with these members and named clients. Timelines and
+// nemeses are checked in full; a schedule of your own is checked when it
+// runs.
+func ValidateFor(s Schedule, members, clients []string) error {
+	v, ok := s.(interface{ validate(shape) error })
+	if !ok {
+		return nil
+	}
+	return v.validate(shape{members: members, clients: clients})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
@@ -40,11 +41,11 @@ func TestPlanDeterministic(t *testing.T) {
 		}
 		return p
 	}
-	nem := func(seed uint64) faults.Schedule {
+	nem := func(seed checker.Seed) faults.Schedule {
 		return faults.Nemesis{Seed: seed, Mix: append(mix(), faults.Weighted(2, faults.Kill(faults.Follower)), faults.Weighted(1, faults.Ring())),
 			MinFor: 100 * time.Millisecond, MaxFor: 2 * time.Second, Quiet: 100 * time.Millisecond, Steps: 30}
 	}
-	tl := func(seed uint64) faults.Schedule {
+	tl := func(seed checker.Seed) faults.Schedule {
 		return faults.Timeline{Seed: seed, Steps: []faults.Step{
 			faults.At(0, time.Second, faults.Isolate(faults.Follower)),
 			faults.At(2*time.Second, time.Second, faults.Partition(faults.Minority)),
@@ -53,7 +54,7 @@ func TestPlanDeterministic(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name     string
-		schedule func(seed uint64) faults.Schedule
+		schedule func(seed checker.Seed) faults.Schedule
 	}{
 		{"nemesis", nem},
 		{"timeline", tl},

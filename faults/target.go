@@ -62,17 +62,19 @@ func Member(i int) Target { return Target{kind: memberTarget, arg: fmt.Sprintf("
 func Client(name string) Target { return Target{kind: clientTarget, arg: name} }
 
 // LockHolder is the client that holds the lock called lock when the fault
-// fires, as the workload reported it (see Env.Notify and Holders).
+// fires, as the recorded operations say (see Env.LockHolder).
 func LockHolder(lock string) Target { return Target{kind: lockHolderTarget, arg: lock} }
 
 // ElectionLeader is the client elected in the election called election
-// when the fault fires, as the workload reported it.
+// when the fault fires, as the recorded operations say (see
+// Env.ElectionLeader).
 func ElectionLeader(election string) Target {
 	return Target{kind: electionLeaderTarget, arg: election}
 }
 
-// String names the target as a person reads it: "leader", "m2",
-// "client c1", "holder of lock L".
+// String names the target in the form ParseTarget reads, one token for
+// the role and one for the name it needs: "leader", "m2", "all-members",
+// "client c1", "lock-holder L", "election-leader E".
 func (t Target) String() string {
 	switch t.kind {
 	case leaderTarget:
@@ -86,15 +88,15 @@ func (t Target) String() string {
 	case memberTarget:
 		return t.arg
 	case allMembersTarget:
-		return "all members"
+		return "all-members"
 	case clientTarget:
 		return "client " + t.arg
 	case allClientsTarget:
-		return "all clients"
+		return "all-clients"
 	case lockHolderTarget:
-		return "holder of lock " + t.arg
+		return "lock-holder " + t.arg
 	case electionLeaderTarget:
-		return "leader of election " + t.arg
+		return "election-leader " + t.arg
 	}
 	return "no target"
 }
@@ -209,13 +211,13 @@ func (t Target) resolve(ctx context.Context, e *Env, rng *rand.Rand) ([]string, 
 	case allClientsTarget:
 		return s.clients, nil
 	case lockHolderTarget:
-		cl, ok := e.holders().LockHolder(t.arg)
+		cl, ok := e.LockHolder(t.arg)
 		if !ok {
 			return nil, fmt.Errorf("nobody holds lock %q now", t.arg)
 		}
 		return []string{cl}, nil
 	case electionLeaderTarget:
-		cl, ok := e.holders().ElectionLeader(t.arg)
+		cl, ok := e.ElectionLeader(t.arg)
 		if !ok {
 			return nil, fmt.Errorf("nobody leads election %q now", t.arg)
 		}

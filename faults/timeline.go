@@ -4,46 +4,48 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
 )
 
 // Timeline is an explicit schedule: at t, for d, this fault; and, when the
-// workload does something, for d, that fault.
+// workload does something, for d, that fault. It reads and writes JSON
+// with its faults as text and its durations as duration text (see
+// MarshalJSON).
 type Timeline struct {
 	// Seed seeds every random choice of the run (which follower, which
 	// minority, the ring's order).
-	Seed uint64
+	Seed checker.Seed `json:"seed"`
 	// Steps fire at their time. Steps on targets that may be the same
 	// node must not overlap in time.
-	Steps []Step
-	// Triggers fire when the workload reports a matching Activity, each at
-	// most once.
-	Triggers []Trigger
+	Steps []Step `json:"steps"`
+	// Triggers fire when the workload records a matching operation, each
+	// at most once.
+	Triggers []Trigger `json:"triggers"`
 	// End is when the run ends, counted from its start: it heals what is
 	// still active then. 0 means when every step has fired and healed and,
 	// if there are triggers, every trigger has fired and healed.
-	End time.Duration
+	End time.Duration `json:"end"`
 }
 
 // Step is one fault of a Timeline: at At, for For, Fault.
 type Step struct {
-	At    time.Duration
-	For   time.Duration // 0 for an instant fault, positive otherwise
-	Fault Fault
+	At    time.Duration `json:"at"`
+	For   time.Duration `json:"for"` // 0 for an instant fault, positive otherwise
+	Fault Fault         `json:"fault"`
 }
 
-// Trigger fires Fault when the workload reports an Activity that matches
-// On, and heals it For later. Notify injects it before it returns, so a
-// fault aimed at LockHolder(L) on Acquired L hits the new holder before
-// its next step.
+// Trigger fires Fault when the workload records an operation that matches
+// On, and heals it For later. The recording call injects it before it
+// returns, so a fault aimed at LockHolder("L") on an acquire of L hits the
+// new holder before its next step.
 type Trigger struct {
-	On    Match
-	For   time.Duration // 0 for an instant fault, positive otherwise
-	Fault Fault
+	On    Match         `json:"on"`
+	For   time.Duration `json:"for"` // 0 for an instant fault, positive otherwise
+	Fault Fault         `json:"fault"`
 }
 
 // At is a Step: at, for d, f.
@@ -74,8 +76,9 @@ func checkFor(f Fault, d time.Duration) error {
 }
 
 // Validate reports every reason the timeline cannot run against c.
-func (tl Timeline) Validate(c *cluster.Cluster) error {
-	s := shapeOf(c)
+func (tl Timeline) Validate(c *cluster.Cluster) error { return tl.validate(shapeOf(c)) }
+
+func (tl Timeline) validate(s shape) error {
 	var errs []error
 	for i, st := range tl.Steps {
 		var es []error
@@ -97,6 +100,9 @@ func (tl Timeline) Validate(c *cluster.Cluster) error {
 	}
 	for i, tr := range tl.Triggers {
 		var es []error
+		if err := tr.On.validate(); err != nil {
+			es = append(es, err)
+		}
 		if err := checkFor(tr.Fault, tr.For); err != nil {
 			es = append(es, err)
 		}
@@ -183,7 +189,7 @@ func mayMeet(a, b Target) bool {
 // seeds draws the random source of every step and trigger from the
 // timeline's seed, in a fixed order.
 func (tl Timeline) seeds() (steps, triggers []uint64) {
-	root := rand.New(rand.NewPCG(tl.Seed, 0))
+	root := tl.Seed.Rand(0)
 	for range tl.Steps {
 		steps = append(steps, root.Uint64())
 	}
@@ -224,18 +230,12 @@ func (tl Timeline) Plan(ctx context.Context, env *Env) ([]Planned, error) {
 }
 
 // Run carries the timeline out against env. See Schedule.
-func (tl Timeline) Run(ctx context.Context, env *Env) error {
-	run, err := tl.prepare(ctx, env)
-	if err != nil {
-		return err
-	}
-	return run()
-}
+func (tl Timeline) Run(ctx context.Context, env *Env) error { return Run(ctx, env, tl) }
 
-// prepare validates the timeline and arms its triggers, so that Notify
-// fires them from the moment it returns; the returned function runs the
-// rest.
-func (tl Timeline) prepare(ctx context.Context, env *Env) (func() error, error) {
+// Arm validates the timeline and arms its triggers, so that operations
+// recorded from the moment it returns fire them; the returned function
+// runs the rest. See Schedule.
+func (tl Timeline) Arm(ctx context.Context, env *Env) (func() error, error) {
 	if err := tl.Validate(env.c); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/faults"
 )
@@ -79,8 +80,18 @@ func TestValidate(t *testing.T) {
 		{"zero fault", three, timeline(faults.Step{At: 0, For: s}),
 			[]string{"zero Fault"}},
 		{"trigger without a duration", three, faults.Timeline{Triggers: []faults.Trigger{
-			faults.On(faults.Match{Kind: faults.Acquired}, 0, faults.Pause(faults.LockHolder("L"))),
+			faults.On(faults.Match{Kind: checker.KindAcquire}, 0, faults.Pause(faults.LockHolder("L"))),
 		}}, []string{"trigger 0", "pause(holder of lock L)", "duration is zero"}},
+		{"trigger on a kind that does not exist", three, faults.Timeline{Triggers: []faults.Trigger{
+			faults.On(faults.Match{Kind: "aquire"}, s, faults.Pause(faults.LockHolder("L"))),
+		}}, []string{"trigger 0", `no operation kind "aquire"`, "acquire, release", `starting with "x-"`}},
+		{"trigger on an outcome that does not exist", three, faults.Timeline{Triggers: []faults.Trigger{
+			faults.On(faults.Match{Kind: checker.KindRelease, Outcome: "maybe"}, s, faults.Pause(faults.LockHolder("L"))),
+		}}, []string{"trigger 0", `no outcome "maybe"`}},
+		{"crash of a client the workload does not have", three, timeline(faults.At(0, s, faults.Crash(faults.Client("c9")))),
+			[]string{"crash(client c9)", `no client "c9"`}},
+		{"crash aimed at a member", three, timeline(faults.At(0, s, faults.Crash(faults.Leader))),
+			[]string{"crash(leader)", "crash needs clients"}},
 		{"step past the end", three, faults.Timeline{End: s, Steps: []faults.Step{faults.At(0, 2*s, faults.Kill(faults.Leader))}},
 			[]string{"kill(leader)", "after the timeline's end 1s"}},
 		{"nemesis with no mix", three, faults.Nemesis{MinFor: s, MaxFor: s},
