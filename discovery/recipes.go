@@ -3,79 +3,69 @@ package discovery
 import (
 	"fmt"
 
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// RegistrarRecipe is a registrar that scenarios can run by name.
-type RegistrarRecipe struct {
-	// Name is how scenarios and simrun refer to the recipe.
-	Name string `json:"name"`
-	// Broken marks a deliberately broken recipe: scenarios expect its
-	// violation instead of failing on it.
-	Broken bool `json:"broken,omitempty"`
-	// Pitfall is the recipe's number in issue 4's pitfall gallery; 0 for a
-	// correct recipe.
-	Pitfall int `json:"pitfall,omitempty"`
-	// Summary says in one line what the recipe does.
-	Summary string `json:"summary"`
-	// New builds a registrar of the instance at addr of service.
-	New func(cli *clientv3.Client, service, addr string, opts Options) (Registrar, error) `json:"-"`
-}
+// NewRegistrar builds a registrar of the instance at addr of service: the
+// constructor every registrar recipe provides.
+type NewRegistrar func(cli *clientv3.Client, service, addr string, opts Options) (Registrar, error)
 
-// ResolverRecipe is a resolver that scenarios can run by name.
-type ResolverRecipe struct {
-	Name    string `json:"name"`
-	Broken  bool   `json:"broken,omitempty"`
-	Pitfall int    `json:"pitfall,omitempty"`
-	Summary string `json:"summary"`
-	// New builds a resolver of service.
-	New func(cli *clientv3.Client, service string, opts Options) (Resolver, error) `json:"-"`
-}
+// NewResolver builds a resolver of service: the constructor every resolver
+// recipe provides.
+type NewResolver func(cli *clientv3.Client, service string, opts Options) (Resolver, error)
+
+// RegistrarRecipe is a registrar that scenarios can run by name, and
+// ResolverRecipe a resolver: the registry type every recipe family shares,
+// for discovery's two constructors.
+type (
+	RegistrarRecipe = recipe.Recipe[NewRegistrar]
+	ResolverRecipe  = recipe.Recipe[NewResolver]
+)
+
+var notConverged = checker.Expectation{Checker: checker.CheckerDiscoveryConvergence, Violation: checker.ViolationNotConverged}
+
+var registrars = recipe.NewRegistry(recipe.Discovery,
+	RegistrarRecipe{Name: "keepalive", New: NewKeepAlive,
+		Summary: "endpoints manager record on a lease kept alive; registers again on a new lease when it is lost"},
+	RegistrarRecipe{Name: "noreregister", Broken: true, New: NewNoReregister, Expect: notConverged,
+		Upstream: "https://github.com/zeromicro/go-zero/issues/1926",
+		Summary:  "gives up when its lease is lost: the instance vanishes from discovery while it still serves"},
+)
+
+var resolvers = recipe.NewRegistry(recipe.Discovery,
+	ResolverRecipe{Name: "relisting", New: NewRelisting,
+		Summary: "linearizable listing and a watch that require a leader; lists again whenever the watch fails"},
+	ResolverRecipe{Name: "stopsonerror", Broken: true, New: NewStopsOnError, Expect: notConverged,
+		Upstream: "https://github.com/etcd-io/etcd/issues/9386",
+		Summary:  "etcd's naming resolver loop: stops for good on a watch error such as a compaction"},
+	ResolverRecipe{Name: "serializable", Broken: true, New: NewSerializable, Expect: notConverged,
+		Summary: "serializable listings and no leader required: a partitioned member serves a stale set as current"},
+)
 
 // Registrars returns every registrar recipe, correct ones first.
-func Registrars() []RegistrarRecipe {
-	return []RegistrarRecipe{
-		{Name: "keepalive", New: NewKeepAlive,
-			Summary: "endpoints manager record on a lease kept alive; registers again on a new lease when it is lost"},
-		{Name: "noreregister", Broken: true, Pitfall: 12, New: NewNoReregister,
-			Summary: "gives up when its lease is lost (go-zero #1926, kratos #3883): the instance vanishes from discovery"},
-	}
-}
+func Registrars() []RegistrarRecipe { return registrars.All() }
 
 // Resolvers returns every resolver recipe, correct ones first.
-func Resolvers() []ResolverRecipe {
-	return []ResolverRecipe{
-		{Name: "relisting", New: NewRelisting,
-			Summary: "linearizable listing and a watch that require a leader; lists again whenever the watch fails"},
-		{Name: "stopsonerror", Broken: true, Pitfall: 13, New: NewStopsOnError,
-			Summary: "etcd's naming resolver loop: stops for good on a watch error such as a compaction (etcd #9386, cilium #3011)"},
-		{Name: "serializable", Broken: true, Pitfall: 14, New: NewSerializable,
-			Summary: "serializable listings and no leader required: a partitioned member serves a stale set as current"},
-	}
-}
+func Resolvers() []ResolverRecipe { return resolvers.All() }
 
 // LookupRegistrar returns the registrar recipe called name, or an error
 // wrapping ErrUnknownRecipe that lists the names there are.
 func LookupRegistrar(name string) (RegistrarRecipe, error) {
-	var names []string
-	for _, r := range Registrars() {
-		if r.Name == name {
-			return r, nil
-		}
-		names = append(names, r.Name)
+	r, err := registrars.Lookup(name)
+	if err != nil {
+		return RegistrarRecipe{}, fmt.Errorf("discovery: %w: registrar: %w", ErrUnknownRecipe, err)
 	}
-	return RegistrarRecipe{}, fmt.Errorf("%w %q among registrars; have %q", ErrUnknownRecipe, name, names)
+	return r, nil
 }
 
 // LookupResolver returns the resolver recipe called name, or an error
 // wrapping ErrUnknownRecipe that lists the names there are.
 func LookupResolver(name string) (ResolverRecipe, error) {
-	var names []string
-	for _, r := range Resolvers() {
-		if r.Name == name {
-			return r, nil
-		}
-		names = append(names, r.Name)
+	r, err := resolvers.Lookup(name)
+	if err != nil {
+		return ResolverRecipe{}, fmt.Errorf("discovery: %w: resolver: %w", ErrUnknownRecipe, err)
 	}
-	return ResolverRecipe{}, fmt.Errorf("%w %q among resolvers; have %q", ErrUnknownRecipe, name, names)
+	return r, nil
 }

@@ -65,7 +65,7 @@ func Example() {
 func ExampleRecipes() {
 	for _, r := range lock.Recipes() {
 		if r.Broken {
-			fmt.Printf("%-24s broken, pitfall %d\n", r.Name, r.Number)
+			fmt.Printf("%-24s broken: %v\n", r.Name, r.Expect)
 		} else {
 			fmt.Printf("%-24s correct\n", r.Name)
 		}
@@ -74,12 +74,12 @@ func ExampleRecipes() {
 	// mutex                    correct
 	// v3lock                   correct
 	// fenced                   correct
-	// released-marker          broken, pitfall 1
-	// keepalive-misconfigured  broken, pitfall 3
-	// unfenced                 broken, pitfall 4
-	// shared-session           broken, pitfall 5
-	// setnx                    broken, pitfall 6
-	// delete-name              broken, pitfall 7
-	// serializable-check       broken, pitfall 8
-	// herd                     broken, pitfall 9
+	// herd                     correct
+	// released-marker          broken: violation of mutual-exclusion (overlap)
+	// keepalive-misconfigured  broken: violation of mutual-exclusion (overlap)
+	// unfenced                 broken: violation of mutual-exclusion (stale-write)
+	// shared-session           broken: violation of mutual-exclusion (overlap)
+	// setnx                    broken: violation of liveness (starvation)
+	// delete-name              broken: violation of mutual-exclusion (overlap)
+	// serializable-check       broken: violation of mutual-exclusion (stale-write)
 }

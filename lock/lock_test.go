@@ -26,15 +26,13 @@ func TestRegistry(t *testing.T) {
 		if r.New == nil {
 			t.Errorf("recipe %q has no New", r.Name)
 		}
-		if r.Broken != (r.Pitfall != "") {
-			t.Errorf("recipe %q: Broken=%v but Pitfall=%q: a broken recipe says what breaks, a correct one does not", r.Name, r.Broken, r.Pitfall)
+		if err := r.Validate(); err != nil {
+			t.Errorf("recipe %q: %v", r.Name, err)
 		}
 		if r.Broken {
 			broken++
 		}
-		if r.Broken != (r.Number > 0) {
-			t.Errorf("recipe %q: Broken=%v but Number=%d", r.Name, r.Broken, r.Number)
-		}
+
 		got, err := Lookup(r.Name)
 		if err != nil || got.Name != r.Name {
 			t.Errorf("Lookup(%q) = %q, %v", r.Name, got.Name, err)

@@ -2,8 +2,9 @@ package lock
 
 import (
 	"fmt"
-	"slices"
 
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -11,74 +12,73 @@ import (
 // constructor every recipe provides.
 type NewLocker func(cli *clientv3.Client, name string, opts Options) (Locker, error)
 
-// Recipe is a lock implementation scenarios can run by name. A user's own
-// lock becomes one by filling in a Recipe; it need not be registered here.
-type Recipe struct {
-	// Name identifies the recipe in scenarios and reports.
-	Name string `json:"name"`
-	// Broken marks a deliberately broken recipe: scenarios expect its
-	// violation rather than report it.
-	Broken bool `json:"broken,omitempty"`
-	// Number is a broken recipe's number in issue 4's list of pitfalls;
-	// 0 for a correct recipe.
-	Number int `json:"number,omitempty"`
-	// Pitfall says, for a broken recipe, what breaks and where it comes
-	// from. "" for a correct recipe.
-	Pitfall string `json:"pitfall,omitempty"`
-	// New returns a Locker for the lock called name on cli. Each client
-	// of a scenario gets a Locker of its own.
-	New NewLocker `json:"-"`
+// Recipe is a lock implementation scenarios can run by name: its name, a
+// one-line summary, whether it is deliberately broken and, if so, the
+// violation it must produce and the upstream report it reproduces. It is
+// the registry type every recipe family shares. A user's own lock becomes
+// one by filling in a Recipe; it need not be registered here.
+type Recipe = recipe.Recipe[NewLocker]
+
+// expect is the violation a broken lock recipe must produce.
+func expect(c string, v checker.ViolationKind) checker.Expectation {
+	return checker.Expectation{Checker: c, Violation: v}
 }
 
-// recipes is the registry, in the order Recipes returns it: the correct
-// ones, then the pitfalls by their number in issue 4.
-var recipes = []Recipe{
-	{Name: "mutex", New: func(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+// registry lists the correct recipes first, then the deliberately broken
+// ones in the order the gallery shows them.
+var registry = recipe.NewRegistry(recipe.Lock,
+	Recipe{Name: "mutex", New: func(cli *clientv3.Client, name string, opts Options) (Locker, error) {
 		return NewMutex(cli, name, opts)
-	}},
-	{Name: "v3lock", New: func(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	}, Summary: "client/v3/concurrency.Mutex, one session per holder; its lease guard closes Done before the server can expire it"},
+	Recipe{Name: "v3lock", New: func(cli *clientv3.Client, name string, opts Options) (Locker, error) {
 		return NewServerLock(cli, name, opts)
-	}},
-	{Name: "fenced", New: func(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	}, Summary: "etcd's server-side lock API (v3lock); the caller keeps the lease alive"},
+	Recipe{Name: "fenced", New: func(cli *clientv3.Client, name string, opts Options) (Locker, error) {
 		return NewFenced(cli, name, opts)
-	}},
-	{Name: "released-marker", Broken: true, Number: 1, New: newReleasedMarker,
-		Pitfall: "release marks the key released instead of deleting it; a client that locks again keeps its old, " +
-			"lower create revision and jumps ahead of the holder: two holders (ordering by the wrong revision, lock documents)"},
-	{Name: "keepalive-misconfigured", Broken: true, Number: 3, New: newDocumentKeepalive,
-		Pitfall: "hand-rolled keepalive, TTL 8 s, heartbeat 2 s, 2 retries: the holder gives up 12 s after its last " +
-			"renewal and keeps working after its lease expired (the lock document's misconfiguration)"},
-	{Name: "unfenced", Broken: true, Number: 4, New: newUnfenced,
-		Pitfall: "a correct mutex guarding an external resource without a fencing token: a holder paused past its TTL " +
-			"writes after its successor (Jepsen etcd 3.4.3; Kleppmann on fencing; etcd #10811)"},
-	{Name: "shared-session", Broken: true, Number: 5, New: newSharedSession,
-		Pitfall: "goroutines sharing one session share the mutex key, so both hold the lock (etcd #11360)"},
-	{Name: "setnx", Broken: true, Number: 6, New: newSetNX,
-		Pitfall: "put-if-absent without a lease: a crashed holder's lock is never freed, a liveness failure (vault #2526)"},
-	{Name: "delete-name", Broken: true, Number: 7, New: newDeleteName,
-		Pitfall: "release and clean-up delete the lock's name rather than the client's own key: a waiter that gives up " +
-			"frees the holder's lock (the symmetry property of the lock document)"},
-	{Name: "serializable-check", Broken: true, Number: 8, New: newSerializableCheck,
-		Pitfall: "ownership checked with a serializable read: a member cut off from the leader answers a stale yes (etcd #6829)"},
-	{Name: "herd", Broken: true, Number: 9, New: newHerd,
-		Pitfall: "every waiter watches the whole prefix: correct, but each change wakes every waiter (the herd effect)"},
-}
+	}, Summary: "the documented recipe written out: waiters ordered by create revision, writes through a guard that commits only while the key is held"},
+	Recipe{Name: "herd", New: newHerd,
+		Summary: "correct, but every waiter watches the whole prefix: each change wakes every waiter (the herd effect)"},
+	Recipe{Name: "released-marker", Broken: true, New: newReleasedMarker,
+		Expect: expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
+		Summary: "release marks the key released instead of deleting it; a client that locks again keeps its old, " +
+			"lower create revision and jumps ahead of the holder: two holders (ordering by the wrong revision)"},
+	Recipe{Name: "keepalive-misconfigured", Broken: true, New: newDocumentKeepalive,
+		Expect: expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
+		Summary: "hand-rolled keepalive, TTL 8 s, heartbeat 2 s, 2 retries: the holder gives up 12 s after its last " +
+			"renewal and keeps working after its lease expired"},
+	Recipe{Name: "unfenced", Broken: true, New: newUnfenced,
+		Expect:   expect(checker.CheckerMutualExclusion, checker.ViolationStaleWrite),
+		Upstream: "https://github.com/etcd-io/etcd/issues/10811",
+		Summary: "a correct mutex guarding an external resource without a fencing token: a holder paused past its TTL " +
+			"writes after its successor"},
+	Recipe{Name: "shared-session", Broken: true, New: newSharedSession,
+		Expect:   expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
+		Upstream: "https://github.com/etcd-io/etcd/issues/11360",
+		Summary:  "goroutines sharing one session share the mutex key, so both hold the lock"},
+	Recipe{Name: "setnx", Broken: true, New: newSetNX,
+		Expect:   expect(checker.CheckerLiveness, checker.ViolationStarvation),
+		Upstream: "https://github.com/hashicorp/vault/issues/2526",
+		Summary:  "put-if-absent without a lease: a crashed holder's lock is never freed, a liveness failure"},
+	Recipe{Name: "delete-name", Broken: true, New: newDeleteName,
+		Expect: expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
+		Summary: "release and clean-up delete the lock's name rather than the client's own key: a waiter that gives up " +
+			"frees the holder's lock"},
+	Recipe{Name: "serializable-check", Broken: true, New: newSerializableCheck,
+		Expect:   expect(checker.CheckerMutualExclusion, checker.ViolationStaleWrite),
+		Upstream: "https://github.com/etcd-io/etcd/issues/6829",
+		Summary:  "ownership checked with a serializable read: a member cut off from the leader answers a stale yes"},
+)
 
 // Recipes returns every registered recipe: the correct ones first, then
-// the deliberately broken ones in the order of issue 4's pitfalls.
-func Recipes() []Recipe { return slices.Clone(recipes) }
+// the deliberately broken ones in the order the gallery shows them.
+func Recipes() []Recipe { return registry.All() }
 
 // Lookup returns the recipe called name, or an error wrapping
-// ErrUnknownRecipe that lists the names there are.
+// ErrUnknownRecipe that lists the names there are, the closest first.
 func Lookup(name string) (Recipe, error) {
-	for _, r := range recipes {
-		if r.Name == name {
-			return r, nil
-		}
+	r, err := registry.Lookup(name)
+	if err != nil {
+		return Recipe{}, fmt.Errorf("lock: %w: %w", ErrUnknownRecipe, err)
 	}
-	names := make([]string, len(recipes))
-	for i, r := range recipes {
-		names[i] = r.Name
-	}
-	return Recipe{}, fmt.Errorf("%w %q; have %v", ErrUnknownRecipe, name, names)
+	return r, nil
 }

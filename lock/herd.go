@@ -11,10 +11,10 @@ import (
 // herd is the queue recipe whose waiters watch the whole prefix instead of
 // their predecessor, and look again at the queue after every change.
 //
-// BROKEN (deliberately): pitfall 9 of issue 4, the herd effect, which the
-// lock recipe of the etcd documentation (and ZooKeeper's before it)
-// avoids by having each waiter watch only the key just ahead of it. This
-// variant is still correct, the oldest key holds, but each release, each
+// It is correct but wasteful — the herd effect, which the lock recipe of
+// the etcd documentation (and ZooKeeper's before it) avoids by having each
+// waiter watch only the key just ahead of it. The oldest key holds, so no
+// checker faults it; but each release, each
 // expired lease and each new waiter wakes every waiter, and each of them
 // reads the queue again: with n waiters an acquisition costs n wakeups
 // and n reads instead of one, and a crashed holder wakes them all at
