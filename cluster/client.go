@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -24,12 +25,23 @@ type ClientConfig struct {
 	Configure func(*clientv3.Config) `json:"-"`
 }
 
-// namedClient is a client and the proxies that form its links.
+// namedClient is a named client: the proxies that form its links and,
+// once something asked for it, the *clientv3.Client that uses them. A name
+// given out only by ClientEndpoints has links and no *clientv3.Client: the
+// code that asked dials etcd itself.
 type namedClient struct {
 	name       string
-	cli        *clientv3.Client
-	allMembers bool              // created for every member: gains links to added ones
-	proxies    map[string]*proxy // by member name; guarded by Cluster.mu
+	cfg        ClientConfig
+	allMembers bool // created for every member: gains links to added ones
+
+	// lifeMu serializes what takes time: linking, dialing, crashing and
+	// restarting. Cluster.mu guards the fields below it.
+	lifeMu  sync.Mutex
+	linked  bool              // its proxies exist; until then no one sees it
+	dropped bool              // its making failed and it was forgotten
+	proxies map[string]*proxy // by member name
+	cli     *clientv3.Client  // nil until dialed, and while crashed
+	crashed bool
 }
 
 // endpoints lists the client's proxy URLs in member order; Cluster.mu must
@@ -52,29 +64,185 @@ func (nc *namedClient) endpoints() []string {
 var clientNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
 var memberNameRE = regexp.MustCompile(`^m[0-9]+$`)
 
-// Client returns the client called name, creating it with links to every
-// member on first use. The cluster closes it on Close.
-func (c *Cluster) Client(name string) (*clientv3.Client, error) {
-	c.mu.Lock()
-	nc, ok := c.clients[name]
-	c.mu.Unlock()
-	if ok {
-		return nc.cli, nil
+func checkClientName(name string) error {
+	if !clientNameRE.MatchString(name) || memberNameRE.MatchString(name) {
+		return fmt.Errorf("cluster: bad client name %q: use a letter then letters, digits, '_', '.' or '-' (at most 64), and not a member name like m0", name)
 	}
-	return c.NewClient(name, ClientConfig{})
+	return nil
+}
+
+// Client returns the client called name, creating it with links to every
+// member on first use. A name that ClientEndpoints created gets its
+// *clientv3.Client now, on the same links. The cluster closes it on Close.
+// A crashed client is an error (ErrCrashed) until RestartClient.
+func (c *Cluster) Client(name string) (*clientv3.Client, error) {
+	if err := checkClientName(name); err != nil {
+		return nil, err
+	}
+	nc, added, err := c.lockClient(name, ClientConfig{})
+	if err != nil {
+		return nil, err
+	}
+	defer nc.lifeMu.Unlock()
+	if added {
+		if err := c.link(nc); err != nil {
+			return nil, err
+		}
+	}
+	c.mu.Lock()
+	cli, crashed := nc.cli, nc.crashed
+	c.mu.Unlock()
+	switch {
+	case crashed:
+		return nil, fmt.Errorf("%w: %q; RestartClient brings it back", ErrCrashed, name)
+	case cli != nil:
+		return cli, nil
+	}
+	cli, err = c.dial(nc)
+	if err != nil && added {
+		c.drop(nc)
+	}
+	return cli, err
 }
 
 // NewClient creates the client called name. Its connection to each member
 // runs through a link of its own (name→member and member→name), so faults
-// can single it out. It is an error if a client of that name exists.
+// can single it out. It is an error if a client of that name exists, even
+// one that ClientEndpoints created.
 func (c *Cluster) NewClient(name string, cfg ClientConfig) (*clientv3.Client, error) {
-	if err := c.checkOpen(); err != nil {
+	if err := checkClientName(name); err != nil {
 		return nil, err
 	}
-	if !clientNameRE.MatchString(name) || memberNameRE.MatchString(name) {
-		return nil, fmt.Errorf("cluster: bad client name %q: use a letter then letters, digits, '_', '.' or '-' (at most 64), and not a member name like m0", name)
+	nc, added, err := c.lockClient(name, cfg)
+	if err != nil {
+		return nil, err
 	}
-	members := cfg.Members
+	defer nc.lifeMu.Unlock()
+	if !added {
+		return nil, fmt.Errorf("cluster: a client named %q exists already", name)
+	}
+	if err := c.link(nc); err != nil {
+		return nil, err
+	}
+	cli, err := c.dial(nc)
+	if err != nil {
+		c.drop(nc)
+		return nil, err
+	}
+	return cli, nil
+}
+
+// ClientEndpoints returns the URLs that carry the traffic of the client
+// called name and nothing else, one per member it has links to, creating
+// the client's links to every member if it does not exist yet. It is for
+// code that builds its own etcd client from a list of endpoints, as most
+// service frameworks do: given these, that code is subject to every fault
+// aimed at the client — Isolate(name), a paused, delayed or reset client,
+// lost responses, CrashClient — and ClientNames lists the name like any
+// other. The URLs stay the same for the cluster's life; a member added
+// later gets a link to a client created for every member, so ask again to
+// include it.
+func (c *Cluster) ClientEndpoints(name string) ([]string, error) {
+	if err := checkClientName(name); err != nil {
+		return nil, err
+	}
+	nc, added, err := c.lockClient(name, ClientConfig{})
+	if err != nil {
+		return nil, err
+	}
+	defer nc.lifeMu.Unlock()
+	if added {
+		if err := c.link(nc); err != nil {
+			return nil, err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return nc.endpoints(), nil
+}
+
+// lockClient returns the client called name with its lifeMu held, adding
+// it, unlinked and made with cfg, if there is none; added reports whether
+// it did.
+func (c *Cluster) lockClient(name string, cfg ClientConfig) (nc *namedClient, added bool, err error) {
+	for {
+		c.mu.Lock()
+		if err := c.openLocked(); err != nil {
+			c.mu.Unlock()
+			return nil, false, err
+		}
+		nc, ok := c.clients[name]
+		if !ok {
+			nc = &namedClient{name: name, cfg: cfg, allMembers: cfg.Members == nil, proxies: make(map[string]*proxy)}
+			c.clients[name] = nc
+		}
+		c.mu.Unlock()
+		nc.lifeMu.Lock()
+		c.mu.Lock()
+		dropped := nc.dropped
+		c.mu.Unlock()
+		if !dropped {
+			return nc, !ok, nil
+		}
+		nc.lifeMu.Unlock() // whoever added it failed to make it; the name is free again
+	}
+}
+
+// lookupClient returns the client called name with its lifeMu held, or an
+// error naming the clients that exist.
+func (c *Cluster) lookupClient(name string) (*namedClient, error) {
+	c.mu.Lock()
+	if err := c.openLocked(); err != nil {
+		c.mu.Unlock()
+		return nil, err
+	}
+	nc, ok := c.clients[name]
+	c.mu.Unlock()
+	if ok {
+		nc.lifeMu.Lock()
+		c.mu.Lock()
+		usable := nc.linked
+		c.mu.Unlock()
+		if usable {
+			return nc, nil
+		}
+		nc.lifeMu.Unlock()
+	}
+	return nil, fmt.Errorf("%w %q (clients: %v)", ErrUnknownNode, name, c.ClientNames())
+}
+
+// link gives a new client a proxy to each of its members; nc.lifeMu must
+// be held. On error the client is forgotten.
+func (c *Cluster) link(nc *namedClient) error {
+	targets, err := c.clientTargets(nc.name, nc.cfg.Members)
+	if err != nil {
+		c.drop(nc)
+		return err
+	}
+	c.net.addClient(nc.name)
+	for _, m := range targets {
+		p, err := c.net.newProxy(m.name, nc.name, nil, false)
+		if err != nil {
+			c.drop(nc)
+			return fmt.Errorf("cluster: client %q: proxy to %s: %w", nc.name, m.name, err)
+		}
+		m.mu.Lock()
+		if m.state == stateRunning {
+			p.setTarget(m.clientAddr)
+		}
+		m.mu.Unlock()
+		c.mu.Lock()
+		nc.proxies[m.name] = p
+		c.mu.Unlock()
+	}
+	c.mu.Lock()
+	nc.linked = true
+	c.mu.Unlock()
+	return nil
+}
+
+// clientTargets resolves a client's member names; nil means every member.
+func (c *Cluster) clientTargets(name string, members []string) ([]*Member, error) {
 	if members == nil {
 		for _, m := range c.Members() {
 			members = append(members, m.name)
@@ -94,51 +262,34 @@ func (c *Cluster) NewClient(name string, cfg ClientConfig) (*clientv3.Client, er
 		}
 		targets = append(targets, m)
 	}
-	c.mu.Lock()
-	if _, dup := c.clients[name]; dup {
-		c.mu.Unlock()
-		return nil, fmt.Errorf("cluster: a client named %q exists already", name)
-	}
-	nc := &namedClient{name: name, allMembers: cfg.Members == nil, proxies: make(map[string]*proxy)}
-	c.clients[name] = nc // reserve the name
-	c.mu.Unlock()
+	return targets, nil
+}
 
-	c.net.addClient(name)
-	var endpoints []string
-	for _, m := range targets {
-		p, err := c.net.newProxy(m.name, name, nil, false)
-		if err != nil {
-			c.dropClient(name)
-			return nil, fmt.Errorf("cluster: client %q: proxy to %s: %w", name, m.name, err)
-		}
-		m.mu.Lock()
-		if m.state == stateRunning {
-			p.setTarget(m.clientAddr)
-		}
-		m.mu.Unlock()
-		c.mu.Lock()
-		nc.proxies[m.name] = p
-		c.mu.Unlock()
-		endpoints = append(endpoints, "http://"+p.addr())
-	}
+// dial makes the client's *clientv3.Client on its links; nc.lifeMu must be
+// held.
+func (c *Cluster) dial(nc *namedClient) (*clientv3.Client, error) {
+	c.mu.Lock()
+	endpoints := nc.endpoints()
+	c.mu.Unlock()
 	ccfg := clientv3.Config{
 		Endpoints:            endpoints,
 		Logger:               quietLogger(),
 		DialKeepAliveTime:    2 * time.Second,
 		DialKeepAliveTimeout: 2 * time.Second,
 	}
-	if cfg.Configure != nil {
-		cfg.Configure(&ccfg)
+	if nc.cfg.Configure != nil {
+		nc.cfg.Configure(&ccfg)
 		ccfg.Endpoints = endpoints
 	}
 	cli, err := clientv3.New(ccfg)
 	if err != nil {
-		c.dropClient(name)
-		return nil, fmt.Errorf("cluster: client %q: %w", name, err)
+		return nil, fmt.Errorf("cluster: client %q: %w", nc.name, err)
 	}
 	c.mu.Lock()
-	nc.cli = cli
 	closed := c.closed
+	if !closed {
+		nc.cli = cli
+	}
 	c.mu.Unlock()
 	if closed {
 		cli.Close()
@@ -147,21 +298,27 @@ func (c *Cluster) NewClient(name string, cfg ClientConfig) (*clientv3.Client, er
 	return cli, nil
 }
 
-// dropClient forgets a client whose creation failed; its proxies are
-// closed with the network.
-func (c *Cluster) dropClient(name string) {
+// drop forgets a client whose creation failed, so its name can be tried
+// again; its proxies are closed with the network. nc.lifeMu must be held.
+func (c *Cluster) drop(nc *namedClient) {
 	c.mu.Lock()
-	delete(c.clients, name)
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.clients[nc.name] == nc {
+		delete(c.clients, nc.name)
+	}
+	nc.linked = false
+	nc.dropped = true
 }
 
-// ClientNames returns the names of the clients created so far, sorted.
+// ClientNames returns the names of the clients created so far, sorted:
+// those made by Client or NewClient, those ClientEndpoints gave out, and
+// crashed ones.
 func (c *Cluster) ClientNames() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []string
 	for name, nc := range c.clients {
-		if nc.cli != nil {
+		if nc.linked {
 			out = append(out, name)
 		}
 	}
@@ -177,6 +334,24 @@ func (c *Cluster) retargetClients(member, addr string) {
 		if p, ok := nc.proxies[member]; ok {
 			p.setTarget(addr)
 		}
+	}
+}
+
+// closeClients closes every client's *clientv3.Client, for Close.
+func (c *Cluster) closeClients() {
+	c.mu.Lock()
+	var clis []*clientv3.Client
+	for _, nc := range c.clients {
+		if nc.cli != nil {
+			clis = append(clis, nc.cli)
+		}
+	}
+	for _, h := range c.harness {
+		clis = append(clis, h)
+	}
+	c.mu.Unlock()
+	for _, cli := range clis {
+		cli.Close()
 	}
 }
 

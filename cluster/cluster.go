@@ -16,7 +16,9 @@ import (
 )
 
 // Cluster is a running multi-member etcd cluster inside this process, with a
-// network the harness controls. Create one with Start or, in tests, New.
+// network the harness controls. Create one with Start or, in tests, New. A
+// zero Cluster was never started: its calls fail with ErrClosed, and Close
+// returns nil.
 type Cluster struct {
 	cfg    Config
 	dir    string
@@ -25,7 +27,7 @@ type Cluster struct {
 	net    *network
 	pki    *pki
 
-	mu        sync.Mutex // guards members, clients, harness, closed, nextIndex
+	mu        sync.Mutex // guards members, clients and what namedClient says it guards, harness, closed, nextIndex
 	members   []*Member
 	clients   map[string]*namedClient
 	harness   map[string]*clientv3.Client // per member, through its front proxy
@@ -139,9 +141,9 @@ func checkDataDir(dir string) error {
 // without starting it.
 func (c *Cluster) newMember() (*Member, error) {
 	c.mu.Lock()
-	if c.closed {
+	if err := c.openLocked(); err != nil {
 		c.mu.Unlock()
-		return nil, ErrClosed
+		return nil, err
 	}
 	index := c.nextIndex
 	c.nextIndex++
@@ -180,8 +182,16 @@ func (c *Cluster) initialCluster() string {
 func (c *Cluster) checkOpen() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	return c.openLocked()
+}
+
+// openLocked is checkOpen with c.mu held.
+func (c *Cluster) openLocked() error {
+	switch {
+	case c.closed:
 		return ErrClosed
+	case c.net == nil:
+		return fmt.Errorf("%w: a zero Cluster was never started; use Start or New", ErrClosed)
 	}
 	return nil
 }
@@ -226,22 +236,19 @@ func (c *Cluster) Config() Config { return c.cfg }
 
 // Close stops every member, client and proxy, waits for every goroutine the
 // cluster started and removes the temp dir. It is safe to call more than
-// once and on a cluster that did not finish starting.
+// once and on a cluster that did not finish starting; on a zero Cluster or
+// a nil *Cluster it does nothing and returns nil.
 func (c *Cluster) Close() error {
+	if c == nil {
+		return nil
+	}
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closed = true
 		members := c.members
-		clients := c.clients
-		harness := c.harness
 		c.mu.Unlock()
 		var errs []error
-		for _, nc := range clients {
-			nc.cli.Close()
-		}
-		for _, h := range harness {
-			h.Close()
-		}
+		c.closeClients()
 		var wg sync.WaitGroup
 		errc := make(chan error, len(members))
 		for _, m := range members {
@@ -252,7 +259,9 @@ func (c *Cluster) Close() error {
 		for err := range errc {
 			errs = append(errs, err)
 		}
-		c.net.close()
+		if c.net != nil {
+			c.net.close()
+		}
 		if c.ownDir && c.dir != "" {
 			if err := os.RemoveAll(c.dir); err != nil {
 				errs = append(errs, fmt.Errorf("cluster: removing %s: %w", c.dir, err))

@@ -163,21 +163,77 @@ func TestCloseRemovesTempDirAndIsIdempotent(t *testing.T) {
 	}
 	m := c.Members()[0]
 	for name, call := range map[string]func() error{
-		"Kill":      m.Kill,
-		"Stop":      m.Stop,
-		"Restart":   func() error { return m.Restart(context.Background()) },
-		"HealAll":   c.HealAll,
-		"Isolate":   func() error { return c.Isolate("m0") },
-		"Heal":      func() error { return c.Heal("m0") },
-		"SetLink":   func() error { return c.SetLink("m0", "m1", Blackholed()) },
-		"Client":    func() error { _, err := c.Client("late"); return err },
-		"Leader":    func() error { _, err := c.Leader(context.Background()); return err },
-		"Member":    func() error { _, err := c.Member("m0"); return err },
-		"AddMember": func() error { _, err := c.AddMember(context.Background()); return err },
+		"Kill":            m.Kill,
+		"Stop":            m.Stop,
+		"Restart":         func() error { return m.Restart(context.Background()) },
+		"HealAll":         c.HealAll,
+		"Isolate":         func() error { return c.Isolate("m0") },
+		"Heal":            func() error { return c.Heal("m0") },
+		"SetLink":         func() error { return c.SetLink("m0", "m1", Blackholed()) },
+		"Client":          func() error { _, err := c.Client("late"); return err },
+		"Leader":          func() error { _, err := c.Leader(context.Background()); return err },
+		"Member":          func() error { _, err := c.Member("m0"); return err },
+		"AddMember":       func() error { _, err := c.AddMember(context.Background()); return err },
+		"ClientEndpoints": func() error { _, err := c.ClientEndpoints("late"); return err },
+		"CrashClient":     func() error { return c.CrashClient("late") },
+		"RestartClient":   func() error { _, err := c.RestartClient("late"); return err },
 	} {
 		if err := call(); !errors.Is(err, ErrClosed) {
 			t.Errorf("%s after Close returned %v, want ErrClosed", name, err)
 		}
+	}
+}
+
+// Close on a zero Cluster or a nil *Cluster has nothing to close and says
+// so with nil; every other call on a zero Cluster is ErrClosed, never a
+// panic.
+func TestZeroAndNilCluster(t *testing.T) {
+	var nilCluster *Cluster
+	if err := nilCluster.Close(); err != nil {
+		t.Errorf("Close on a nil *Cluster: %v", err)
+	}
+	var c Cluster
+	for range 2 {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close on a zero Cluster: %v", err)
+		}
+	}
+	var zero Cluster // not closed either
+	for _, tc := range []struct {
+		name string
+		call func() error
+	}{
+		{"Client", func() error { _, err := zero.Client("c1"); return err }},
+		{"NewClient", func() error { _, err := zero.NewClient("c1", ClientConfig{}); return err }},
+		{"ClientEndpoints", func() error { _, err := zero.ClientEndpoints("c1"); return err }},
+		{"CrashClient", func() error { return zero.CrashClient("c1") }},
+		{"RestartClient", func() error { _, err := zero.RestartClient("c1"); return err }},
+		{"Member", func() error { _, err := zero.Member("m0"); return err }},
+		{"Leader", func() error { _, err := zero.Leader(context.Background()); return err }},
+		{"AddMember", func() error { _, err := zero.AddMember(context.Background()); return err }},
+		{"WaitHealthy", func() error { return zero.WaitHealthy(context.Background()) }},
+		{"SetLink", func() error { return zero.SetLink("m0", "m1", Blackholed()) }},
+		{"SetLinks", func() error { return zero.SetLinks("m0", "m1", Blackholed()) }},
+		{"LinkCondition", func() error { _, err := zero.LinkCondition("m0", "m1"); return err }},
+		{"Partition", func() error { return zero.Partition([]string{"m0"}, []string{"m1"}) }},
+		{"Isolate", func() error { return zero.Isolate("m0") }},
+		{"Heal", func() error { return zero.Heal("m0") }},
+		{"HealAll", zero.HealAll},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.call(); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "never started") {
+				t.Errorf("got %v, want ErrClosed saying the cluster was never started", err)
+			}
+		})
+	}
+	if got := zero.Links(); got != nil {
+		t.Errorf("Links on a zero Cluster: %v, want none", got)
+	}
+	if got := zero.ClientNames(); got != nil {
+		t.Errorf("ClientNames on a zero Cluster: %v, want none", got)
+	}
+	if err := zero.Close(); err != nil {
+		t.Errorf("Close on a zero Cluster: %v", err)
 	}
 }
 

@@ -8,6 +8,10 @@
 // per member, so the peer proxy knows the sender of every connection — raft
 // streams, pipeline and snapshot POSTs, lease-keepalive forwarding — and a
 // partition stops all of it. See SetLink, Partition, Isolate and HealAll.
+// Code that dials etcd itself takes ClientEndpoints(name), the URLs of a
+// named client's links, and every fault aimed at that client reaches it;
+// CrashClient and RestartClient take a client down as a dying process and
+// bring it back.
 //
 // In a test:
 //

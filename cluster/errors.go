@@ -5,7 +5,8 @@ import "errors"
 // Sentinel errors; the errors returned wrap them with the member, client or
 // link involved, so test them with errors.Is.
 var (
-	// ErrClosed is returned by any call on a cluster after Close.
+	// ErrClosed is returned by any call on a cluster after Close, and on
+	// a zero Cluster, which was never started.
 	ErrClosed = errors.New("cluster: closed")
 	// ErrUnknownNode names a member or client that does not exist.
 	ErrUnknownNode = errors.New("cluster: no member or client named")
@@ -15,4 +16,7 @@ var (
 	ErrRunning = errors.New("cluster: member is already running")
 	// ErrNoLeader is returned when no quorum agrees on a leader in time.
 	ErrNoLeader = errors.New("cluster: no leader agreed by a quorum")
+	// ErrCrashed is returned by Client and CrashClient for a client that
+	// CrashClient took down and RestartClient has not brought back.
+	ErrCrashed = errors.New("cluster: client is crashed")
 )

@@ -10,8 +10,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// pollInterval is how often waits re-read the members' state when no
-// leader-change notification arrives first.
+// pollInterval is how often Leader re-reads every member's view of the
+// leader while no quorum agrees; nothing notifies it of a change, it polls.
+// readThrough waits ten of them between failed reads.
 const pollInterval = 5 * time.Millisecond
 
 // Leader waits until a quorum of the members agrees on a running leader that
@@ -164,8 +165,8 @@ func (c *Cluster) readThrough(ctx context.Context, m *Member) error {
 func (c *Cluster) harnessClient(m *Member) (*clientv3.Client, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
-		return nil, ErrClosed
+	if err := c.openLocked(); err != nil {
+		return nil, err
 	}
 	if cli, ok := c.harness[m.name]; ok {
 		return cli, nil

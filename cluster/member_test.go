@@ -88,6 +88,9 @@ func TestAddAndRemoveMembers(t *testing.T) {
 	if m.Name() != "m3" || len(c.Members()) != 4 {
 		t.Fatalf("added %s, cluster has %d members; want m3 and 4", m.Name(), len(c.Members()))
 	}
+	if eps := cli.Endpoints(); len(eps) != 4 {
+		t.Errorf("c1 dials %v after the add; want a link to each of 4 members", eps)
+	}
 	if got := get(t, client(t, c, "new", "m3"), "k"); got != "v" {
 		t.Errorf("new member reads k=%q, want v", got)
 	}

@@ -98,33 +98,48 @@ func (m *Member) markRemoved() {
 	m.mu.Unlock()
 }
 
-// linkClientsTo gives every client created for all members a link to m.
+// linkClientsTo gives every client created for all members a link to m,
+// and its *clientv3.Client the new endpoint.
 func (c *Cluster) linkClientsTo(m *Member) error {
 	c.mu.Lock()
 	var all []*namedClient
 	for _, nc := range c.clients {
-		if nc.allMembers && nc.cli != nil {
+		if nc.allMembers {
 			all = append(all, nc)
 		}
 	}
 	c.mu.Unlock()
 	var errs []error
 	for _, nc := range all {
-		p, err := c.net.newProxy(m.name, nc.name, nil, false)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		m.mu.Lock()
-		p.setTarget(m.clientAddr)
-		m.mu.Unlock()
-		c.mu.Lock()
-		nc.proxies[m.name] = p
-		eps := nc.endpoints()
-		c.mu.Unlock()
-		nc.cli.SetEndpoints(eps...)
+		errs = append(errs, c.linkClientTo(nc, m))
 	}
 	return errors.Join(errs...)
+}
+
+func (c *Cluster) linkClientTo(nc *namedClient, m *Member) error {
+	nc.lifeMu.Lock()
+	defer nc.lifeMu.Unlock()
+	c.mu.Lock()
+	linked := nc.linked
+	c.mu.Unlock()
+	if !linked {
+		return nil // dropped meanwhile
+	}
+	p, err := c.net.newProxy(m.name, nc.name, nil, false)
+	if err != nil {
+		return fmt.Errorf("cluster: client %q: proxy to %s: %w", nc.name, m.name, err)
+	}
+	m.mu.Lock()
+	p.setTarget(m.clientAddr)
+	m.mu.Unlock()
+	c.mu.Lock()
+	nc.proxies[m.name] = p
+	eps, cli := nc.endpoints(), nc.cli
+	c.mu.Unlock()
+	if cli != nil {
+		cli.SetEndpoints(eps...)
+	}
+	return nil
 }
 
 // unlinkClientsFrom drops m from every client's endpoints.
@@ -132,19 +147,21 @@ func (c *Cluster) unlinkClientsFrom(m *Member) {
 	c.mu.Lock()
 	var touched []*namedClient
 	for _, nc := range c.clients {
-		if _, ok := nc.proxies[m.name]; ok && nc.cli != nil {
-			delete(nc.proxies, m.name)
+		if _, ok := nc.proxies[m.name]; ok {
 			touched = append(touched, nc)
 		}
 	}
 	c.mu.Unlock()
 	for _, nc := range touched {
+		nc.lifeMu.Lock()
 		c.mu.Lock()
-		eps := nc.endpoints()
+		delete(nc.proxies, m.name)
+		eps, cli := nc.endpoints(), nc.cli
 		c.mu.Unlock()
-		if len(eps) > 0 {
-			nc.cli.SetEndpoints(eps...)
+		if cli != nil && len(eps) > 0 {
+			cli.SetEndpoints(eps...)
 		}
+		nc.lifeMu.Unlock()
 	}
 }
 

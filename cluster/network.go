@@ -26,7 +26,7 @@ type network struct {
 	links   map[linkKey]*link
 	members []string        // in the order they were added
 	clients []string        // in the order they were added
-	down    map[string]bool // members not running: their connections are refused
+	down    map[string]bool // members not running and crashed clients: their connections are refused
 	conns   map[*pconn]struct{}
 	proxies []*proxy
 	closed  bool
@@ -62,10 +62,14 @@ func (n *network) addMember(name string) {
 	n.down[name] = true // until it has started
 }
 
-// addClient creates the links between a new client and every member.
+// addClient creates the links between a new client and every member. A
+// name already known keeps its links.
 func (n *network) addClient(name string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.isClient(name) {
+		return
+	}
 	for _, m := range n.members {
 		n.links[linkKey{name, m}] = newLink(linkKey{name, m})
 		n.links[linkKey{m, name}] = newLink(linkKey{m, name})
@@ -266,7 +270,8 @@ func (n *network) sampleDelay(c Condition) time.Duration {
 }
 
 // register admits a new proxied connection, unless the network is closed,
-// either end is down, or one of its links rejects connections.
+// either end is down (a member not running, a crashed client), or one of
+// its links rejects connections.
 func (n *network) register(c *pconn) error {
 	n.mu.Lock()
 	switch {
@@ -275,7 +280,7 @@ func (n *network) register(c *pconn) error {
 		return ErrClosed
 	case n.down[c.member] || (c.from != "" && n.down[c.from]):
 		n.mu.Unlock()
-		return errors.New("cluster: member down")
+		return errors.New("cluster: node down")
 	}
 	n.conns[c] = struct{}{}
 	n.mu.Unlock()
@@ -310,16 +315,17 @@ func (n *network) unregister(c *pconn) {
 	n.mu.Unlock()
 }
 
-// setDown marks a member as not running (or running again). Going down
-// resets every connection to or from it, as the kernel does for the sockets
-// of a process that dies.
-func (n *network) setDown(member string, down bool) {
+// setDown marks a node — a member that stops, a client that crashes — as
+// down (or up again). Going down resets every connection to or from it, as
+// the kernel does for the sockets of a process that dies; while it is down
+// its new connections are refused. Its links keep their conditions.
+func (n *network) setDown(node string, down bool) {
 	n.mu.Lock()
-	n.down[member] = down
+	n.down[node] = down
 	var victims []*pconn
 	if down {
 		for c := range n.conns {
-			if c.member == member || c.from == member {
+			if c.member == node || c.from == node {
 				victims = append(victims, c)
 			}
 		}
