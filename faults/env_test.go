@@ -119,7 +119,7 @@ func TestInjectErrors(t *testing.T) {
 		fault faults.Fault
 		want  string
 	}{
-		{"lock nobody holds", faults.Pause(faults.LockHolder("L")), `pause(holder of lock L): resolving holder of lock L: nobody holds lock "L" now`},
+		{"lock nobody holds", faults.Pause(faults.LockHolder("L")), `pause(lock-holder L): resolving lock-holder L: nobody holds lock "L" now`},
 		{"election nobody leads", faults.Isolate(faults.ElectionLeader("E")), `nobody leads election "E" now`},
 		{"holder that is no client", faults.Pause(faults.LockHolder("G")), `resolved to "ghost", which is neither a member nor a client`},
 		{"lease nobody reported", faults.RevokeLease(faults.Client("c1")), "no session lease known for client c1"},

@@ -23,7 +23,9 @@ type Fault struct {
 	// implied targets follow from the action (a ring is of every member)
 	// and are left out of the name.
 	implied bool
-	param   string // shown in the name after the targets, e.g. "1s±100ms"
+	// custom faults run a function of the caller's and have no text form.
+	custom bool
+	param  string // shown in the name after the targets, e.g. "1s±100ms"
 	// instant faults are over once injected (compact, defrag, revoke,
 	// replace); the others last until healed.
 	instant bool
@@ -66,8 +68,10 @@ type shot struct {
 	targets [][]string // resolved, one slice per Fault.targets entry
 }
 
-// String names the fault as events and errors show it: "kill(leader)",
-// "delay(client c1, 100ms±20ms)", "cut(leader → follower)".
+// String names the fault as events and errors show it, in the form Parse
+// reads: "kill(leader)", "delay(client c1, 100ms±20ms)",
+// "cut(leader → follower)", "ring". A Custom fault shows its name and
+// target the same way, but Parse cannot read it back.
 func (f Fault) String() string {
 	if f.action == "" {
 		return "<invalid fault>"
@@ -90,6 +94,29 @@ func (f Fault) String() string {
 		return f.action
 	}
 	return f.action + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// MarshalText writes the fault as String does, so that a Fault in a
+// struct is a JSON string. The zero Fault and a Custom fault have no text
+// form: it is an error.
+func (f Fault) MarshalText() ([]byte, error) {
+	switch {
+	case f.action == "":
+		return nil, errors.New("faults: the zero Fault has no text form")
+	case f.custom:
+		return nil, fmt.Errorf("faults: custom fault %v has no text form; a schedule with it cannot be written down", f)
+	}
+	return []byte(f.String()), nil
+}
+
+// UnmarshalText reads the form MarshalText writes; see Parse.
+func (f *Fault) UnmarshalText(text []byte) error {
+	v, err := Parse(string(text))
+	if err != nil {
+		return err
+	}
+	*f = v
+	return nil
 }
 
 // Instant reports whether the fault is over as soon as it is injected
@@ -138,11 +165,13 @@ func (f Fault) validate(s shape) error {
 // Custom builds a fault from a function, for actions this package does
 // not have. inject receives the names t resolved to and returns the heal;
 // it is recorded and scheduled like any other fault. A custom fault lasts
-// until healed, so a schedule gives it a duration.
+// until healed, so a schedule gives it a duration. It has no text form:
+// MarshalText refuses it, and Parse cannot build it.
 func Custom(name string, t Target, inject func(ctx context.Context, env *Env, targets []string) (Heal, error)) Fault {
 	return Fault{
 		action:  name,
 		targets: []Target{t},
+		custom:  true,
 		apply: func(ctx context.Context, x *shot) (healFunc, string, error) {
 			h, err := inject(ctx, x.env, x.targets[0])
 			if h == nil {

@@ -40,7 +40,7 @@ func TestRevokeLease(t *testing.T) {
 		t.Fatalf("a second client could not acquire after the revoke: %v", err)
 	}
 	ev := lastEvent(t, env)
-	checkEvent(t, ev, "revoke-lease(holder of lock L)", []string{"c1"})
+	checkEvent(t, ev, "revoke-lease(lock-holder L)", []string{"c1"})
 	if !strings.Contains(ev.Detail, strconv.FormatInt(int64(s1.Lease()), 16)) {
 		t.Errorf("event detail %q does not name lease %x", ev.Detail, int64(s1.Lease()))
 	}

@@ -75,7 +75,7 @@ func TestDefrag(t *testing.T) {
 		}
 	}
 	ev := lastEvent(t, env)
-	checkEvent(t, ev, "defrag(all members)", []string{"m0", "m1", "m2"})
+	checkEvent(t, ev, "defrag(all-members)", []string{"m0", "m1", "m2"})
 	t.Log(describe(ev))
 }
 

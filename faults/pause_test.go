@@ -85,7 +85,7 @@ func TestPauseLockHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := lastEvent(t, env)
-	checkEvent(t, ev, "pause(holder of lock L)", []string{"c1"})
+	checkEvent(t, ev, "pause(lock-holder L)", []string{"c1"})
 	if ev.End-ev.Start < pause {
 		t.Errorf("the pause lasted %v; want at least %v", ev.End-ev.Start, pause)
 	}

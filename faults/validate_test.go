@@ -62,7 +62,7 @@ func TestValidate(t *testing.T) {
 		{"overlap of a lock holder and a client", three, timeline(
 			faults.At(0, 2*s, faults.Pause(faults.LockHolder("L"))),
 			faults.At(s, 2*s, faults.Reset(faults.Client("c2"))),
-		), []string{"overlaps", "client c2 and holder of lock L"}},
+		), []string{"overlaps", "client c2 and lock-holder L"}},
 		{"client fault aimed at a member", three, timeline(faults.At(0, s, faults.Pause(faults.Leader))),
 			[]string{"pause(leader)", "leader is a member; pause needs clients"}},
 		{"member fault aimed at a client", three, timeline(faults.At(0, s, faults.Kill(faults.Client("c1")))),
@@ -81,7 +81,7 @@ func TestValidate(t *testing.T) {
 			[]string{"zero Fault"}},
 		{"trigger without a duration", three, faults.Timeline{Triggers: []faults.Trigger{
 			faults.On(faults.Match{Kind: checker.KindAcquire}, 0, faults.Pause(faults.LockHolder("L"))),
-		}}, []string{"trigger 0", "pause(holder of lock L)", "duration is zero"}},
+		}}, []string{"trigger 0", "pause(lock-holder L)", "duration is zero"}},
 		{"trigger on a kind that does not exist", three, faults.Timeline{Triggers: []faults.Trigger{
 			faults.On(faults.Match{Kind: "aquire"}, s, faults.Pause(faults.LockHolder("L"))),
 		}}, []string{"trigger 0", `no operation kind "aquire"`, "acquire, release", `starting with "x-"`}},
