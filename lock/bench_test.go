@@ -31,7 +31,7 @@ func BenchmarkLockUnlock(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if lockers[i], err = r.New(cli, lockName, Options{TTL: 5}); err != nil {
+					if lockers[i], err = r.New(cli, lockName, Options{TTL: 5 * time.Second}); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // deleteName is the queue recipe whose release, and whose clean-up after a
@@ -27,7 +29,7 @@ import (
 type deleteName struct {
 	cli   *clientv3.Client
 	pfx   string
-	ttl   int
+	ttl   time.Duration
 	wakes atomic.Int64 // watch events received by this Locker's waiters
 }
 
@@ -44,31 +46,30 @@ func newDeleteName(cli *clientv3.Client, name string, opts Options) (Locker, err
 // Lock enqueues and waits like the queue recipe; if that fails it cleans
 // up by deleting the lock's name.
 func (l *deleteName) Lock(ctx context.Context) (Held, error) {
-	k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
+	g, err := grant(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
-	key, rev, err := enqueue(ctx, l.cli, l.pfx, k.id)
+	key, rev, err := enqueue(ctx, l.cli, l.pfx, g.ID())
 	if err == nil {
 		err = waitTurn(ctx, l.cli, l.pfx, key, rev, &l.wakes)
 	}
 	if err != nil {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(l.ttl)*time.Second)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.ttl)
 		defer cancel()
-		return nil, errors.Join(err, l.deleteName(cctx, k))
+		return nil, errors.Join(err, l.deleteName(cctx, g))
 	}
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: k.Done(),
-		release: func(ctx context.Context) error { return l.deleteName(ctx, k) },
+		cli: l.cli, key: key, rev: rev, token: rev, done: g.Done(),
+		release: func(ctx context.Context) error { return l.deleteName(ctx, g) },
 	}, nil
 }
 
 // deleteName deletes every key of the lock, ours and everyone else's,
 // and ends the holder's lease.
-func (l *deleteName) deleteName(ctx context.Context, k *keeper) error {
+func (l *deleteName) deleteName(ctx context.Context, g *lease.Guard) error {
 	_, err := l.cli.Delete(ctx, l.pfx+"/", clientv3.WithPrefix()) // the mistake
-	k.Stop()
-	revokeQuietly(ctx, l.cli, k.id, l.ttl)
+	abandon(ctx, g)
 	if err != nil {
 		return fmt.Errorf("lock: unlock %s: %w", l.pfx, err)
 	}

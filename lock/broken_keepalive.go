@@ -44,7 +44,7 @@ func (k Keepalive) GiveUp() time.Duration {
 type MisconfiguredKeepalive struct {
 	cli   *clientv3.Client
 	pfx   string
-	ttl   int
+	ttl   time.Duration
 	ka    Keepalive
 	wakes atomic.Int64 // watch events received by this Locker's waiters
 }
@@ -56,7 +56,7 @@ var _ Locker = (*MisconfiguredKeepalive)(nil)
 // uses the document's schedule, scaled to opts.TTL when that is set.
 func NewMisconfiguredKeepalive(cli *clientv3.Client, name string, opts Options, ka Keepalive) (*MisconfiguredKeepalive, error) {
 	if opts.TTL == 0 {
-		opts.TTL = 8
+		opts.TTL = 8 * time.Second
 	}
 	pfx, ttl, err := opts.resolve(cli, name)
 	if err != nil {
@@ -79,19 +79,25 @@ func NewMisconfiguredKeepalive(cli *clientv3.Client, name string, opts Options, 
 func newDocumentKeepalive(cli *clientv3.Client, name string, opts Options) (Locker, error) {
 	ttl := opts.TTL
 	if ttl == 0 {
-		ttl = 8
+		ttl = 8 * time.Second
 	}
-	hb := time.Duration(ttl) * time.Second / 4
+	hb := ttl / 4
 	return NewMisconfiguredKeepalive(cli, name, opts, Keepalive{Heartbeat: hb, Timeout: hb, Retries: 2})
 }
 
 // Lock grants a lease, starts the hand-rolled keepalive, enqueues and
 // waits for its turn.
+//
+// The lease comes from a lease.Guard, for its checks of the TTL, which is
+// stopped at once: the hand-rolled keepalive is all that renews the lease
+// and all that decides when Done closes. That is the pitfall.
 func (l *MisconfiguredKeepalive) Lock(ctx context.Context) (Held, error) {
-	lease, err := grantLease(ctx, l.cli, l.pfx, l.ttl)
+	g, err := grant(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
+	g.Stop()
+	lease := g.ID()
 	kctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go l.keepAlive(kctx, lease, done)
@@ -103,7 +109,7 @@ func (l *MisconfiguredKeepalive) Lock(ctx context.Context) (Held, error) {
 	}
 	if err != nil {
 		stopAndWait()
-		revokeQuietly(ctx, l.cli, lease, l.ttl)
+		abandon(ctx, g)
 		return nil, err
 	}
 	return &held{

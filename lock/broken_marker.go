@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -23,7 +24,7 @@ import (
 type releasedMarker struct {
 	cli *clientv3.Client
 	pfx string
-	ttl int
+	ttl time.Duration
 	key string // the one key this Locker reuses: pfx/<locker id>
 
 	turn chan struct{} // holds a token while no Held of this Locker is out
@@ -68,27 +69,26 @@ func (l *releasedMarker) Lock(ctx context.Context) (Held, error) {
 }
 
 func (l *releasedMarker) lock(ctx context.Context) (Held, error) {
-	k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
+	g, err := grant(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.cli.Put(ctx, l.key, markWaiting, clientv3.WithLease(k.id)); err != nil {
-		k.abandon(ctx)
+	if _, err := l.cli.Put(ctx, l.key, markWaiting, clientv3.WithLease(g.ID())); err != nil {
+		abandon(ctx, g)
 		return nil, fmt.Errorf("lock: %s: mark waiting: %w", l.key, err)
 	}
 	rev, err := l.waitOldest(ctx)
 	if err != nil {
-		k.abandon(ctx)
+		abandon(ctx, g)
 		return nil, err
 	}
 	return &held{
-		cli: l.cli, key: l.key, rev: rev, token: rev, done: k.Done(),
+		cli: l.cli, key: l.key, rev: rev, token: rev, done: g.Done(),
 		release: func(ctx context.Context) error {
 			// The mistake: mark, don't delete. Without a lease the mark
 			// outlives the session, and with it the old create revision.
 			_, err := l.cli.Put(ctx, l.key, markReleased)
-			k.Stop()
-			revokeQuietly(ctx, l.cli, k.id, l.ttl)
+			abandon(ctx, g)
 			l.turn <- struct{}{}
 			if err != nil {
 				return fmt.Errorf("lock: %s: mark released: %w", l.key, err)

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // sharedSession is a concurrency.Mutex used from several goroutines of one
@@ -24,10 +27,10 @@ import (
 type sharedSession struct {
 	cli *clientv3.Client
 	pfx string
-	ttl int
+	ttl time.Duration
 
-	mu      sync.Mutex // guards k, s and holders
-	k       *keeper    // the shared session's lease
+	mu      sync.Mutex   // guards g, s and holders
+	g       *lease.Guard // keeps the shared session's lease
 	s       *concurrency.Session
 	holders int // Helds not yet unlocked; the last one ends the session
 }
@@ -45,7 +48,7 @@ func newSharedSession(cli *clientv3.Client, name string, opts Options) (Locker, 
 // Lock locks a new concurrency.Mutex on the Locker's one session, creating
 // the session if there is none.
 func (l *sharedSession) Lock(ctx context.Context) (Held, error) {
-	k, s, err := l.acquireSession(ctx)
+	g, s, err := l.acquireSession(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +60,7 @@ func (l *sharedSession) Lock(ctx context.Context) (Held, error) {
 	rev := ownerRevision(mu)
 	key := mu.Key()
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: k.Done(),
+		cli: l.cli, key: key, rev: rev, token: rev, done: g.Done(),
 		release: func(ctx context.Context) error {
 			err := mu.Unlock(ctx) // deletes the key, whoever else thinks it is theirs
 			l.releaseSession(ctx)
@@ -69,23 +72,23 @@ func (l *sharedSession) Lock(ctx context.Context) (Held, error) {
 	}, nil
 }
 
-func (l *sharedSession) acquireSession(ctx context.Context) (*keeper, *concurrency.Session, error) {
+func (l *sharedSession) acquireSession(ctx context.Context) (*lease.Guard, *concurrency.Session, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.s == nil {
-		k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
+		g, err := grant(ctx, l.cli, l.pfx, l.ttl)
 		if err != nil {
 			return nil, nil, err
 		}
-		s, err := k.session()
+		s, err := g.Session()
 		if err != nil {
-			k.abandon(ctx)
+			abandon(ctx, g)
 			return nil, nil, fmt.Errorf("lock: %s: session: %w", l.pfx, err)
 		}
-		l.k, l.s = k, s
+		l.g, l.s = g, s
 	}
 	l.holders++
-	return l.k, l.s, nil
+	return l.g, l.s, nil
 }
 
 // releaseSession drops one holder and ends the session with the last.
@@ -94,7 +97,7 @@ func (l *sharedSession) releaseSession(ctx context.Context) {
 	defer l.mu.Unlock()
 	l.holders--
 	if l.holders == 0 && l.s != nil {
-		l.k.abandon(ctx)
-		l.k, l.s = nil, nil
+		abandon(ctx, l.g)
+		l.g, l.s = nil, nil
 	}
 }

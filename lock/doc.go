@@ -32,7 +32,7 @@
 // In a test, against a cluster from package cluster:
 //
 //	cli, _ := c.Client("c1")
-//	l, err := lock.NewMutex(cli, "jobs", lock.Options{TTL: 1})
+//	l, err := lock.NewMutex(cli, "jobs", lock.Options{TTL: time.Second})
 //	h, err := l.Lock(ctx)
 //	exit := res.Enter("c1")
 //	err = store.Write(h.Token(), "c1", "v1") // refused if a later holder wrote

@@ -25,8 +25,8 @@ func Example() {
 	defer c.Close()
 	cli1, _ := c.Client("w1")
 	cli2, _ := c.Client("w2")
-	l1, _ := lock.NewFenced(cli1, "invoices", lock.Options{TTL: 1})
-	l2, _ := lock.NewFenced(cli2, "invoices", lock.Options{TTL: 1})
+	l1, _ := lock.NewFenced(cli1, "invoices", lock.Options{TTL: time.Second})
+	l2, _ := lock.NewFenced(cli2, "invoices", lock.Options{TTL: time.Second})
 	var store lock.FencedResource
 
 	h1, err := l1.Lock(ctx)

@@ -33,7 +33,7 @@ func TestMutualExclusion(t *testing.T) {
 			lockers := make([]Locker, clients)
 			for i := range lockers {
 				cli := clustertest.Client(t, c, fmt.Sprintf("%s-%d", r.Name, i))
-				lockers[i] = newLocker(t, r.Name, cli, "exclusion-"+r.Name, Options{TTL: 5})
+				lockers[i] = newLocker(t, r.Name, cli, "exclusion-"+r.Name, Options{TTL: 5 * time.Second})
 			}
 			start := time.Now()
 			g, ctx := errgroup.WithContext(clustertest.Context(t))
@@ -123,7 +123,7 @@ func TestMutualExclusionThroughLeaderKill(t *testing.T) {
 			for i := range clients {
 				who := fmt.Sprintf("c%d", i)
 				cli := clustertest.Client(t, c, fmt.Sprintf("kill-%s-%d", r.Name, i))
-				l := newLocker(t, r.Name, cli, "kill-"+r.Name, Options{TTL: 5})
+				l := newLocker(t, r.Name, cli, "kill-"+r.Name, Options{TTL: 5 * time.Second})
 				g.Go(func() error { return contendRetrying(gctx, t, l, who, rounds, &res, &store, progress) })
 			}
 			g.Go(func() error { // the fault: kill the leader after some progress, restart it after more

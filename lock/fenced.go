@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -21,7 +22,7 @@ import (
 type Fenced struct {
 	cli   *clientv3.Client
 	pfx   string
-	ttl   int
+	ttl   time.Duration
 	wakes atomic.Int64 // watch events received by this Locker's waiters
 }
 
@@ -45,21 +46,21 @@ func NewFenced(cli *clientv3.Client, name string, opts Options) (*Fenced, error)
 // Lock creates a session, enqueues the session's key and waits for its
 // turn. On failure the session's lease is revoked, which removes the key.
 func (f *Fenced) Lock(ctx context.Context) (Held, error) {
-	k, err := newKeeper(ctx, f.cli, f.pfx, f.ttl)
+	g, err := grant(ctx, f.cli, f.pfx, f.ttl)
 	if err != nil {
 		return nil, err
 	}
-	key, rev, err := enqueue(ctx, f.cli, f.pfx, k.id)
+	key, rev, err := enqueue(ctx, f.cli, f.pfx, g.ID())
 	if err == nil {
 		err = waitTurn(ctx, f.cli, f.pfx, key, rev, &f.wakes)
 	}
 	if err != nil {
-		k.abandon(ctx)
+		abandon(ctx, g)
 		return nil, err
 	}
 	return &fencedHeld{held{
-		cli: f.cli, key: key, rev: rev, token: rev, done: k.Done(),
-		release: func(ctx context.Context) error { return releaseKept(ctx, k, key, rev) },
+		cli: f.cli, key: key, rev: rev, token: rev, done: g.Done(),
+		release: func(ctx context.Context) error { return releaseKept(ctx, f.cli, g, key, rev) },
 	}}, nil
 }
 

@@ -104,8 +104,3 @@ func revoke(ctx context.Context, cli *clientv3.Client, lease clientv3.LeaseID) (
 	}
 	return false, fmt.Errorf("revoke lease %x: %w", lease, err)
 }
-
-// releaseKept is releaseLeased for a holder whose lease a keeper renews.
-func releaseKept(ctx context.Context, k *keeper, key string, rev int64) error {
-	return releaseLeased(ctx, k.cli, key, rev, k.id, k.Stop)
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -22,7 +23,7 @@ import (
 type herd struct {
 	cli   *clientv3.Client
 	pfx   string
-	ttl   int
+	ttl   time.Duration
 	wakes atomic.Int64 // watch events received by this Locker's waiters
 }
 
@@ -45,21 +46,21 @@ func (l *herd) Wakeups() int64 { return l.wakes.Load() }
 // Lock enqueues, then re-reads the oldest key after every change under the
 // prefix until it is ours.
 func (l *herd) Lock(ctx context.Context) (Held, error) {
-	k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
+	g, err := grant(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
-	key, rev, err := enqueue(ctx, l.cli, l.pfx, k.id)
+	key, rev, err := enqueue(ctx, l.cli, l.pfx, g.ID())
 	if err == nil {
 		err = l.waitOldest(ctx, key, rev)
 	}
 	if err != nil {
-		k.abandon(ctx)
+		abandon(ctx, g)
 		return nil, err
 	}
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: k.Done(),
-		release: func(ctx context.Context) error { return releaseKept(ctx, k, key, rev) },
+		cli: l.cli, key: key, rev: rev, token: rev, done: g.Done(),
+		release: func(ctx context.Context) error { return releaseKept(ctx, l.cli, g, key, rev) },
 	}, nil
 }
 

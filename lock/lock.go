@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // Sentinel errors. The errors the package returns wrap them with the lock,
@@ -13,10 +16,12 @@ import (
 var (
 	// ErrEmptyName is returned for a lock asked for with an empty name.
 	ErrEmptyName = errors.New("lock: empty lock name")
-	// ErrTTL is returned for a TTL that is negative or below the cluster's
-	// minimum lease TTL. etcd raises a short TTL silently; we refuse it,
-	// since a holder that believes in a TTL it does not have is the bug.
-	ErrTTL = errors.New("lock: TTL below the minimum")
+	// ErrTTL is returned for a TTL that is not a whole number of seconds,
+	// is below MinTTL, or is below the cluster's minimum lease TTL. etcd
+	// raises a short TTL silently; we refuse it, since a holder that
+	// believes in a TTL it does not have is the bug. The error wraps
+	// lease.ErrTTL as well.
+	ErrTTL = errors.New("lock: bad TTL")
 	// ErrNotHeld is returned by Unlock of a lock already released or lost
 	// (its lease expired first), and by a guarded write from a holder that
 	// no longer owns the lock.
@@ -91,30 +96,31 @@ type WakeCounter interface {
 const (
 	// DefaultPrefix is where lock keys live when Options.Prefix is "".
 	DefaultPrefix = "etcdsim/lock/"
-	// DefaultTTL is the lease TTL, in seconds, when Options.TTL is 0. It is
-	// short so that a lost holder frees a lock within a simulated run;
-	// etcd's own default is 60.
-	DefaultTTL = 5
+	// DefaultTTL is the lease TTL when Options.TTL is 0. It is short so
+	// that a lost holder frees a lock within a simulated run; the
+	// concurrency package's default is 60s.
+	DefaultTTL = 5 * time.Second
 	// MinTTL is the smallest TTL etcd can grant: TTLs are whole seconds.
 	// A cluster may require more (etcd raises a TTL below 1.5 election
 	// timeouts); Lock finds that out from the lease it is granted.
-	MinTTL = 1
+	MinTTL = time.Second
 )
 
 // Options configures a Locker. The zero Options means DefaultPrefix and
 // DefaultTTL.
 type Options struct {
-	// TTL is the lease TTL of each holder, in whole seconds. 0 means
-	// DefaultTTL; a negative TTL or one below the cluster's minimum is an
-	// error wrapping ErrTTL (the latter found at the first Lock).
-	TTL int `json:"ttl,omitempty"`
+	// TTL is the lease TTL of each holder, a whole number of seconds, at
+	// least MinTTL. 0 means DefaultTTL. Any other TTL, or one below the
+	// cluster's minimum, is an error wrapping ErrTTL (the latter found at
+	// the first Lock).
+	TTL time.Duration `json:"ttl,omitempty"`
 	// Prefix is put before every lock name. "" means DefaultPrefix.
 	Prefix string `json:"prefix,omitempty"`
 }
 
 // resolve checks name and o and returns the lock's key prefix (without a
 // trailing slash) and the TTL to use.
-func (o Options) resolve(cli *clientv3.Client, name string) (pfx string, ttl int, err error) {
+func (o Options) resolve(cli *clientv3.Client, name string) (pfx string, ttl time.Duration, err error) {
 	if cli == nil {
 		return "", 0, fmt.Errorf("lock: %q: nil client", name)
 	}
@@ -122,11 +128,11 @@ func (o Options) resolve(cli *clientv3.Client, name string) (pfx string, ttl int
 		return "", 0, ErrEmptyName
 	}
 	ttl = o.TTL
-	switch {
-	case ttl == 0:
+	if ttl == 0 {
 		ttl = DefaultTTL
-	case ttl < MinTTL:
-		return "", 0, fmt.Errorf("%w: lock %q: TTL %d s, the minimum is %d s", ErrTTL, name, ttl, MinTTL)
+	}
+	if err := lease.CheckTTL(ttl); err != nil {
+		return "", 0, fmt.Errorf("%w: lock %q: Options.TTL: %w", ErrTTL, name, err)
 	}
 	pfx = o.Prefix
 	if pfx == "" {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // Mutex is the lock of etcd's client library, concurrency.Mutex, used as
@@ -24,7 +27,7 @@ import (
 type Mutex struct {
 	cli *clientv3.Client
 	pfx string
-	ttl int
+	ttl time.Duration
 }
 
 var _ Locker = (*Mutex)(nil)
@@ -44,38 +47,38 @@ func NewMutex(cli *clientv3.Client, name string, opts Options) (*Mutex, error) {
 // session's key is the oldest under the lock's prefix. On failure the
 // session's lease is revoked, which removes its key.
 func (m *Mutex) Lock(ctx context.Context) (Held, error) {
-	k, mu, err := lockMutex(ctx, m.cli, m.pfx, m.ttl)
+	g, mu, err := lockMutex(ctx, m.cli, m.pfx, m.ttl)
 	if err != nil {
 		return nil, err
 	}
 	rev := ownerRevision(mu)
 	return &held{
-		cli: m.cli, key: mu.Key(), rev: rev, token: rev, done: k.Done(),
-		release: func(ctx context.Context) error { return releaseKept(ctx, k, mu.Key(), rev) },
+		cli: m.cli, key: mu.Key(), rev: rev, token: rev, done: g.Done(),
+		release: func(ctx context.Context) error { return releaseKept(ctx, m.cli, g, mu.Key(), rev) },
 	}, nil
 }
 
-// lockMutex acquires a concurrency.Mutex on a session of its own, whose
-// lease a keeper watches.
-func lockMutex(ctx context.Context, cli *clientv3.Client, pfx string, ttl int) (*keeper, *concurrency.Mutex, error) {
-	k, err := newKeeper(ctx, cli, pfx, ttl)
+// lockMutex acquires a concurrency.Mutex on a session of its own, on a
+// lease a guard keeps.
+func lockMutex(ctx context.Context, cli *clientv3.Client, pfx string, ttl time.Duration) (*lease.Guard, *concurrency.Mutex, error) {
+	g, err := grant(ctx, cli, pfx, ttl)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := k.session()
+	s, err := g.Session()
 	if err != nil {
-		k.abandon(ctx)
+		abandon(ctx, g)
 		return nil, nil, fmt.Errorf("lock: %s: session: %w", pfx, err)
 	}
 	mu := concurrency.NewMutex(s, pfx)
 	if err := mu.Lock(ctx); err != nil {
-		k.abandon(ctx)
+		abandon(ctx, g)
 		if errors.Is(err, concurrency.ErrSessionExpired) {
 			return nil, nil, fmt.Errorf("%w: lock %s: %w", ErrExpired, pfx, err)
 		}
 		return nil, nil, fmt.Errorf("lock: %s: %w", pfx, err)
 	}
-	return k, mu, nil
+	return g, mu, nil
 }
 
 // ownerRevision is the create revision mu compares to prove ownership:

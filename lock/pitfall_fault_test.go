@@ -27,9 +27,9 @@ func TestPitfallMisconfiguredKeepalive(t *testing.T) {
 	observer := clustertest.Client(t, c, "observer")
 	ctx := clustertest.Context(t)
 	ka := Keepalive{Heartbeat: 250 * time.Millisecond, Timeout: 2 * time.Second, Retries: 2}
-	opts := Options{TTL: 1}
-	if ka.GiveUp() <= time.Duration(opts.TTL)*time.Second {
-		t.Fatalf("schedule gives up after %v, within the %d s TTL: not the pitfall", ka.GiveUp(), opts.TTL)
+	opts := Options{TTL: time.Second}
+	if ka.GiveUp() <= opts.TTL {
+		t.Fatalf("schedule gives up after %v, within the %v TTL: not the pitfall", ka.GiveUp(), opts.TTL)
 	}
 	newL := func(who string) Locker {
 		l, err := NewMisconfiguredKeepalive(clustertest.Client(t, c, who), "p3", opts, ka)
@@ -94,8 +94,8 @@ func TestPitfallUnfencedPause(t *testing.T) {
 			var store FencedResource
 			aName, bName := "a-"+tt.recipe, "b-"+tt.recipe
 			cliA := clustertest.Client(t, c, aName)
-			a := newLocker(t, tt.recipe, cliA, "p4-"+tt.recipe, Options{TTL: 1})
-			b := newLocker(t, tt.recipe, clustertest.Client(t, c, bName), "p4-"+tt.recipe, Options{TTL: 1})
+			a := newLocker(t, tt.recipe, cliA, "p4-"+tt.recipe, Options{TTL: time.Second})
+			b := newLocker(t, tt.recipe, clustertest.Client(t, c, bName), "p4-"+tt.recipe, Options{TTL: time.Second})
 
 			ha := mustLock(t, ctx, a)
 			exitA := res.Enter("a")
@@ -152,8 +152,8 @@ func TestPitfallSetNXNeverFreed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := clustertest.Context(t)
 			aName := "a-" + tt.recipe
-			a := newLocker(t, tt.recipe, clustertest.Client(t, c, aName), "p6-"+tt.recipe, Options{TTL: 1})
-			b := newLocker(t, tt.recipe, clustertest.Client(t, c, "b-"+tt.recipe), "p6-"+tt.recipe, Options{TTL: 1})
+			a := newLocker(t, tt.recipe, clustertest.Client(t, c, aName), "p6-"+tt.recipe, Options{TTL: time.Second})
+			b := newLocker(t, tt.recipe, clustertest.Client(t, c, "b-"+tt.recipe), "p6-"+tt.recipe, Options{TTL: time.Second})
 			ha := mustLock(t, ctx, a)
 			resume := pause(t, c, aName) // crashed
 
@@ -209,7 +209,7 @@ func TestPitfallHerd(t *testing.T) {
 			ctx := clustertest.Context(t)
 			lockName := "p9-" + tt.recipe
 			holderName := "holder-" + tt.recipe
-			holder := newLocker(t, tt.recipe, clustertest.Client(t, c, holderName), lockName, Options{TTL: 1})
+			holder := newLocker(t, tt.recipe, clustertest.Client(t, c, holderName), lockName, Options{TTL: time.Second})
 			hh := mustLock(t, ctx, holder)
 
 			var res Resource
@@ -217,7 +217,7 @@ func TestPitfallHerd(t *testing.T) {
 			ls := make([]Locker, waiters)
 			for i := range ls {
 				who := fmt.Sprintf("w%d-%s", i, tt.recipe)
-				ls[i] = newLocker(t, tt.recipe, clustertest.Client(t, c, who), lockName, Options{TTL: 5})
+				ls[i] = newLocker(t, tt.recipe, clustertest.Client(t, c, who), lockName, Options{TTL: 5 * time.Second})
 				g.Go(func() error {
 					h, err := ls[i].Lock(gctx)
 					if err != nil {

@@ -73,8 +73,8 @@ func TestPitfallReleasedMarker(t *testing.T) {
 			ctx := clustertest.Context(t)
 			var res Resource
 			lockName := "p1-" + tt.recipe
-			a := newLocker(t, tt.recipe, clustertest.Client(t, c, "a-"+tt.recipe), lockName, Options{TTL: 5})
-			b := newLocker(t, tt.recipe, clustertest.Client(t, c, "b-"+tt.recipe), lockName, Options{TTL: 5})
+			a := newLocker(t, tt.recipe, clustertest.Client(t, c, "a-"+tt.recipe), lockName, Options{TTL: 5 * time.Second})
+			b := newLocker(t, tt.recipe, clustertest.Client(t, c, "b-"+tt.recipe), lockName, Options{TTL: 5 * time.Second})
 
 			ha := mustLock(t, ctx, a)
 			exitA := res.Enter("a")
@@ -118,7 +118,7 @@ func TestPitfallSharedSession(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := clustertest.Context(t)
 			var res Resource
-			l := newLocker(t, tt.recipe, clustertest.Client(t, c, "c-"+tt.recipe), "p5-"+tt.recipe, Options{TTL: 5})
+			l := newLocker(t, tt.recipe, clustertest.Client(t, c, "c-"+tt.recipe), "p5-"+tt.recipe, Options{TTL: 5 * time.Second})
 
 			h1 := mustLock(t, ctx, l)
 			exit1 := res.Enter("goroutine 1")
@@ -160,7 +160,7 @@ func TestPitfallDeleteName(t *testing.T) {
 			var res Resource
 			lockName := "p7-" + tt.recipe
 			newL := func(who string) Locker {
-				return newLocker(t, tt.recipe, clustertest.Client(t, c, who+"-"+tt.recipe), lockName, Options{TTL: 5})
+				return newLocker(t, tt.recipe, clustertest.Client(t, c, who+"-"+tt.recipe), lockName, Options{TTL: 5 * time.Second})
 			}
 			a, b, cl := newL("a"), newL("b"), newL("c")
 

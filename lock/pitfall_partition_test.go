@@ -30,8 +30,8 @@ func TestPitfallSerializableCheck(t *testing.T) {
 		}
 		majority = append(majority, m.Name())
 	}
-	a := newLocker(t, "serializable-check", clustertest.Client(t, c, "a", follower.Name()), "p8", Options{TTL: 1})
-	b := newLocker(t, "mutex", clustertest.Client(t, c, "b", majority...), "p8", Options{TTL: 1})
+	a := newLocker(t, "serializable-check", clustertest.Client(t, c, "a", follower.Name()), "p8", Options{TTL: time.Second})
+	b := newLocker(t, "mutex", clustertest.Client(t, c, "b", majority...), "p8", Options{TTL: time.Second})
 
 	ha := mustLock(t, ctx, a)
 	if owned, err := ha.(Checker).Owned(ctx); err != nil || !owned {

@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3lock/v3lockpb"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // ServerLock uses etcd's server-side lock API (the v3lock gRPC service,
 // what `etcdctl lock` calls). The server runs the lock recipe on the
 // caller's behalf with a lease the caller supplies, and keeps nothing
 // alive: the caller owns the lease and must renew it, which each holder
-// here does with a session of its own.
+// here does with a lease guard of its own.
 //
 // The server answers with the holder's key; the fencing token is that
 // key's create revision, read back after the lock is granted.
@@ -21,7 +24,7 @@ type ServerLock struct {
 	cli  *clientv3.Client
 	lock v3lockpb.LockClient
 	pfx  string
-	ttl  int
+	ttl  time.Duration
 }
 
 var _ Locker = (*ServerLock)(nil)
@@ -40,29 +43,29 @@ func NewServerLock(cli *clientv3.Client, name string, opts Options) (*ServerLock
 // it. The server blocks until the lock is ours; if ctx ends first, the
 // server withdraws its key and the lease is revoked here as well.
 func (l *ServerLock) Lock(ctx context.Context) (Held, error) {
-	k, err := newKeeper(ctx, l.cli, l.pfx, l.ttl)
+	g, err := grant(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := l.lock.Lock(ctx, &v3lockpb.LockRequest{Name: []byte(l.pfx), Lease: int64(k.id)})
+	resp, err := l.lock.Lock(ctx, &v3lockpb.LockRequest{Name: []byte(l.pfx), Lease: int64(g.ID())})
 	if err != nil {
-		k.abandon(ctx)
+		abandon(ctx, g)
 		return nil, fmt.Errorf("lock: %s: server lock: %w", l.pfx, err)
 	}
 	key := string(resp.Key)
 	got, err := l.cli.Get(ctx, key)
 	switch {
 	case err != nil:
-		k.abandon(ctx)
+		abandon(ctx, g)
 		return nil, fmt.Errorf("lock: %s: read token: %w", key, err)
 	case len(got.Kvs) == 0:
-		k.abandon(ctx)
+		abandon(ctx, g)
 		return nil, fmt.Errorf("%w: %s: key gone right after the server granted it", ErrExpired, key)
 	}
 	rev := got.Kvs[0].CreateRevision
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: k.Done(),
-		release: func(ctx context.Context) error { return l.release(ctx, k, key) },
+		cli: l.cli, key: key, rev: rev, token: rev, done: g.Done(),
+		release: func(ctx context.Context) error { return l.release(ctx, g, key) },
 	}, nil
 }
 
@@ -70,20 +73,20 @@ func (l *ServerLock) Lock(ctx context.Context) (Held, error) {
 // it, then revokes the lease. The API does not say whether the key was
 // still ours; a lease that is gone does: the lock was lost before. Both
 // steps are idempotent and retried while ctx allows.
-func (l *ServerLock) release(ctx context.Context, k *keeper, key string) error {
+func (l *ServerLock) release(ctx context.Context, g *lease.Guard, key string) error {
 	err := retryIdempotent(ctx, func(ctx context.Context) error {
 		_, err := l.lock.Unlock(ctx, &v3lockpb.UnlockRequest{Key: []byte(key)})
 		return err
 	})
-	k.Stop()
-	alive, rerr := revoke(ctx, l.cli, k.id)
+	g.Stop()
+	alive, rerr := revoke(ctx, l.cli, g.ID())
 	switch {
 	case err != nil:
 		return errors.Join(fmt.Errorf("lock: unlock %s: %w", key, err), rerr)
 	case rerr != nil:
 		return fmt.Errorf("lock: unlock %s: %w", key, rerr)
 	case !alive:
-		return fmt.Errorf("%w: %s: lease %x expired before unlock", ErrNotHeld, key, k.id)
+		return fmt.Errorf("%w: %s: lease %x expired before unlock", ErrNotHeld, key, g.ID())
 	}
 	return nil
 }
