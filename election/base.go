@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // base is what every recipe's Elector shares: its client, prefix and
@@ -36,18 +39,32 @@ func newBase(cli *clientv3.Client, prefix string, opts Options, ord order) (*bas
 	return &base{cli: cli, prefix: prefix, pfx: prefix + "/", opts: opts, ord: ord, holders: make(map[holder]struct{})}, nil
 }
 
-// hold starts a guard for a new campaign, or fails after Close.
-func (b *base) hold(ctx context.Context) (*guard, error) {
+// hold starts a lease guard for a new campaign, or fails after Close.
+func (b *base) hold(ctx context.Context) (*lease.Guard, error) {
 	if err := b.checkOpen(); err != nil {
 		return nil, err
 	}
-	g, err := newGuard(ctx, b.cli, b.opts.TTL)
+	g, err := grant(ctx, b.cli, b.prefix, b.opts.TTL)
 	if err != nil {
 		return nil, err
 	}
 	if err := b.track(g); err != nil {
-		g.close(ctx)
+		g.Close(ctx)
 		return nil, err
+	}
+	return g, nil
+}
+
+// grant grants a campaign's lease on prefix and keeps it alive. A TTL
+// the cluster would raise to its own minimum is an error wrapping both
+// ErrBadTTL and lease.ErrTTL.
+func grant(ctx context.Context, cli *clientv3.Client, prefix string, ttl time.Duration) (*lease.Guard, error) {
+	g, err := lease.Grant(ctx, cli, ttl)
+	switch {
+	case errors.Is(err, lease.ErrTTL):
+		return nil, fmt.Errorf("%w on %s: %w", ErrBadTTL, prefix, err)
+	case err != nil:
+		return nil, fmt.Errorf("election: campaign on %s: %w", prefix, err)
 	}
 	return g, nil
 }
@@ -72,7 +89,7 @@ func (b *base) untrack(h holder) {
 
 // drop closes and forgets h after a failed campaign.
 func (b *base) drop(ctx context.Context, h holder) {
-	h.close(ctx)
+	h.Close(ctx)
 	b.untrack(h)
 }
 
@@ -118,7 +135,7 @@ func (b *base) Close() error {
 	b.obs.close()
 	var errs []error
 	for h := range held {
-		if err := h.close(context.Background()); err != nil {
+		if err := h.Close(context.Background()); err != nil {
 			errs = append(errs, err)
 		}
 	}

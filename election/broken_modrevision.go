@@ -38,10 +38,10 @@ func (e *modRevision) Campaign(ctx context.Context, value string) (Leadership, e
 	if err != nil {
 		return nil, err
 	}
-	key := fmt.Sprintf("%s%x", e.pfx, int64(g.id))
+	key := fmt.Sprintf("%s%x", e.pfx, int64(g.ID()))
 	resp, err := e.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, value, clientv3.WithLease(g.id))).
+		Then(clientv3.OpPut(key, value, clientv3.WithLease(g.ID()))).
 		Commit()
 	if err != nil {
 		e.drop(ctx, g)

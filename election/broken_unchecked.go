@@ -15,6 +15,7 @@ package election
 import (
 	"context"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
@@ -38,17 +39,23 @@ func (e *unchecked) Campaign(ctx context.Context, value string) (Leadership, err
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	id, _, err := grant(ctx, e.cli, e.opts.TTL)
+	// The lease comes from a lease guard, for its checks of the TTL, and
+	// is handed at once to a concurrency.Session as users write it: the
+	// session alone renews it and decides when Done closes.
+	g, err := grant(ctx, e.cli, e.prefix, e.opts.TTL)
 	if err != nil {
 		return nil, err
 	}
-	s, err := concurrency.NewSession(e.cli, concurrency.WithLease(id))
+	g.Stop()
+	id := g.ID()
+	s, err := concurrency.NewSession(e.cli, concurrency.WithLease(id), concurrency.WithTTL(int(e.opts.TTL/time.Second)))
 	if err != nil {
+		g.Close(ctx) // revoke what no session keeps
 		return nil, fmt.Errorf("election: session for lease %x: %w", int64(id), err)
 	}
 	h := sessionHolder{s}
 	if err := e.track(h); err != nil {
-		h.close(ctx)
+		h.Close(ctx)
 		return nil, err
 	}
 	el := concurrency.NewElection(s, e.prefix)

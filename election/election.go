@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // Sentinel errors. The errors returned wrap them with the prefix, key or
@@ -13,7 +15,8 @@ var (
 	// ErrBadPrefix is returned by a constructor given an empty prefix.
 	ErrBadPrefix = errors.New("election: empty prefix")
 	// ErrBadTTL is returned for a TTL that is not a whole number of seconds
-	// of at least one, or that the cluster raised to its own minimum.
+	// of at least one, or that the cluster raised to its own minimum. The
+	// error wraps lease.ErrTTL as well.
 	ErrBadTTL = errors.New("election: bad TTL")
 	// ErrNotLeader is returned by Proclaim or Resign of a leadership that
 	// was resigned or lost.
@@ -104,8 +107,8 @@ func (opts Options) check(prefix string) (Options, error) {
 	if opts.TTL == 0 {
 		opts.TTL = DefaultTTL
 	}
-	if opts.TTL < time.Second || opts.TTL%time.Second != 0 {
-		return opts, fmt.Errorf("%w: Options.TTL is %v; want a whole number of seconds, at least 1s", ErrBadTTL, opts.TTL)
+	if err := lease.CheckTTL(opts.TTL); err != nil {
+		return opts, fmt.Errorf("%w: Options.TTL: %w", ErrBadTTL, err)
 	}
 	return opts, nil
 }

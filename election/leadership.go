@@ -9,24 +9,26 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
-// holder is what keeps a campaign's lease alive: a guard, or for the
-// upstream recipe a concurrency.Session.
+// holder is what keeps a campaign's lease alive: a *lease.Guard, or for
+// the upstream recipe a concurrency.Session.
 type holder interface {
 	Done() <-chan struct{}
-	lease() clientv3.LeaseID
-	close(ctx context.Context) error
+	ID() clientv3.LeaseID
+	Close(ctx context.Context) error
 }
 
-func (g *guard) lease() clientv3.LeaseID { return g.id }
+var _ holder = (*lease.Guard)(nil)
 
 // sessionHolder is a concurrency.Session as a holder.
 type sessionHolder struct{ s *concurrency.Session }
 
-func (h sessionHolder) Done() <-chan struct{}   { return h.s.Done() }
-func (h sessionHolder) lease() clientv3.LeaseID { return h.s.Lease() }
-func (h sessionHolder) close(context.Context) error {
+func (h sessionHolder) Done() <-chan struct{} { return h.s.Done() }
+func (h sessionHolder) ID() clientv3.LeaseID  { return h.s.Lease() }
+func (h sessionHolder) Close(context.Context) error {
 	if err := h.s.Close(); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		return fmt.Errorf("election: close session of lease %x: %w", int64(h.s.Lease()), err)
 	}
@@ -102,7 +104,7 @@ func (l *leadership) Proclaim(ctx context.Context, value string) error {
 func (l *leadership) txnProclaim(ctx context.Context, value string) error {
 	resp, err := l.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(l.key), "=", l.term)).
-		Then(clientv3.OpPut(l.key, value, clientv3.WithLease(l.h.lease()))).
+		Then(clientv3.OpPut(l.key, value, clientv3.WithLease(l.h.ID()))).
 		Commit()
 	if err != nil {
 		return fmt.Errorf("election: proclaim %s: %w", l.key, err)
@@ -134,7 +136,7 @@ func (l *leadership) Resign(ctx context.Context) error {
 
 // release closes the holder, revoking the lease.
 func (l *leadership) release(ctx context.Context) error {
-	err := l.h.close(ctx)
+	err := l.h.Close(ctx)
 	if l.end != nil {
 		l.end(l.h)
 	}

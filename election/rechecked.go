@@ -8,6 +8,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // NewRechecked returns an Elector built on concurrency.Election that closes
@@ -20,7 +22,7 @@ import (
 //     Campaign reports leadership over a key that no longer exists (a
 //     phantom leader) while a younger candidate really leads.
 //   - concurrency.Session.Done can close after another candidate has
-//     already won (see guard).
+//     already won (see internal/lease).
 //
 // Here the wait is cancelled as soon as the lease can no longer be known to
 // be alive, and after the wait a linearizable read checks that the key
@@ -46,18 +48,17 @@ func (e *rechecked) Campaign(ctx context.Context, value string) (Leadership, err
 	if err != nil {
 		return nil, err
 	}
-	s, err := concurrency.NewSession(e.cli, concurrency.WithLease(g.id), concurrency.WithContext(g.ctx))
+	s, err := g.Session() // on the guard's lease; it stops with the guard
 	if err != nil {
 		e.drop(ctx, g)
-		return nil, fmt.Errorf("election: session for lease %x: %w", int64(g.id), err)
+		return nil, fmt.Errorf("election: campaign on %s: %w", e.prefix, err)
 	}
-	s.Orphan() // the guard keeps the lease alive, not the session
 	el := concurrency.NewElection(s, e.prefix)
 
 	err = waitGuarded(ctx, g, func(ctx context.Context) error { return el.Campaign(ctx, value) })
 	if err != nil {
 		e.drop(ctx, g)
-		return nil, fmt.Errorf("election: campaign on %s with lease %x: %w", e.prefix, int64(g.id), err)
+		return nil, fmt.Errorf("election: campaign on %s with lease %x: %w", e.prefix, int64(g.ID()), err)
 	}
 	if err := recheck(ctx, e.cli, el.Key(), el.Rev(), g); err != nil {
 		e.drop(ctx, g)
@@ -69,7 +70,7 @@ func (e *rechecked) Campaign(ctx context.Context, value string) (Leadership, err
 // waitGuarded runs wait with a context that is cancelled when ctx ends or
 // the guard's lease may be gone. In the second case it returns an error
 // wrapping ErrLeaseExpired.
-func waitGuarded(ctx context.Context, g *guard, wait func(context.Context) error) error {
+func waitGuarded(ctx context.Context, g *lease.Guard, wait func(context.Context) error) error {
 	cctx, cancel := context.WithCancelCause(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -85,7 +86,7 @@ func waitGuarded(ctx context.Context, g *guard, wait func(context.Context) error
 	cancel(nil)
 	wg.Wait()
 	if err != nil && errors.Is(context.Cause(cctx), ErrLeaseExpired) && ctx.Err() == nil {
-		return fmt.Errorf("%w (lease %x): %v", ErrLeaseExpired, int64(g.id), err)
+		return fmt.Errorf("%w (lease %x): %v", ErrLeaseExpired, int64(g.ID()), err)
 	}
 	return err
 }
@@ -93,7 +94,7 @@ func waitGuarded(ctx context.Context, g *guard, wait func(context.Context) error
 // recheck makes sure, with a linearizable read after the wait, that the
 // candidate key still exists with the create revision it was given and the
 // lease is still known to be alive.
-func recheck(ctx context.Context, cli *clientv3.Client, key string, term int64, g *guard) error {
+func recheck(ctx context.Context, cli *clientv3.Client, key string, term int64, g *lease.Guard) error {
 	resp, err := cli.Get(ctx, key)
 	if err != nil {
 		return fmt.Errorf("election: recheck %s: %w", key, err)
@@ -101,8 +102,8 @@ func recheck(ctx context.Context, cli *clientv3.Client, key string, term int64, 
 	if len(resp.Kvs) == 0 || resp.Kvs[0].CreateRevision != term {
 		return fmt.Errorf("%w: %s (term %d) was gone when the wait ended", ErrLeaseExpired, key, term)
 	}
-	if !g.alive() {
-		return fmt.Errorf("%w: lease %x of %s may have expired", ErrLeaseExpired, int64(g.id), key)
+	if !g.Alive() {
+		return fmt.Errorf("%w: lease %x of %s may have expired", ErrLeaseExpired, int64(g.ID()), key)
 	}
 	return nil
 }

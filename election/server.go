@@ -41,7 +41,7 @@ func (e *server) Campaign(ctx context.Context, value string) (Leadership, error)
 	}
 	var lk *pb.LeaderKey
 	err = waitGuarded(ctx, g, func(ctx context.Context) error {
-		resp, err := e.ec.Campaign(ctx, &pb.CampaignRequest{Name: []byte(e.prefix), Lease: int64(g.id), Value: []byte(value)})
+		resp, err := e.ec.Campaign(ctx, &pb.CampaignRequest{Name: []byte(e.prefix), Lease: int64(g.ID()), Value: []byte(value)})
 		if err == nil {
 			lk = resp.Leader
 		}
@@ -49,7 +49,7 @@ func (e *server) Campaign(ctx context.Context, value string) (Leadership, error)
 	})
 	if err != nil {
 		e.drop(ctx, g)
-		return nil, fmt.Errorf("election: campaign on %s with lease %x through the election service: %w", e.prefix, int64(g.id), err)
+		return nil, fmt.Errorf("election: campaign on %s with lease %x through the election service: %w", e.prefix, int64(g.ID()), err)
 	}
 	if err := recheck(ctx, e.cli, string(lk.Key), lk.Rev, g); err != nil {
 		e.drop(ctx, g)
