@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc/resolver"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // Sentinel errors. The errors returned wrap them with the service, key or
@@ -19,7 +21,8 @@ var (
 	// address.
 	ErrBadAddr = errors.New("discovery: empty instance address")
 	// ErrBadTTL is returned for a TTL that is not a whole number of seconds
-	// of at least one, or that the cluster raised to its own minimum.
+	// of at least one, or that the cluster raised to its own minimum. The
+	// error wraps lease.ErrTTL as well.
 	ErrBadTTL = errors.New("discovery: bad TTL")
 	// ErrRegistered is returned by a second Register.
 	ErrRegistered = errors.New("discovery: already registered")
@@ -117,8 +120,8 @@ func (opts Options) check() (Options, error) {
 	if opts.TTL == 0 {
 		opts.TTL = DefaultTTL
 	}
-	if opts.TTL < time.Second || opts.TTL%time.Second != 0 {
-		return opts, fmt.Errorf("%w: Options.TTL is %v; want a whole number of seconds, at least 1s", ErrBadTTL, opts.TTL)
+	if err := lease.CheckTTL(opts.TTL); err != nil {
+		return opts, fmt.Errorf("%w: Options.TTL: %w", ErrBadTTL, err)
 	}
 	return opts, nil
 }

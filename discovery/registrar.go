@@ -5,14 +5,17 @@ import (
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // NewKeepAlive returns a Registrar that registers addr under service with
 // etcd's endpoints manager (client/v3/naming/endpoints, the record format
 // the naming resolver reads), attaches the key to a lease and keeps the
-// lease alive. When the lease is lost — expired while the process was cut
-// off, revoked by someone — or the key is deleted, it grants a new lease
-// and registers again, retrying until it succeeds or is closed.
+// lease alive with a lease guard. When the lease may be lost — expired
+// while the process was cut off, revoked by someone, or no renewal
+// answered in time — or the key is deleted, it grants a new lease and
+// registers again, retrying until it succeeds or is closed.
 func NewKeepAlive(cli *clientv3.Client, service, addr string, opts Options) (Registrar, error) {
 	reg, err := newRegistration(cli, service, addr, opts)
 	if err != nil {
@@ -24,59 +27,47 @@ func NewKeepAlive(cli *clientv3.Client, service, addr string, opts Options) (Reg
 type keepAlive struct{ *registration }
 
 func (r *keepAlive) Register(ctx context.Context) error {
-	id, rev, err := r.start(ctx)
-	if err != nil {
-		return err
-	}
-	r.wg.Add(1)
-	go r.run(id, rev)
-	return nil
+	return r.register(ctx, r.keep)
 }
 
-// run keeps the instance registered until the registrar is closed.
-func (r *keepAlive) run(id clientv3.LeaseID, rev int64) {
-	defer r.wg.Done()
-	defer close(r.done)
+// keep keeps the instance registered until the registrar is closed.
+func (r *keepAlive) keep(g *lease.Guard, rev int64) {
 	for {
-		r.hold(id, rev)
-		old := id
+		r.hold(g, rev)
 		for {
 			if r.ctx.Err() != nil {
-				return
+				return // Close removes the key and ends the guard
 			}
-			var err error
-			if id, rev, err = r.put(r.ctx); err == nil {
+			ng, nrev, err := r.put(r.ctx)
+			if err == nil {
+				// Best effort: the key is on the new lease now, and the
+				// old one, no longer renewed, expires anyway.
+				r.replace(ng).Close(context.WithoutCancel(r.ctx)) //nolint:errcheck // see above
+				g, rev = ng, nrev
 				break
 			}
 			pause(r.ctx, retryPause)
 		}
-		r.revoke(old) // best effort; the key is on the new lease now
 	}
 }
 
-// hold returns when lease id is lost, the key (put at rev) is deleted, or
-// the registrar is closed.
-func (r *keepAlive) hold(id clientv3.LeaseID, rev int64) {
+// hold returns when the guard's lease may be lost, the key (put at rev) is
+// deleted, or the registrar is closed.
+func (r *keepAlive) hold(g *lease.Guard, rev int64) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
-	ka, err := r.cli.KeepAlive(ctx, id)
-	if err != nil {
-		return
-	}
 	wch := r.cli.Watch(ctx, r.key, clientv3.WithRev(rev+1))
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case _, ok := <-ka:
-			if !ok {
-				return // the lease expired, was revoked, or went unanswered for a TTL
-			}
+		case <-g.Done():
+			return // the lease expired, was revoked, or may have: see g.Err()
 		case wr, ok := <-wch:
 			if !ok || wr.Err() != nil {
 				// The watch broke (a compaction, a lost member): look.
 				resp, err := r.cli.Get(ctx, r.key)
-				if err != nil || len(resp.Kvs) == 0 || clientv3.LeaseID(resp.Kvs[0].Lease) != id {
+				if err != nil || len(resp.Kvs) == 0 || clientv3.LeaseID(resp.Kvs[0].Lease) != g.ID() {
 					return
 				}
 				wch = r.cli.Watch(ctx, r.key, clientv3.WithRev(resp.Header.Revision+1))

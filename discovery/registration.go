@@ -7,13 +7,15 @@ import (
 	"sync"
 	"time"
 
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/naming/endpoints"
+
+	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
 // registration is what every registrar recipe shares: the key, the lease
-// it is on, and the life cycle.
+// guard it is on, and the life cycle. A recipe differs only in what its
+// keeper does once the instance is registered.
 type registration struct {
 	cli  *clientv3.Client
 	em   endpoints.Manager
@@ -26,9 +28,10 @@ type registration struct {
 	done   chan struct{} // closed when the recipe stops keeping the key
 	wg     sync.WaitGroup
 
-	mu         sync.Mutex // guards lease, registered and closed
-	lease      clientv3.LeaseID
-	registered bool
+	mu         sync.Mutex   // guards guard, registered, keeping and closed; held while adding to wg
+	guard      *lease.Guard // keeps the lease the key is on now; nil before the first registration
+	registered bool         // Register was called and has not failed
+	keeping    bool         // a keeper goroutine runs, and closes done when it returns
 	closed     bool
 }
 
@@ -57,66 +60,84 @@ func newRegistration(cli *clientv3.Client, service, addr string, opts Options) (
 func (r *registration) Key() string           { return r.key }
 func (r *registration) Done() <-chan struct{} { return r.done }
 
-// start is the first registration, refused if there was one or after Close.
-func (r *registration) start(ctx context.Context) (clientv3.LeaseID, int64, error) {
+// register is the first registration, refused if there was one or after
+// Close. Once the instance is on a guarded lease it runs keep in a
+// goroutine of its own, given the guard and the revision of the put, and
+// closes done when keep returns. keep must return once r.ctx ends. A Close
+// meanwhile cancels the registration and waits for it.
+func (r *registration) register(ctx context.Context, keep func(g *lease.Guard, rev int64)) error {
 	r.mu.Lock()
 	switch {
 	case r.closed:
 		r.mu.Unlock()
-		return 0, 0, ErrClosed
+		return ErrClosed
 	case r.registered:
 		r.mu.Unlock()
-		return 0, 0, fmt.Errorf("%w: %s", ErrRegistered, r.key)
+		return fmt.Errorf("%w: %s", ErrRegistered, r.key)
 	}
 	r.registered = true
+	r.wg.Add(1) // Close waits for this registration
 	r.mu.Unlock()
-	id, rev, err := r.put(ctx)
-	if err != nil {
-		r.mu.Lock()
+	defer r.wg.Done()
+
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(r.ctx, cancel)()
+	g, rev, err := r.put(pctx)
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err != nil:
 		r.registered = false
-		r.mu.Unlock()
+		return err
+	case r.closed:
+		r.guard = g // Close, waiting for us, removes it
+		return fmt.Errorf("%w while registering %s", ErrClosed, r.key)
 	}
-	return id, rev, err
+	r.guard = g
+	r.keeping = true
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer close(r.done)
+		keep(g, rev)
+	}()
+	return nil
 }
 
-// put grants a lease and registers the instance on it. It returns the
-// lease and the revision of the put.
-func (r *registration) put(ctx context.Context) (clientv3.LeaseID, int64, error) {
-	want := int64(r.opts.TTL / time.Second)
-	lresp, err := r.cli.Grant(ctx, want)
-	if err != nil {
-		return 0, 0, fmt.Errorf("discovery: grant lease for %s: %w", r.key, err)
+// put grants a lease, keeps it with a guard, and registers the instance
+// on it. It returns the guard and the revision of the put. On failure it
+// leaves no lease behind.
+func (r *registration) put(ctx context.Context) (*lease.Guard, int64, error) {
+	g, err := lease.Grant(ctx, r.cli, r.opts.TTL)
+	switch {
+	case errors.Is(err, lease.ErrTTL):
+		return nil, 0, fmt.Errorf("%w for %s: %w", ErrBadTTL, r.key, err)
+	case err != nil:
+		return nil, 0, fmt.Errorf("discovery: register %s: %w", r.key, err)
 	}
-	if lresp.TTL != want {
-		r.revoke(lresp.ID)
-		return 0, 0, fmt.Errorf("%w: asked for %ds, the cluster granted %ds (its minimum)", ErrBadTTL, want, lresp.TTL)
-	}
-	r.mu.Lock()
-	r.lease = lresp.ID
-	r.mu.Unlock()
-	if err := r.em.AddEndpoint(ctx, r.key, endpoints.Endpoint{Addr: r.addr}, clientv3.WithLease(lresp.ID)); err != nil {
-		r.revoke(lresp.ID)
-		return 0, 0, fmt.Errorf("discovery: register %s: %w", r.key, err)
+	if err := r.em.AddEndpoint(ctx, r.key, endpoints.Endpoint{Addr: r.addr}, clientv3.WithLease(g.ID())); err != nil {
+		return nil, 0, errors.Join(fmt.Errorf("discovery: register %s: %w", r.key, err), g.Close(context.WithoutCancel(ctx)))
 	}
 	resp, err := r.cli.Get(ctx, r.key)
 	if err != nil {
-		return lresp.ID, 0, fmt.Errorf("discovery: read back %s: %w", r.key, err)
+		return nil, 0, errors.Join(fmt.Errorf("discovery: read back %s: %w", r.key, err), g.Close(context.WithoutCancel(ctx)))
 	}
 	rev := resp.Header.Revision
 	if len(resp.Kvs) > 0 {
 		rev = resp.Kvs[0].ModRevision
 	}
-	return lresp.ID, rev, nil
+	return g, rev, nil
 }
 
-// revoke revokes a lease, bounded by the TTL: after that it has expired.
-func (r *registration) revoke(id clientv3.LeaseID) error {
-	ctx, cancel := context.WithTimeout(context.Background(), r.opts.TTL)
-	defer cancel()
-	if _, err := r.cli.Revoke(ctx, id); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
-		return fmt.Errorf("discovery: revoke lease %x of %s: %w", int64(id), r.key, err)
-	}
-	return nil
+// replace makes g the guard of the registration, after a registration
+// again on a new lease, and returns the one it replaces.
+func (r *registration) replace(g *lease.Guard) (old *lease.Guard) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, r.guard = r.guard, g
+	return old
 }
 
 // Close stops the recipe, then deletes the key and revokes its lease.
@@ -127,24 +148,27 @@ func (r *registration) Close() error {
 		return nil
 	}
 	r.closed = true
-	registered := r.registered
 	r.mu.Unlock()
 	r.cancel()
 	r.wg.Wait()
-	if !registered {
+	r.mu.Lock()
+	g, keeping := r.guard, r.keeping
+	r.mu.Unlock()
+	if !keeping {
 		close(r.done)
+	}
+	if g == nil {
 		return nil
 	}
-	r.mu.Lock()
-	id := r.lease
-	r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), r.opts.TTL)
 	defer cancel()
 	var errs []error
 	if err := r.em.DeleteEndpoint(ctx, r.key); err != nil {
 		errs = append(errs, fmt.Errorf("discovery: deregister %s: %w", r.key, err))
 	}
-	errs = append(errs, r.revoke(id))
+	if err := g.Close(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("discovery: deregister %s: %w", r.key, err))
+	}
 	return errors.Join(errs...)
 }
 
