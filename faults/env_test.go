@@ -34,8 +34,8 @@ func TestRecordedOperationsDecideHolders(t *testing.T) {
 	do("c1", checker.KindAcquire, "L", checker.Output{Lease: 1})
 	do("c1", checker.KindRelease, "L", checker.Output{})
 	do("c2", checker.KindAcquire, "L", checker.Output{Lease: 2})
-	do("c1", checker.KindRelease, "L", checker.Output{}) // not the holder: no effect
-	rec.Invoke(ctx, "c2", checker.KindRelease, "L", checker.Input{}).Fail(ctx, errors.New("refused")) // failed: still holds
+	do("c1", checker.KindRelease, "L", checker.Output{})                                                   // not the holder: no effect
+	rec.Invoke(ctx, "c2", checker.KindRelease, "L", checker.Input{}).Fail(ctx, errors.New("refused"))      // failed: still holds
 	rec.Invoke(ctx, "c4", checker.KindAcquire, "L", checker.Input{}).Unknown(ctx, errors.New("timed out")) // unknown: not a holder
 	do("c1", checker.KindCampaign, "E", checker.Output{})
 	do("c1", checker.KindResign, "E", checker.Output{})

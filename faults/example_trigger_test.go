@@ -1,0 +1,51 @@
+package faults_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/faults"
+	"go.etcd.io/etcd/client/v3/concurrency"
+)
+
+// A lock workload records each step once; a trigger on the recorded
+// acquire pauses the holder past its TTL, a second client takes the lock,
+// and the checker sees two holders at once. Nothing reports a state change
+// twice: the Env reads the recorder.
+func ExampleOn() {
+	ctx := context.Background()
+	c, _ := cluster.Start(ctx, cluster.Config{})
+	defer c.Close()
+	env := faults.NewEnv(c, faults.Config{}) // it observes env.Recorder()
+	rec := env.Recorder()
+	run, _ := faults.Start(ctx, env, faults.Timeline{Triggers: []faults.Trigger{
+		faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, 3*time.Second, faults.Pause(faults.LockHolder("L"))),
+	}})
+	hold := func(name string) {
+		cli, _ := c.Client(name)
+		s, _ := concurrency.NewSession(cli, concurrency.WithTTL(1))
+		defer s.Close()
+		p := rec.Invoke(ctx, name, checker.KindAcquire, "L", checker.Input{})
+		m := concurrency.NewMutex(s, "/locks/L")
+		m.Lock(ctx)
+		p.OK(ctx, checker.Output{Token: m.Header().Revision, Lease: int64(s.Lease())}) // c1: paused here
+		env.Gate().Step(ctx, name)                                                     // held while paused
+		p = rec.Invoke(ctx, name, checker.KindRelease, "L", checker.Input{})
+		m.Unlock(context.WithoutCancel(ctx))
+		p.OK(ctx, checker.Output{})
+	}
+	var c1 sync.WaitGroup
+	c1.Go(func() { hold("c1") })
+	time.Sleep(500 * time.Millisecond)
+	hold("c2") // acquires once c1's lease has expired, c1 still believing it holds
+	run.Stop() // heals c1's pause
+	c1.Wait()
+	res := checker.MutualExclusion(rec.History(), checker.MutexOptions{})
+	fmt.Println(res.Verdict, res.Violations[0].Kind)
+	// Output:
+	// violation overlap
+}
