@@ -1,0 +1,28 @@
+// Package scenarios joins the parts of etcdsim into runs: a scenario is a
+// recipe × a workload × a fault schedule × checkers, with the expectation
+// the checkers must meet and the seed every random choice comes from.
+//
+// A Scenario is data. It round-trips through JSON, so a result file says
+// exactly what ran and can be run again. All lists the registered
+// scenarios — every correct recipe of every family under the standard
+// fault mix, expecting a pass, and every pitfall of the gallery under the
+// schedule that exposes it, expecting the violation its recipe's registry
+// entry names — and the same list feeds go test and simrun.
+//
+// Run runs one: it starts the cluster and clients, arms the schedule, runs
+// the workload (which records each operation once, on the run's recorder,
+// so that triggers fire on what the clients do and checkers judge it),
+// heals, checks, and writes result.json and history.json.
+//
+// In a go test, your own lock under the standard fault mix:
+//
+//	func TestMyLock(t *testing.T) {
+//		my := lock.Recipe{Name: "my-lock", Summary: "ours", New: newMyLock}
+//		for _, s := range scenarios.LockSafety(my) {
+//			scenarios.Test(t, s)
+//		}
+//	}
+//
+// A run that misses its expectation fails with the violations, the seed
+// and the command that replays it.
+package scenarios

@@ -1,0 +1,16 @@
+package scenarios_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/etcdsim/etcdsim/cluster"
+)
+
+// Scenarios run every recipe, the server-side ones included, whose members
+// leave etcd's own in-process client behind; cluster.EtcdLeaks ignores
+// exactly those goroutines.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, cluster.EtcdLeaks()...)
+}

@@ -1,0 +1,192 @@
+package scenarios
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
+	"github.com/etcdsim/etcdsim/lock"
+)
+
+// All returns every registered scenario: each correct recipe of every
+// family under the standard fault mix, expecting a pass, then each pitfall
+// of the gallery under the schedule that exposes it, expecting the
+// violation its recipe's registry entry names. The same list feeds
+// go test and simrun.
+func All() []Scenario {
+	var out []Scenario
+	for _, r := range lock.Recipes() {
+		if !r.Broken {
+			out = append(out, LockSafety(r)...)
+		}
+	}
+	out = append(out, lockPitfalls()...)
+	out = append(out, registered...)
+	return out
+}
+
+// registered holds the scenarios of the other families' files, added by
+// their init functions in a fixed order.
+var registered []Scenario
+
+// Lookup returns the scenario called name. For an unknown name the error
+// lists the registered names, the closest first.
+func Lookup(name string) (Scenario, error) {
+	all := All()
+	names := make([]string, len(all))
+	for i, s := range all {
+		if s.Name == name {
+			return s, nil
+		}
+		names[i] = s.Name
+	}
+	near := recipe.Nearest(name, names)
+	if len(near) > 8 {
+		near = append(near[:8], fmt.Sprintf("… (%d in all; see simrun list)", len(names)))
+	}
+	return Scenario{}, fmt.Errorf("scenarios: no scenario named %q; closest: %s", name, strings.Join(near, ", "))
+}
+
+// Match returns the registered scenarios whose names match pattern: an
+// exact name, a prefix ending in '/' ("lock/"), or a glob ("lock/*/pause-*",
+// where '*' does not cross '/'; "lock/*" matches every lock scenario).
+func Match(pattern string) ([]Scenario, error) {
+	var out []Scenario
+	for _, s := range All() {
+		ok := s.Name == pattern || strings.HasSuffix(pattern, "/") && strings.HasPrefix(s.Name, pattern)
+		if !ok {
+			m, err := path.Match(pattern, s.Name)
+			if err != nil {
+				return nil, fmt.Errorf("scenarios: bad pattern %q: %w", pattern, err)
+			}
+			// "lock/*" also matches the scenarios below lock/.
+			ok = m || strings.HasSuffix(pattern, "/*") && strings.HasPrefix(s.Name, strings.TrimSuffix(pattern, "*"))
+		}
+		if ok {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		_, err := Lookup(pattern)
+		return nil, err
+	}
+	return out, nil
+}
+
+// standardMix is the timeline every correct recipe must survive: a leader
+// kill, a minority partition, a client cut off, a leader-change storm and a
+// compaction, one after another, healed with time to spare before the run
+// ends so that liveness is judged on a healthy cluster.
+func standardMix() *faults.Timeline {
+	s := time.Second
+	return &faults.Timeline{Steps: []faults.Step{
+		faults.At(500*time.Millisecond, s, faults.Kill(faults.Leader)),
+		faults.At(2*s, 1200*time.Millisecond, faults.Partition(faults.Minority)),
+		faults.At(3500*time.Millisecond, s, faults.Isolate(faults.Client("c1"))),
+		faults.At(5*s, s, faults.LeaderStorm(200*time.Millisecond)),
+		faults.At(6500*time.Millisecond, 0, faults.Compact()),
+	}}
+}
+
+// LockSafety returns the scenarios a correct lock recipe — one of ours or
+// a user's own — must pass: the standard fault mix, and a holder paused
+// between its last check and its write past its TTL, both judged by the
+// guarded resource (a holder cut off or paused may believe it holds a lock
+// its lease has lost: only the fencing token keeps the resource safe), by
+// the tokens and by liveness; and a leader kill judged in full, holds and
+// linearizability included.
+func LockSafety(r lock.Recipe) []Scenario {
+	base := Scenario{
+		Cluster:  Cluster{Members: 3},
+		Workload: Workload{Family: FamilyLock, Recipe: r.Name, Clients: 3, Duration: Duration(10 * time.Second)},
+		Seed:     1,
+	}
+	if r.Family == "" || !slices.ContainsFunc(lock.Recipes(), func(x lock.Recipe) bool { return x.Name == r.Name }) {
+		rr := r
+		base.Workload.Lock = &rr
+	}
+	byResource := []Check{{Name: checker.CheckerMutualExclusion, ResourceOnly: true},
+		{Name: checker.CheckerFencing}, {Name: checker.CheckerLiveness}}
+
+	mix := base
+	mix.Name = "lock/" + r.Name + "/standard-mix"
+	mix.Description = r.Name + " under a leader kill, a minority partition, a client cut off, a leader storm and a compaction"
+	mix.Faults.Timeline = standardMix()
+	mix.Checkers = byResource
+
+	pause := base
+	pause.Name = "lock/" + r.Name + "/pause-holder"
+	pause.Description = r.Name + ": the holder is paused between its last check and its write, past its TTL; the token refuses its late write"
+	pause.Faults.Timeline = pauseHolder(2500 * time.Millisecond)
+	pause.Checkers = byResource
+
+	kill := base
+	kill.Name = "lock/" + r.Name + "/leader-kill"
+	kill.Description = r.Name + " through two leader kills: holds never overlap and the lock stays linearizable"
+	kill.Faults.Timeline = &faults.Timeline{Steps: []faults.Step{
+		faults.At(time.Second, time.Second, faults.Kill(faults.Leader)),
+		faults.At(4*time.Second, time.Second, faults.Kill(faults.Leader)),
+	}}
+	kill.Workload.Duration = Duration(8 * time.Second)
+	return []Scenario{mix, pause, kill}
+}
+
+// pauseHolder pauses the first holder of lock L right after it acquires:
+// it has checked its lease and is about to write.
+func pauseHolder(d time.Duration) *faults.Timeline {
+	return &faults.Timeline{Triggers: []faults.Trigger{
+		faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, d, faults.Pause(faults.LockHolder("L"))),
+	}}
+}
+
+// lockPitfalls are the gallery's broken lock recipes, each under the
+// schedule that exposes it.
+func lockPitfalls() []Scenario {
+	pitfall := func(name, fault, desc string, w Workload, tl *faults.Timeline, checks []Check) Scenario {
+		r, err := lock.Lookup(name)
+		if err != nil {
+			panic(err)
+		}
+		w.Family, w.Recipe = FamilyLock, name
+		if w.Clients == 0 {
+			w.Clients = 3
+		}
+		if w.Duration == 0 {
+			w.Duration = Duration(6 * time.Second)
+		}
+		s := Scenario{Name: "lock/" + name + "/" + fault, Description: desc, Cluster: Cluster{Members: 3},
+			Workload: w, Checkers: checks, Expect: r.Expect, Seed: 1}
+		if tl != nil {
+			s.Faults.Timeline = tl
+		}
+		return s
+	}
+	full := []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}}
+	return []Scenario{
+		pitfall("released-marker", "healthy",
+			"a release that leaves the key lets the releaser jump back ahead of the holder: two holders on a healthy cluster",
+			Workload{Think: Duration(time.Millisecond)}, nil, full),
+		pitfall("unfenced", "pause-holder",
+			"a correct mutex without a fencing token: the holder paused past its TTL writes after its successor",
+			Workload{}, pauseHolder(2500*time.Millisecond),
+			[]Check{{Name: checker.CheckerMutualExclusion, ResourceOnly: true}}),
+		pitfall("shared-session", "healthy",
+			"goroutines sharing one session share the mutex key: both hold the lock",
+			Workload{Think: Duration(time.Millisecond)}, nil, full),
+		pitfall("setnx", "crash-holder",
+			"a lock without a lease: its holder crashes and the lock is never freed",
+			Workload{Duration: Duration(9 * time.Second), Patience: Duration(time.Second)},
+			&faults.Timeline{Triggers: []faults.Trigger{
+				faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, time.Second, faults.Crash(faults.LockHolder("L"))),
+			}},
+			[]Check{{Name: checker.CheckerLiveness}}),
+		pitfall("delete-name", "impatient-waiter",
+			"release and clean-up delete the lock's name: a waiter that gives up frees the holder's lock",
+			Workload{Hold: Duration(600 * time.Millisecond), Patience: Duration(200 * time.Millisecond)}, nil, full),
+	}
+}

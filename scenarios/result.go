@@ -1,0 +1,137 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+)
+
+// Result is what one run of a scenario found. It is plain data; Run writes
+// it as result.json beside the history (history.json).
+type Result struct {
+	// Version is the schema version (SchemaVersion).
+	Version int `json:"version"`
+	// Scenario is the scenario as run, every default filled in: replaying
+	// it runs the same schedule and workload choices again.
+	Scenario Scenario `json:"scenario"`
+	// Started is when the run began, on the wall clock.
+	Started time.Time `json:"started"`
+	// Timings are how long each phase took.
+	Timings Timings `json:"timings"`
+	// Checks are the checkers' results, in the scenario's order.
+	Checks []checker.Result `json:"checks"`
+	// Verdict is the most severe of the checks' verdicts.
+	Verdict checker.Verdict `json:"verdict"`
+	// Met says whether the checks meet the scenario's expectation, and Why
+	// says so in a sentence.
+	Met bool   `json:"met"`
+	Why string `json:"why"`
+	// Ops counts the operations recorded, and Faults the fault events.
+	Ops    int                  `json:"ops"`
+	Faults []checker.FaultEvent `json:"faults,omitempty"`
+	// ScheduleErr is what the fault schedule reported: faults that could
+	// not be injected or healed. The run is judged all the same.
+	ScheduleErr string `json:"schedule_error,omitempty"`
+	// Replay is the command that runs this scenario again with its seed.
+	Replay string `json:"replay"`
+	// Dir is where the run's files were written, "" if nowhere.
+	Dir string `json:"dir,omitempty"`
+
+	history checker.History
+}
+
+// Timings are the wall-clock durations of a run's phases.
+type Timings struct {
+	Start    Duration `json:"start"`    // cluster and clients up
+	Workload Duration `json:"workload"` // workload and schedule, to the last heal
+	Check    Duration `json:"check"`    // checkers
+	Total    Duration `json:"total"`
+}
+
+// History returns the run's recorded history.
+func (r *Result) History() checker.History { return r.history }
+
+// Err returns nil when the run met its expectation, and otherwise an error
+// that says what was expected, what was found (every violation's sentence),
+// the seed and the command that replays the run.
+func (r *Result) Err() error {
+	if r.Met {
+		return nil
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "scenario %s (seed %s) did not meet its expectation: %s\n", r.Scenario.Name, r.Scenario.Seed, r.Why)
+	for _, c := range r.Checks {
+		fmt.Fprintf(&b, "  %s: %s: %s\n", c.Checker, c.Verdict, c.Summary)
+		for _, v := range c.Violations {
+			fmt.Fprintf(&b, "    - %s\n", v.Message)
+		}
+	}
+	if r.ScheduleErr != "" {
+		fmt.Fprintf(&b, "  fault schedule: %s\n", r.ScheduleErr)
+	}
+	if r.Dir != "" {
+		fmt.Fprintf(&b, "  files: %s\n", r.Dir)
+	}
+	fmt.Fprintf(&b, "  replay: %s", r.Replay)
+	return fmt.Errorf("%s", b.String())
+}
+
+// write puts result.json and history.json into dir.
+func (r *Result) write(dir string) error {
+	if err := writeJSON(filepath.Join(dir, "result.json"), r); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "history.json"))
+	if err != nil {
+		return fmt.Errorf("scenarios: %w", err)
+	}
+	if err := r.history.WriteJSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("scenarios: writing %s: %w", f.Name(), err)
+	}
+	return f.Close()
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("scenarios: encoding %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("scenarios: %w", err)
+	}
+	return nil
+}
+
+// ReadResult reads a result.json and, if it lies beside one, its
+// history.json. A newer schema version or unknown fields are errors naming
+// the file.
+func ReadResult(path string) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: %w", err)
+	}
+	defer f.Close()
+	var r Result
+	if err := decodeStrict(f, &r); err != nil {
+		return nil, fmt.Errorf("scenarios: %s: %w", path, err)
+	}
+	if r.Version > SchemaVersion {
+		return nil, fmt.Errorf("scenarios: %s has schema version %d; this etcdsim reads versions up to %d: use a newer etcdsim", path, r.Version, SchemaVersion)
+	}
+	hp := filepath.Join(filepath.Dir(path), "history.json")
+	if hf, err := os.Open(hp); err == nil {
+		defer hf.Close()
+		h, err := checker.ReadHistory(hf)
+		if err != nil {
+			return nil, fmt.Errorf("scenarios: %s: %w", hp, err)
+		}
+		r.history = h
+	}
+	return &r, nil
+}

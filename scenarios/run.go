@@ -1,0 +1,200 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/faults"
+)
+
+// Options shape how Run runs a scenario. The zero Options writes nothing.
+type Options struct {
+	// Out is the directory the run's files go to: result.json,
+	// history.json, and the members' logs when the expectation was not
+	// met. It is created if need be. "" writes nothing.
+	Out string
+	// Replay is the command that replays the run, as the result and its
+	// failure message show it. "" means simrun's: replay of the result
+	// file when Out is set, else run by name and seed.
+	Replay string
+}
+
+// ErrHarness is wrapped by Run's error when the harness itself failed — a
+// cluster that would not start, a client that could not be made, a file
+// that could not be written — so that the run has no verdict.
+var ErrHarness = errors.New("scenarios: harness failure")
+
+// Run runs s: it validates it, starts its cluster and clients, arms its
+// fault schedule, runs the workload for its duration while the schedule
+// fires, heals everything and waits for the cluster to settle, runs the
+// checkers on the recorded history, and judges the expectation. It always
+// heals and closes what it started, whatever happens. A scenario that is
+// not valid, or a harness that fails, is an error, not a verdict. Many
+// runs may go on in one process at once.
+func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
+	s = s.withDefaults()
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	res := &Result{Version: SchemaVersion, Scenario: s, Started: time.Now()}
+	res.Replay = replayCommand(s, opts)
+	var logDir string
+	if opts.Out != "" {
+		if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+			return nil, fmt.Errorf("%w: %s: output directory: %w", ErrHarness, s.Name, err)
+		}
+		res.Dir = opts.Out
+		logDir = filepath.Join(opts.Out, "logs")
+	}
+	t0 := time.Now()
+	c, err := cluster.Start(ctx, cluster.Config{Members: s.Cluster.Members, Durable: s.Cluster.Durable,
+		Seed: uint64(s.Seed), LogDir: logDir})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: starting the cluster: %w", ErrHarness, s.Name, err)
+	}
+	defer c.Close()
+	for _, name := range s.clientNames() {
+		if _, err := c.Client(name); err != nil {
+			return nil, fmt.Errorf("%w: %s: client %s: %w", ErrHarness, s.Name, name, err)
+		}
+	}
+	rec := checker.NewRecorder(checker.NewClock())
+	rec.SetMeta(checker.Meta{RunID: fmt.Sprintf("%s#%s", s.Name, s.Seed), Seed: s.Seed, Scenario: s.Name,
+		SessionTTL: s.Workload.TTL.D()})
+	env := faults.NewEnv(c, faults.Config{Recorder: rec, Seed: s.Seed})
+	res.Timings.Start = Duration(time.Since(t0))
+
+	t1 := time.Now()
+	werr, serr := s.drive(ctx, env)
+	res.Timings.Workload = Duration(time.Since(t1))
+	if serr != nil {
+		res.ScheduleErr = serr.Error()
+	}
+	if werr != nil {
+		return nil, fmt.Errorf("%w: %s: workload: %w", ErrHarness, s.Name, werr)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("scenarios: %s: stopped: %w", s.Name, context.Cause(ctx))
+	}
+
+	t2 := time.Now()
+	h := rec.History()
+	res.history = h
+	res.Ops = len(h.Ops)
+	res.Faults = h.Faults
+	res.Checks = s.check(h)
+	res.Verdict = checker.Combine(s.Name, res.Checks...).Verdict
+	res.Met, res.Why = s.Expect.Met(res.Checks...)
+	res.Timings.Check = Duration(time.Since(t2))
+	res.Timings.Total = Duration(time.Since(t0))
+
+	if opts.Out != "" {
+		if res.Met {
+			os.RemoveAll(logDir) // the logs are kept only for runs worth reading
+		}
+		if err := res.write(opts.Out); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrHarness, s.Name, err)
+		}
+	}
+	return res, nil
+}
+
+// drive runs the schedules and the workload together: the schedules are
+// armed before the first client acts, the workload runs for its duration,
+// then every schedule is stopped, which heals whatever is still in force
+// and waits for the cluster to be healthy. It returns the workload's
+// error and the schedules' errors apart.
+func (s Scenario) drive(ctx context.Context, env *faults.Env) (workErr, schedErr error) {
+	var running []*faults.Running
+	var errs []error
+	stopAll := func() error {
+		for _, r := range running {
+			errs = append(errs, r.Stop())
+		}
+		running = nil
+		return errors.Join(errs...)
+	}
+	for _, sch := range s.schedules() {
+		r, err := faults.Start(ctx, env, sch)
+		if err != nil {
+			stopAll()
+			return fmt.Errorf("arming the fault schedule: %w", err), nil
+		}
+		running = append(running, r)
+	}
+	wctx, cancel := context.WithTimeout(ctx, s.Workload.Duration.D())
+	defer cancel()
+	w := &world{s: s, env: env, rng: s.Seed.Rand(workloadStream)}
+	workErr = w.run(wctx)
+	return workErr, stopAll()
+}
+
+// workloadStream separates the workload's random choices from the
+// schedule's, both drawn from the run's seed.
+const workloadStream = 0x776f726b6c6f6164
+
+// world is what a workload runs in.
+type world struct {
+	s   Scenario
+	env *faults.Env
+	rng *rand.Rand // the workload's choices; not safe for concurrent use
+}
+
+// run runs the family's workload until ctx ends or the clients are done.
+func (w *world) run(ctx context.Context) error {
+	switch w.s.Workload.Family {
+	case FamilyLock:
+		return w.lockWorkload(ctx)
+	}
+	return fmt.Errorf("no workload for family %q yet", w.s.Workload.Family)
+}
+
+// replayCommand is the command that runs s again with its seed.
+func replayCommand(s Scenario, opts Options) string {
+	if opts.Replay != "" {
+		return opts.Replay
+	}
+	if opts.Out != "" {
+		return "simrun replay " + filepath.Join(opts.Out, "result.json")
+	}
+	return fmt.Sprintf("simrun run -seed %s %s", s.Seed, s.Name)
+}
+
+// check runs the scenario's checkers on h.
+func (s Scenario) check(h checker.History) []checker.Result {
+	var out []checker.Result
+	for _, c := range s.Checkers {
+		out = append(out, runCheck(c, h, s.Workload.TTL.D()))
+	}
+	return out
+}
+
+// runCheck runs one checker.
+func runCheck(c Check, h checker.History, ttl time.Duration) checker.Result {
+	switch c.Name {
+	case checker.CheckerMutualExclusion:
+		return checker.MutualExclusion(h, checker.MutexOptions{ResourceOnly: c.ResourceOnly})
+	case checker.CheckerFencing:
+		return checker.Fencing(h, checker.FencingOptions{})
+	case checker.CheckerLockLinearizable:
+		return checker.LockLinearizable(h, checker.LinOptions{}).Result
+	case checker.CheckerRegisterLinearizable:
+		return checker.RegisterLinearizable(h, checker.LinOptions{}).Result
+	case checker.CheckerElectionSafety:
+		return checker.ElectionSafety(h, checker.ElectionOptions{})
+	case checker.CheckerLiveness:
+		return checker.Liveness(h, checker.LivenessOptions{TTL: ttl, Bound: c.Bound.D()})
+	case checker.CheckerDiscoveryConvergence:
+		return checker.DiscoveryConvergence(h, checker.DiscoveryOptions{TTL: ttl, Bound: c.Bound.D()})
+	case checker.CheckerWatchGuarantees:
+		return checker.WatchGuarantees(h, checker.WatchOptions{})
+	}
+	return checker.Result{Checker: c.Name, Verdict: checker.VerdictInvalid, Summary: "no such checker"}
+}

@@ -1,0 +1,243 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/lock"
+)
+
+// SchemaVersion is the version of the scenario and result JSON this package
+// writes. Reading a newer version is an error: a result file from a newer
+// etcdsim cannot be replayed faithfully by an older one.
+const SchemaVersion = 1
+
+// Scenario is one run, as data: a cluster, a workload of one recipe, a fault
+// schedule, the checkers that judge the history, what they are expected to
+// find, and the seed every random choice comes from. It round-trips through
+// JSON with every field named, so a result file says exactly what ran.
+type Scenario struct {
+	// Version is the schema version; 0 means SchemaVersion.
+	Version int `json:"version"`
+	// Name is hierarchical, family/recipe/fault: "lock/unfenced/pause-holder".
+	Name string `json:"name"`
+	// Description says in one line what the scenario shows.
+	Description string `json:"description,omitempty"`
+	// Cluster is the cluster the run starts.
+	Cluster Cluster `json:"cluster"`
+	// Workload is what the clients do.
+	Workload Workload `json:"workload"`
+	// Faults is the fault schedule; zero means none.
+	Faults Faults `json:"faults,omitzero"`
+	// Checkers judge the history; nil means the family's defaults (see
+	// DefaultCheckers).
+	Checkers []Check `json:"checkers,omitempty"`
+	// Expect is what the checkers must find: the zero Expectation means
+	// every checker ok; otherwise the named checker reports a violation.
+	Expect checker.Expectation `json:"expect,omitzero"`
+	// Seed seeds the run: the schedule, the workload's choices, the
+	// network's jitter.
+	Seed checker.Seed `json:"seed"`
+}
+
+// Cluster shapes the run's cluster. The zero Cluster is 3 in-memory members.
+type Cluster struct {
+	// Members is the number of members; 0 means 3.
+	Members int `json:"members,omitempty"`
+	// Durable keeps the members' data on disk across kills.
+	Durable bool `json:"durable,omitempty"`
+}
+
+// The workload families.
+const (
+	FamilyLock      = "lock"
+	FamilyElection  = "election"
+	FamilyDiscovery = "discovery"
+	FamilyRegister  = "register"
+)
+
+// Families lists the workload families.
+func Families() []string {
+	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister}
+}
+
+// Workload is what the run's clients do. Zero fields take the defaults
+// their comments give.
+type Workload struct {
+	// Family is "lock", "election", "discovery" or "register".
+	Family string `json:"family"`
+	// Recipe names the recipe in its family's registry (lock.Lookup,
+	// election.Lookup, discovery.LookupRegistrar). Empty for register.
+	// A recipe value set below wins, and Recipe then only names it.
+	Recipe string `json:"recipe,omitempty"`
+	// Resolver names the discovery resolver recipe; "" means "relisting".
+	Resolver string `json:"resolver,omitempty"`
+	// Clients is how many clients (c1, c2, …) take part: lockers,
+	// candidates, or discovery backends. 0 means 3.
+	Clients int `json:"clients,omitempty"`
+	// Observers is how many clients only watch: election observers,
+	// discovery resolvers. 0 means 1 for election and discovery.
+	Observers int `json:"observers,omitempty"`
+	// Duration is how long the workload runs. 0 means 8s.
+	Duration Duration `json:"duration,omitempty"`
+	// Ops caps each client's operations (acquisitions, terms, RPCs); 0
+	// means as many as fit in Duration.
+	Ops int `json:"ops,omitempty"`
+	// Think is each client's pause between operations. 0 means 50ms.
+	Think Duration `json:"think,omitempty"`
+	// Hold is how long a holder or leader works before it releases or
+	// resigns. 0 means 100ms.
+	Hold Duration `json:"hold,omitempty"`
+	// Patience is how long a client waits for a lock or an election
+	// before it gives up and tries again. 0 means twice the TTL.
+	Patience Duration `json:"patience,omitempty"`
+	// TTL is the lease TTL of every session, a whole number of seconds.
+	// 0 means 1s.
+	TTL Duration `json:"ttl,omitempty"`
+	// Key is the lock, election or service name. "" means "L", "E" or
+	// "svc".
+	Key string `json:"key,omitempty"`
+
+	// A user's own recipe, run instead of the registry's. Recipe is its
+	// name in reports; replaying a run of it needs the program that
+	// registered it.
+	Lock      *lock.Recipe               `json:"-"`
+	Election  *election.Recipe           `json:"-"`
+	Registrar *discovery.RegistrarRecipe `json:"-"`
+}
+
+// Faults is a scenario's fault schedule: a Timeline, a Nemesis, or both
+// (the nemesis runs beside the timeline). The run's seed replaces their
+// seeds.
+type Faults struct {
+	Timeline *faults.Timeline `json:"timeline,omitempty"`
+	Nemesis  *faults.Nemesis  `json:"nemesis,omitempty"`
+}
+
+// IsZero reports whether there are no faults.
+func (f Faults) IsZero() bool { return f.Timeline == nil && f.Nemesis == nil }
+
+// Check names a checker and its options.
+type Check struct {
+	// Name is the checker's name: one of checker.Checker* ("mutual-exclusion", …).
+	Name string `json:"name"`
+	// Bound is the liveness or convergence bound; 0 means the checker's
+	// default.
+	Bound Duration `json:"bound,omitempty"`
+	// ResourceOnly judges mutual exclusion by the guarded resource alone,
+	// not by overlapping holds (see checker.MutexOptions).
+	ResourceOnly bool `json:"resource_only,omitempty"`
+}
+
+// withDefaults fills every zero field that has a default.
+func (s Scenario) withDefaults() Scenario {
+	if s.Version == 0 {
+		s.Version = SchemaVersion
+	}
+	if s.Cluster.Members == 0 {
+		s.Cluster.Members = 3
+	}
+	w := &s.Workload
+	if w.Clients == 0 {
+		w.Clients = 3
+	}
+	if w.Observers == 0 && (w.Family == FamilyElection || w.Family == FamilyDiscovery) {
+		w.Observers = 1
+	}
+	if w.Duration == 0 {
+		w.Duration = Duration(8 * time.Second)
+	}
+	if w.Think == 0 {
+		w.Think = Duration(50 * time.Millisecond)
+	}
+	if w.Hold == 0 {
+		w.Hold = Duration(100 * time.Millisecond)
+	}
+	if w.TTL == 0 {
+		w.TTL = Duration(time.Second)
+	}
+	if w.Patience == 0 {
+		w.Patience = 2 * w.TTL
+	}
+	if w.Key == "" {
+		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k"}[w.Family]
+	}
+	if w.Family == FamilyDiscovery && w.Resolver == "" {
+		w.Resolver = "relisting"
+	}
+	if s.Checkers == nil {
+		s.Checkers = DefaultCheckers(w.Family)
+	}
+	return s
+}
+
+// DefaultCheckers returns the checkers that judge a family's history.
+func DefaultCheckers(family string) []Check {
+	switch family {
+	case FamilyLock:
+		return []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing},
+			{Name: checker.CheckerLockLinearizable}, {Name: checker.CheckerLiveness}}
+	case FamilyElection:
+		return []Check{{Name: checker.CheckerElectionSafety}, {Name: checker.CheckerLiveness}}
+	case FamilyDiscovery:
+		return []Check{{Name: checker.CheckerDiscoveryConvergence}}
+	case FamilyRegister:
+		return []Check{{Name: checker.CheckerRegisterLinearizable}, {Name: checker.CheckerWatchGuarantees}}
+	}
+	return nil
+}
+
+// ReadScenario reads a scenario from JSON. Unknown fields, a newer schema
+// version and trailing data are errors naming what is wrong.
+func ReadScenario(r io.Reader) (Scenario, error) {
+	var s Scenario
+	if err := decodeStrict(r, &s); err != nil {
+		return Scenario{}, fmt.Errorf("scenarios: reading a scenario: %w", err)
+	}
+	if s.Version > SchemaVersion {
+		return Scenario{}, fmt.Errorf("scenarios: scenario %q has schema version %d; this etcdsim reads versions up to %d: use a newer etcdsim", s.Name, s.Version, SchemaVersion)
+	}
+	return s, nil
+}
+
+// MarshalIndent writes s as indented JSON.
+func (s Scenario) MarshalIndent() ([]byte, error) {
+	return json.MarshalIndent(s, "", "  ")
+}
+
+// decodeStrict decodes one JSON value into v, refusing unknown fields and
+// anything after the value.
+func decodeStrict(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return explainJSON(err)
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value")
+	}
+	var rest bytes.Buffer
+	io.Copy(&rest, dec.Buffered()) //nolint:errcheck // reading from memory
+	if strings.TrimSpace(rest.String()) != "" {
+		return errors.New("data after the JSON value")
+	}
+	return nil
+}
+
+// explainJSON turns encoding/json's unknown-field message into one that
+// says what to do.
+func explainJSON(err error) error {
+	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
+		return fmt.Errorf("unknown field %s (check its spelling against the documented fields)", strings.TrimPrefix(msg, "json: unknown field "))
+	}
+	return err
+}

@@ -1,0 +1,156 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/google/go-cmp/cmp"
+)
+
+// Every registered scenario meets its expectation: the correct recipes
+// pass under faults, and each pitfall's violation is reported by the
+// checker its recipe names.
+func TestRegistered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every registered scenario against real clusters")
+	}
+	for _, s := range scenarios.All() {
+		t.Run("", func(t *testing.T) {
+			t.Parallel()
+			scenarios.Test(t, s)
+		})
+	}
+}
+
+// The registry is valid: unique names, every scenario valid, every broken
+// recipe's expectation non-zero.
+func TestRegistryIsValid(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range scenarios.All() {
+		if seen[s.Name] {
+			t.Errorf("scenario %s registered twice", s.Name)
+		}
+		seen[s.Name] = true
+		if err := s.Validate(); err != nil {
+			t.Errorf("%v", err)
+		}
+		if s.Description == "" {
+			t.Errorf("%s has no description", s.Name)
+		}
+	}
+}
+
+// A scenario round-trips through JSON with every field: what a result file
+// says ran is what runs again.
+func TestScenarioJSONRoundTrip(t *testing.T) {
+	for _, s := range scenarios.All() {
+		b, err := s.MarshalIndent()
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		back, err := scenarios.ReadScenario(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", s.Name, err, b)
+		}
+		again, err := back.MarshalIndent()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(b), string(again)); diff != "" {
+			t.Errorf("%s: JSON after a round trip (-first +second):\n%s", s.Name, diff)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	all := scenarios.All()
+	s, err := scenarios.Lookup(all[0].Name)
+	if err != nil || s.Name != all[0].Name {
+		t.Fatalf("Lookup(%q) = %q, %v", all[0].Name, s.Name, err)
+	}
+	_, err = scenarios.Lookup("lock/unfencd/pause-holder")
+	if err == nil || !strings.Contains(err.Error(), `no scenario named "lock/unfencd/pause-holder"; closest: lock/unfenced/pause-holder`) {
+		t.Errorf("Lookup of a typo: %v", err)
+	}
+	got, err := scenarios.Match("lock/*/pause-holder")
+	if err != nil || len(got) < 2 {
+		t.Fatalf("Match(lock/*/pause-holder) = %d scenarios, %v", len(got), err)
+	}
+	for _, s := range got {
+		if !strings.HasSuffix(s.Name, "/pause-holder") {
+			t.Errorf("Match(lock/*/pause-holder) gave %s", s.Name)
+		}
+	}
+	lockAll, err := scenarios.Match("lock/*")
+	if err != nil || len(lockAll) == 0 {
+		t.Fatalf("Match(lock/*): %d, %v", len(lockAll), err)
+	}
+}
+
+// Bad scenarios are refused before any cluster starts, with an error that
+// names the field and what would be valid.
+func TestValidateBadInput(t *testing.T) {
+	good := func() scenarios.Scenario {
+		s, err := scenarios.Lookup("lock/mutex/leader-kill")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	tests := []struct {
+		name string
+		edit func(*scenarios.Scenario)
+		want []string
+	}{
+		{"unknown recipe", func(s *scenarios.Scenario) { s.Workload.Recipe = "mutx" }, []string{"workload.recipe", `"mutx"`, "have mutex"}},
+		{"unknown family", func(s *scenarios.Scenario) { s.Workload.Family = "locks" }, []string{`workload.family "locks"`, "lock"}},
+		{"ttl not whole seconds", func(s *scenarios.Scenario) { s.Workload.TTL = scenarios.Duration(1500e6) }, []string{"workload.ttl 1.5s", "whole seconds"}},
+		{"ttl below a second", func(s *scenarios.Scenario) { s.Workload.TTL = scenarios.Duration(500e6) }, []string{"workload.ttl 500ms"}},
+		{"too many members", func(s *scenarios.Scenario) { s.Cluster.Members = 12 }, []string{"cluster.members 12", "1 to 9"}},
+		{"fault at a member the cluster lacks", func(s *scenarios.Scenario) {
+			s.Cluster.Members = 3
+			s.Faults.Timeline.Steps[0].Fault = mustParse(t, "kill(m7)")
+		}, []string{"faults:", "no member m7"}},
+		{"fault at a client the workload lacks", func(s *scenarios.Scenario) {
+			s.Faults.Timeline.Steps[0].Fault = mustParse(t, "crash(client c9)")
+		}, []string{"faults:", `no client "c9"`}},
+		{"unknown checker", func(s *scenarios.Scenario) { s.Checkers = []scenarios.Check{{Name: "mutex"}} }, []string{"checkers[0]", `"mutex"`}},
+		{"expectation no checker of the run makes", func(s *scenarios.Scenario) {
+			s.Expect.Checker, s.Expect.Violation = "liveness", "starvation"
+			s.Checkers = []scenarios.Check{{Name: "fencing"}}
+		}, []string{"expect: violation of liveness (starvation)", "do not include liveness"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := good()
+			tt.edit(&s)
+			err := s.Validate()
+			if err == nil {
+				t.Fatalf("Validate: no error, want one saying %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Validate: %v\nwant it to say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestReadScenarioRefusesUnknownFieldsAndNewerVersions(t *testing.T) {
+	for _, tt := range []struct{ name, json, want string }{
+		{"unknown field", `{"version":1,"name":"x","workload":{"family":"lock","recipe":"mutex","clinets":3}}`, `unknown field "clinets"`},
+		{"newer version", `{"version":99,"name":"x"}`, "schema version 99; this etcdsim reads versions up to 1"},
+		{"trailing data", `{"version":1,"name":"x"} {}`, "more than one JSON value"},
+		{"bad duration", `{"version":1,"name":"x","workload":{"family":"lock","duration":"ten seconds"}}`, `duration "ten seconds"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scenarios.ReadScenario(strings.NewReader(tt.json))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ReadScenario: %v, want an error saying %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,54 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Test runs s as a subtest of t named after it. The run's files go to the
+// subtest's artifact directory (t.ArtifactDir: kept under the -artifacts
+// flag's directory, removed otherwise). When the expectation is not met the
+// subtest fails with every violation's sentence, the seed and the command
+// that replays the run. A harness failure (a cluster that would not start)
+// fails it too, as an error rather than a verdict.
+func Test(t *testing.T, s Scenario) *Result {
+	t.Helper()
+	var res *Result
+	t.Run(s.Name, func(t *testing.T) {
+		t.Helper()
+		// Not t.Context: it ends before cleanups run, and the run must
+		// heal and close its cluster whatever happens.
+		ctx, cancel := context.WithTimeout(context.Background(), budget(s))
+		defer cancel()
+		r, err := Run(ctx, s, Options{Out: t.ArtifactDir(), Replay: goTestCommand(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = r
+		if err := r.Err(); err != nil {
+			t.Error(err)
+			return
+		}
+		t.Logf("%s: %s in %v (%d operations, %d fault events)", s.Name, r.Why, r.Timings.Total, r.Ops, len(r.Faults))
+	})
+	return res
+}
+
+// budget bounds one run: the workload, a settle after the schedule, the
+// cluster's start and close, and the checkers, generously.
+func budget(s Scenario) time.Duration {
+	return s.withDefaults().Workload.Duration.D() + 2*time.Minute
+}
+
+// goTestCommand is the command that runs t again.
+func goTestCommand(t *testing.T) string {
+	parts := strings.Split(t.Name(), "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return fmt.Sprintf("go test -count=1 -run '%s' .", strings.Join(parts, "/"))
+}

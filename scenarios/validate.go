@@ -1,0 +1,182 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
+	"github.com/etcdsim/etcdsim/lock"
+)
+
+// maxMembers and maxClients bound what one run may start.
+const (
+	maxMembers = 9
+	maxClients = 64
+)
+
+// Validate reports, before any cluster starts, every reason s cannot run:
+// an unknown family, recipe or checker (with the valid names, the closest
+// first), contradictory settings, a fault aimed at a member or client the
+// run will not have, an expectation no checker of the run can meet.
+func (s Scenario) Validate() error {
+	s = s.withDefaults()
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if s.Name == "" {
+		bad("name is empty: give the scenario a name such as lock/mutex/leader-kill")
+	}
+	if s.Version > SchemaVersion {
+		bad("version %d is newer than this etcdsim's %d", s.Version, SchemaVersion)
+	}
+	if s.Cluster.Members < 1 || s.Cluster.Members > maxMembers {
+		bad("cluster.members %d: want 1 to %d", s.Cluster.Members, maxMembers)
+	}
+	w := s.Workload
+	if !slices.Contains(Families(), w.Family) {
+		bad("workload.family %q: want one of %v", w.Family, recipe.Nearest(w.Family, Families()))
+	}
+	if w.Clients < 1 || w.Clients+w.Observers > maxClients {
+		bad("workload.clients %d and observers %d: want at least 1 client and at most %d in all", w.Clients, w.Observers, maxClients)
+	}
+	if w.Observers < 0 {
+		bad("workload.observers %d is negative", w.Observers)
+	}
+	if w.Family == FamilyElection && w.Clients < 2 && s.Expect.Violation == checker.ViolationTwoLeaders {
+		bad("workload.clients %d: two leaders need at least 2 candidates", w.Clients)
+	}
+	for _, d := range []struct {
+		name string
+		v    Duration
+	}{{"duration", w.Duration}, {"think", w.Think}, {"hold", w.Hold}, {"patience", w.Patience}} {
+		if d.v < 0 {
+			bad("workload.%s %v is negative", d.name, d.v)
+		}
+	}
+	if w.Ops < 0 {
+		bad("workload.ops %d is negative", w.Ops)
+	}
+	if ttl := w.TTL.D(); ttl < time.Second || ttl%time.Second != 0 {
+		bad("workload.ttl %v: etcd grants leases in whole seconds; want 1s or more, such as 1s or 5s", ttl)
+	}
+	if err := s.checkRecipe(); err != nil {
+		errs = append(errs, err)
+	}
+	for i, c := range s.Checkers {
+		if err := (checker.Expectation{Checker: c.Name}).Validate(); err != nil {
+			bad("checkers[%d]: %w", i, err)
+		}
+		if c.Bound < 0 {
+			bad("checkers[%d] (%s): bound %v is negative", i, c.Name, c.Bound)
+		}
+	}
+	if !s.Expect.Pass() {
+		if err := s.Expect.Validate(); err != nil {
+			bad("expect: %w", err)
+		} else if !slices.ContainsFunc(s.Checkers, func(c Check) bool { return c.Name == s.Expect.Checker }) {
+			bad("expect: %v, but the run's checkers (%v) do not include %s", s.Expect, checkNames(s.Checkers), s.Expect.Checker)
+		}
+	}
+	members := memberNames(s.Cluster.Members)
+	clients := s.clientNames()
+	for _, sch := range s.schedules() {
+		if err := faults.ValidateFor(sch, members, clients); err != nil {
+			bad("faults: %w", err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		name := s.Name
+		if name == "" {
+			name = "(unnamed)"
+		}
+		return fmt.Errorf("scenarios: %s: %w", name, err)
+	}
+	return nil
+}
+
+// checkRecipe reports a recipe the family's registry does not have.
+func (s Scenario) checkRecipe() error {
+	w := s.Workload
+	var err error
+	switch w.Family {
+	case FamilyLock:
+		if w.Lock == nil {
+			_, err = lock.Lookup(w.Recipe)
+		} else {
+			err = w.Lock.Validate()
+		}
+	case FamilyElection:
+		if w.Election == nil {
+			_, err = election.Lookup(w.Recipe)
+		} else {
+			err = w.Election.Validate()
+		}
+	case FamilyDiscovery:
+		if w.Registrar == nil {
+			_, err = discovery.LookupRegistrar(w.Recipe)
+		} else {
+			err = w.Registrar.Validate()
+		}
+		if _, rerr := discovery.LookupResolver(w.Resolver); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("workload.resolver: %w", rerr))
+		}
+	case FamilyRegister:
+		if w.Recipe != "" {
+			err = fmt.Errorf("the register family runs etcd's own KV API and takes no recipe (got %q)", w.Recipe)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("workload.recipe: %w", err)
+	}
+	return nil
+}
+
+// schedules returns the scenario's schedules with the run's seed.
+func (s Scenario) schedules() []faults.Schedule {
+	var out []faults.Schedule
+	if tl := s.Faults.Timeline; tl != nil {
+		t := *tl
+		t.Seed = s.Seed
+		out = append(out, t)
+	}
+	if n := s.Faults.Nemesis; n != nil {
+		nm := *n
+		nm.Seed = s.Seed + 1
+		out = append(out, nm)
+	}
+	return out
+}
+
+// clientNames are the named clients the run creates: c1…cN, then the
+// observers o1…oM.
+func (s Scenario) clientNames() []string {
+	var out []string
+	for i := 1; i <= s.Workload.Clients; i++ {
+		out = append(out, fmt.Sprintf("c%d", i))
+	}
+	for i := 1; i <= s.Workload.Observers; i++ {
+		out = append(out, fmt.Sprintf("o%d", i))
+	}
+	return out
+}
+
+func memberNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("m%d", i)
+	}
+	return out
+}
+
+func checkNames(cs []Check) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}
