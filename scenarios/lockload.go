@@ -82,6 +82,9 @@ func (w *world) locker(ctx context.Context, r lock.Recipe, name string, store *l
 		})
 		if err == nil && held != nil {
 			err = w.critical(ctx, name, key, held, store)
+			if err == nil {
+				held = nil // released
+			}
 		}
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
@@ -91,7 +94,7 @@ func (w *world) locker(ctx context.Context, r lock.Recipe, name string, store *l
 			continue
 		case ctx.Err() != nil:
 			if held != nil {
-				release(context.WithoutCancel(ctx), rec, name, key, held)
+				release(ctx, rec, name, key, held)
 			}
 			return nil
 		case err != nil:
@@ -104,18 +107,21 @@ func (w *world) locker(ctx context.Context, r lock.Recipe, name string, store *l
 	return nil
 }
 
-// critical is a holder's critical section: work, a fenced write unless the
-// holder knows it lost the lock, then the release.
+// critical is a holder's critical section: a last look at its lease, the
+// write to the fenced resource (a pause aimed at the holder when it
+// acquired lands between that look and the write, as a GC pause would),
+// work, then the release.
 func (w *world) critical(ctx context.Context, name, key string, h lock.Held, store *lock.FencedResource) error {
 	rec := w.env.Recorder()
-	if err := w.step(ctx, name, func() error { return sleep(ctx, w.s.Workload.Hold.D()) }); err != nil {
-		return err
+	lost := false
+	select {
+	case <-h.Done():
+		lost = true // a careful holder does not write once its lease may be gone
+	default:
 	}
 	err := w.step(ctx, name, func() error {
-		select {
-		case <-h.Done():
-			return nil // a careful holder does not write once its lease may be gone
-		default:
+		if lost {
+			return nil
 		}
 		value := fmt.Sprintf("%s-%d", name, h.Token())
 		p := rec.Invoke(ctx, name, checker.KindGuardedWrite, key, checker.Input{Value: value, Token: h.Token()})
@@ -124,6 +130,9 @@ func (w *world) critical(ctx context.Context, name, key string, h lock.Held, sto
 		}
 		return p.OK(ctx, checker.Output{})
 	})
+	if err == nil {
+		err = w.step(ctx, name, func() error { return sleep(ctx, w.s.Workload.Hold.D()) })
+	}
 	if err != nil {
 		return err
 	}
@@ -137,6 +146,7 @@ func (w *world) critical(ctx context.Context, name, key string, h lock.Held, sto
 // lock (ErrNotHeld) holds it no more: that is recorded as done.
 func release(ctx context.Context, rec *checker.Recorder, name, key string, h lock.Held) {
 	p := rec.Invoke(ctx, name, checker.KindRelease, key, checker.Input{})
+	ctx = context.WithoutCancel(ctx) // a release is finished even as the run ends
 	uctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	switch err := h.Unlock(uctx); {

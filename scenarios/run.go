@@ -152,6 +152,12 @@ func (w *world) run(ctx context.Context) error {
 	switch w.s.Workload.Family {
 	case FamilyLock:
 		return w.lockWorkload(ctx)
+	case FamilyElection:
+		return w.electionWorkload(ctx)
+	case FamilyDiscovery:
+		return w.discoveryWorkload(ctx)
+	case FamilyRegister:
+		return w.registerWorkload(ctx)
 	}
 	return fmt.Errorf("no workload for family %q yet", w.s.Workload.Family)
 }

@@ -1,0 +1,327 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/lock"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"golang.org/x/sync/errgroup"
+)
+
+// electionRecipe returns the scenario's election recipe.
+func (s Scenario) electionRecipe() (election.Recipe, error) {
+	if s.Workload.Election != nil {
+		return *s.Workload.Election, nil
+	}
+	return election.Lookup(s.Workload.Recipe)
+}
+
+// electionWorkload runs the election family. Each candidate loops
+// campaign → term of office → resign, with think time; in office it writes
+// once to a resource fenced by its term, unless it knows it lost office.
+// Each observer follows the election with Elector.Observe and records
+// every leader it sees. A campaign that does not win within the patience
+// is recorded as unknown, never as failed: it may have won.
+//
+// A term ends, in the history, when the leader resigns or, if its
+// Leadership.Done closes first, at that instant: a careful leader stops
+// acting as one when Done closes (see leaderTerm), so ElectionSafety judges what
+// the recipe told the leader, and a recipe whose Done stays open after its
+// lease is gone shows two leaders.
+func (w *world) electionWorkload(ctx context.Context) error {
+	r, err := w.s.electionRecipe()
+	if err != nil {
+		return err
+	}
+	store := &lock.FencedResource{}
+	var g errgroup.Group
+	for i := 1; i <= w.s.Workload.Clients; i++ {
+		name := fmt.Sprintf("c%d", i)
+		g.Go(func() error { return w.candidate(ctx, r, name, store) })
+	}
+	for i := 1; i <= w.s.Workload.Observers; i++ {
+		name := fmt.Sprintf("o%d", i)
+		g.Go(func() error { return w.electionObserver(ctx, r, name) })
+	}
+	return g.Wait()
+}
+
+// newElector makes the Elector of client name: a new process's, after a
+// crash.
+func (w *world) newElector(r election.Recipe, name string) (*clientv3.Client, election.Elector, error) {
+	cli, err := w.env.Cluster().Client(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := r.New(cli, w.s.Workload.Key, election.Options{TTL: w.s.Workload.TTL.D()})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cli, e, nil
+}
+
+// candidate is one client of the election workload.
+func (w *world) candidate(ctx context.Context, r election.Recipe, name string, store *lock.FencedResource) error {
+	wl := w.s.Workload
+	var cli *clientv3.Client
+	var e election.Elector
+	fresh := func() error { // a new process: a new client and Elector
+		if e != nil {
+			e.Close() // the dead process's: its client is closed, its leases expire
+		}
+		var err error
+		cli, e, err = w.newElector(r, name)
+		return err
+	}
+	defer func() {
+		if e != nil {
+			e.Close() // after the last resign: a lease it cannot revoke expires
+		}
+	}()
+	if err := fresh(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	for n := 0; wl.Ops == 0 || n < wl.Ops; n++ {
+		var t *leaderTerm
+		err := w.step(ctx, name, func() error {
+			t = w.campaign(ctx, name, fmt.Sprintf("%s-%d", name, n), cli, e)
+			return nil
+		})
+		if err == nil && t != nil {
+			err = w.office(ctx, t, store)
+		}
+		switch {
+		case errors.Is(err, faults.ErrRestarted):
+			if t != nil {
+				t.abandon() // the crash, recorded by the Env, ended the term
+			}
+			if err := fresh(); err != nil {
+				return fmt.Errorf("%s: restarting: %w", name, err)
+			}
+			continue
+		case ctx.Err() != nil:
+			if t != nil {
+				t.resign(context.WithoutCancel(ctx), wl.Patience.D())
+			}
+			return nil
+		case err != nil:
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := sleep(ctx, wl.Think.D()); err != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// campaign campaigns with value and records it. It returns the term won,
+// or nil if the campaign did not win within the patience.
+func (w *world) campaign(ctx context.Context, name, value string, cli *clientv3.Client, e election.Elector) *leaderTerm {
+	rec := w.env.Recorder()
+	key := w.s.Workload.Key
+	p := rec.Invoke(ctx, name, checker.KindCampaign, key, checker.Input{Value: value})
+	cctx, cancel := context.WithTimeout(ctx, w.s.Workload.Patience.D())
+	l, err := e.Campaign(cctx, value)
+	cancel()
+	if err == nil && cli.Ctx().Err() != nil {
+		// The process crashed as it won: it never learnt that it did.
+		err = fmt.Errorf("won term %d as the client was closed: %w", l.Term(), context.Cause(cli.Ctx()))
+	}
+	if err != nil {
+		p.Unknown(ctx, err)
+		return nil
+	}
+	out := checker.Output{Token: l.Term(), Value: l.Value()}
+	if ls, ok := l.(leased); ok {
+		out.Lease = int64(ls.Lease())
+	}
+	p.OK(ctx, out) // a trigger on the campaign fires here, before the leader's next step
+	return newLeaderTerm(ctx, rec, cli, name, key, l)
+}
+
+// office is a leader's term: it checks that it still leads, writes to the
+// resource with its term as the fencing token, works for the hold and
+// resigns. The step between the check and the write is where a pause
+// aimed at the new leader lands: it wakes up and writes without checking
+// again, as a process woken from SIGSTOP would.
+func (w *world) office(ctx context.Context, t *leaderTerm, store *lock.FencedResource) error {
+	rec := w.env.Recorder()
+	select {
+	case <-t.l.Done():
+		// A careful leader does not act once its lease may be gone.
+	default:
+		err := w.step(ctx, t.name, func() error {
+			value := fmt.Sprintf("%s-%d", t.name, t.l.Term())
+			p := rec.Invoke(ctx, t.name, checker.KindGuardedWrite, t.key, checker.Input{Value: value, Token: t.l.Term()})
+			if err := store.Write(t.l.Term(), t.name, value); err != nil {
+				return p.Fail(ctx, err)
+			}
+			return p.OK(ctx, checker.Output{})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := w.step(ctx, t.name, func() error { return sleep(ctx, w.s.Workload.Hold.D()) }); err != nil {
+		return err
+	}
+	return w.step(ctx, t.name, func() error {
+		t.resign(ctx, w.s.Workload.Patience.D())
+		return nil
+	})
+}
+
+// electionObserver is one observer of the election workload: it records
+// every leader Elector.Observe sends. It steps at least every think time,
+// so that a crash is noticed even when the election is quiet.
+func (w *world) electionObserver(ctx context.Context, r election.Recipe, name string) error {
+	wl := w.s.Workload
+	rec := w.env.Recorder()
+	var e election.Elector
+	var seen <-chan election.LeaderInfo
+	fresh := func() error {
+		if e != nil {
+			e.Close() // ends its Observe
+		}
+		var err error
+		if _, e, err = w.newElector(r, name); err != nil {
+			return err
+		}
+		seen = e.Observe(ctx)
+		return nil
+	}
+	defer func() {
+		if e != nil {
+			e.Close()
+		}
+	}()
+	if err := fresh(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	tick := time.NewTicker(max(wl.Think.D(), 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		var info election.LeaderInfo
+		got := false
+		select {
+		case <-ctx.Done():
+			return nil
+		case i, ok := <-seen:
+			if !ok {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return fmt.Errorf("%s: the observer's channel closed while the run went on", name)
+			}
+			info, got = i, true
+		case <-tick.C:
+		}
+		err := w.step(ctx, name, func() error {
+			if got {
+				rec.Instant(ctx, name, checker.KindLeaderObserved, wl.Key, checker.Input{},
+					checker.Output{Value: info.Value, Token: info.Term})
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, faults.ErrRestarted):
+			if err := fresh(); err != nil {
+				return fmt.Errorf("%s: restarting: %w", name, err)
+			}
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+}
+
+// leaderTerm is one term of office, from a won campaign to its end, which is
+// recorded once, as a resign: by the leader's own Resign, or, if the
+// leadership's Done closes first, at that instant. Done closing is the
+// recipe telling the leader it may have lost office; a careful leader
+// stops acting as one then, and the history says so. A Done closed by a
+// crash (the client is closed first) records nothing: the crash, recorded
+// by the Env, ended the term.
+type leaderTerm struct {
+	rec       *checker.Recorder
+	name, key string
+	l         election.Leadership
+
+	mu    sync.Mutex // guards ended
+	ended bool       // the end has been recorded, or will be by whoever claimed it
+
+	stop chan struct{} // closed to end the watch on Done
+	once sync.Once     // closes stop
+	wg   sync.WaitGroup
+}
+
+// newLeaderTerm starts the watch on l's Done. The campaign must be recorded
+// already, so that no resign can come before it.
+func newLeaderTerm(ctx context.Context, rec *checker.Recorder, cli *clientv3.Client, name, key string, l election.Leadership) *leaderTerm {
+	t := &leaderTerm{rec: rec, name: name, key: key, l: l, stop: make(chan struct{})}
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		select {
+		case <-l.Done():
+			if cli.Ctx().Err() == nil && t.claim() {
+				rec.Instant(ctx, name, checker.KindResign, key, checker.Input{}, checker.Output{})
+			}
+		case <-t.stop:
+		}
+	}()
+	return t
+}
+
+// claim makes the caller the one who records the end of the term. It
+// returns false if someone did already.
+func (t *leaderTerm) claim() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return false
+	}
+	t.ended = true
+	return true
+}
+
+// unwatch ends the watch on Done and waits for it.
+func (t *leaderTerm) unwatch() {
+	t.once.Do(func() { close(t.stop) })
+	t.wg.Wait()
+}
+
+// resign resigns, waiting at most timeout, and records it unless the term
+// had ended already. A leader told it no longer leads (ErrNotLeader)
+// leads no more: that is recorded as done.
+func (t *leaderTerm) resign(ctx context.Context, timeout time.Duration) {
+	var p *checker.Pending
+	if t.claim() {
+		p = t.rec.Invoke(ctx, t.name, checker.KindResign, t.key, checker.Input{})
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	err := t.l.Resign(rctx)
+	cancel()
+	t.unwatch()
+	switch {
+	case p == nil:
+	case err == nil, errors.Is(err, election.ErrNotLeader):
+		p.OK(ctx, checker.Output{})
+	default:
+		p.Unknown(ctx, err)
+	}
+}
+
+// abandon ends the term of a leader that crashed, recording nothing.
+func (t *leaderTerm) abandon() {
+	t.claim()
+	t.unwatch()
+}
