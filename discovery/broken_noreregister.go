@@ -1,15 +1,3 @@
-// BROKEN (deliberately): pitfall 12 of issue 4, a registrar that never
-// registers again after its lease is lost. It registers and keeps the
-// lease alive like NewKeepAlive, but when the lease is lost — it expired
-// while the process was paused or cut off, or someone revoked it — it
-// simply stops. etcd has deleted the key with the lease (or will, now that
-// nothing renews it), so the instance, still healthy and serving, is gone
-// from discovery until the process restarts. Reported as go-zero #1926 and
-// kratos #3883 (whose heartBeat returns when the keep-alive channel
-// closes: "once that return fires, nothing in the process is responsible
-// for registration any more"). Unlike those, Done closes when it stops, so
-// a harness can see it.
-
 package discovery
 
 import (
@@ -23,7 +11,17 @@ import (
 // NewNoReregister returns a Registrar that keeps its first lease alive and
 // gives up when that lease is lost.
 //
-// BROKEN (deliberately): pitfall 12; see the top of this file.
+// BROKEN (deliberately): a registrar that never
+// registers again after its lease is lost. It registers and keeps the
+// lease alive like NewKeepAlive, but when the lease is lost — it expired
+// while the process was paused or cut off, or someone revoked it — it
+// simply stops. etcd has deleted the key with the lease (or will, now that
+// nothing renews it), so the instance, still healthy and serving, is gone
+// from discovery until the process restarts. Reported as go-zero #1926 and
+// kratos #3883 (whose heartBeat returns when the keep-alive channel
+// closes: "once that return fires, nothing in the process is responsible
+// for registration any more"). Unlike those, Done closes when it stops, so
+// a harness can see it.
 func NewNoReregister(cli *clientv3.Client, service, addr string, opts Options) (Registrar, error) {
 	reg, err := newRegistration(cli, service, addr, opts)
 	if err != nil {

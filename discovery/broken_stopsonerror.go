@@ -1,16 +1,3 @@
-// BROKEN (deliberately): pitfall 13 of issue 4, a resolver that stops on
-// a watch error and never lists again. This is etcd's own gRPC resolver,
-// client/v3/naming/resolver, reduced to what it does: it reads updates
-// from the endpoints manager's watch channel (NewWatchChannel in
-// client/v3/naming/endpoints), whose goroutine returns on the first watch
-// error and closes the channel; the resolver's loop then returns too.
-// After a compaction — a client that was disconnected resumes its watch
-// from a revision etcd has compacted — the resolver is frozen on the set
-// it had, with deregistered instances in it and new ones missing, until
-// the process restarts. Reported as etcd #9386 and cilium #3011. The
-// resolver gives gRPC no error; Done closes here when it stops, so a
-// harness can see it.
-
 package discovery
 
 import (
@@ -24,7 +11,18 @@ import (
 // NewStopsOnError returns a Resolver that follows the endpoints manager's
 // watch channel and stops when it closes.
 //
-// BROKEN (deliberately): pitfall 13; see the top of this file.
+// BROKEN (deliberately): a resolver that stops on
+// a watch error and never lists again. This is etcd's own gRPC resolver,
+// client/v3/naming/resolver, reduced to what it does: it reads updates
+// from the endpoints manager's watch channel (NewWatchChannel in
+// client/v3/naming/endpoints), whose goroutine returns on the first watch
+// error and closes the channel; the resolver's loop then returns too.
+// After a compaction — a client that was disconnected resumes its watch
+// from a revision etcd has compacted — the resolver is frozen on the set
+// it had, with deregistered instances in it and new ones missing, until
+// the process restarts. Reported as etcd #9386 and cilium #3011. The
+// resolver gives gRPC no error; Done closes here when it stops, so a
+// harness can see it.
 func NewStopsOnError(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
 	if service == "" {
 		return nil, ErrBadService

@@ -22,8 +22,8 @@
 // Correct recipes: NewKeepAlive (registers again after losing its lease)
 // and NewRelisting (linearizable listings; lists again when its watch
 // fails). Deliberately broken ones, each in a file of its own that says
-// what breaks: NewNoReregister (pitfall 12), NewStopsOnError (pitfall 13,
-// etcd's naming resolver loop), NewSerializable (pitfall 14). Registrars,
+// what breaks: NewNoReregister, NewStopsOnError (etcd's naming resolver
+// loop), NewSerializable. Registrars,
 // Resolvers and the Lookup functions list them for scenarios.
 //
 // Wrong input is an error, never a silent no-op: an empty service

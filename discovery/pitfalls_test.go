@@ -10,7 +10,7 @@ import (
 	"github.com/etcdsim/etcdsim/discovery"
 )
 
-// TestLeaseLost is pitfall 12: the registration's lease is lost, revoked
+// TestLeaseLost: the registration's lease is lost, revoked
 // by someone or expired while the instance's process was cut off past its
 // TTL. The correct registrar registers again on a new lease; the broken
 // one gives up and the instance stays gone from etcd.
@@ -81,7 +81,7 @@ func TestLeaseLost(t *testing.T) {
 	}
 }
 
-// TestCompactedWatch is pitfall 13: a resolver's client is cut off while
+// TestCompactedWatch: a resolver's client is cut off while
 // the service changes and etcd compacts its history; when it comes back
 // its watch resumes from a compacted revision. The broken resolver stops
 // on that error and is frozen on the old set; the others list again.
@@ -144,7 +144,7 @@ func TestCompactedWatch(t *testing.T) {
 	}
 }
 
-// TestPartitionedMember is pitfall 14: the resolver's client reaches only
+// TestPartitionedMember: the resolver's client reaches only
 // one follower, which a partition cuts off from the others while an
 // instance deregisters and another registers through the leader. A resolver started there with
 // serializable reads serves the old set as current; the correct one says

@@ -1,13 +1,3 @@
-// BROKEN (deliberately): pitfall 10 of issue 4, an elected leader that
-// ignores its session's Done channel. Leadership in etcd is a lease: it
-// ends when the lease expires, whether or not the leader hears about it.
-// The documents this project grew from tell a leader to stop acting when
-// its session is done (concurrency.Session.Done; here Leadership.Done).
-// This recipe campaigns exactly as NewRechecked does, but its
-// Leadership.Done closes only on Resign, so a leader that was paused or cut
-// off past its TTL wakes up still believing it leads while another
-// candidate has been elected: two leaders.
-
 package election
 
 import (
@@ -20,7 +10,15 @@ import (
 // NewIgnoresDone returns an Elector like NewRechecked whose Leadership.Done
 // closes only when the leader resigns.
 //
-// BROKEN (deliberately): pitfall 10; see the top of this file.
+// BROKEN (deliberately): an elected leader that
+// ignores its session's Done channel. Leadership in etcd is a lease: it
+// ends when the lease expires, whether or not the leader hears about it.
+// The documents this project grew from tell a leader to stop acting when
+// its session is done (concurrency.Session.Done; here Leadership.Done).
+// This recipe campaigns exactly as NewRechecked does, but its
+// Leadership.Done closes only on Resign, so a leader that was paused or cut
+// off past its TTL wakes up still believing it leads while another
+// candidate has been elected: two leaders.
 func NewIgnoresDone(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	e, err := NewRechecked(cli, prefix, opts)
 	if err != nil {

@@ -1,13 +1,3 @@
-// BROKEN (deliberately): pitfall 2 of issue 4, an election ordered by mod
-// revision instead of create revision. The documents this project grew
-// from state the rule: the leader is the candidate whose key was created
-// first, and concurrency.Election sorts by create revision for that reason.
-// A key's mod revision moves every time its value is written, so here the
-// leader's own Proclaim sends it to the back of the line: the follower with
-// the oldest unchanged key concludes that it leads while the leader, which
-// did nothing wrong, still believes it does. Two leaders on a healthy
-// cluster.
-
 package election
 
 import (
@@ -20,7 +10,15 @@ import (
 // NewModRevision returns an Elector whose candidates, and whose Leader and
 // Observe, take the key with the lowest mod revision as the leader.
 //
-// BROKEN (deliberately): pitfall 2; see the top of this file.
+// BROKEN (deliberately): an election ordered by mod
+// revision instead of create revision. The documents this project grew
+// from state the rule: the leader is the candidate whose key was created
+// first, and concurrency.Election sorts by create revision for that reason.
+// A key's mod revision moves every time its value is written, so here the
+// leader's own Proclaim sends it to the back of the line: the follower with
+// the oldest unchanged key concludes that it leads while the leader, which
+// did nothing wrong, still believes it does. Two leaders on a healthy
+// cluster.
 func NewModRevision(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	b, err := newBase(cli, prefix, opts, byMod)
 	if err != nil {

@@ -1,15 +1,3 @@
-// BROKEN (deliberately): pitfall 11 of issue 4, the upstream
-// concurrency.Election used as its documentation shows, without a recheck.
-// Its Campaign puts the candidate key and waits only for older keys to be
-// deleted. If the candidate's lease expires while it waits (a paused
-// process, a partition longer than the TTL), etcd deletes its key, a
-// younger candidate can win, and when the older keys finally go Campaign
-// still returns nil: the caller is told it leads over a key that no longer
-// exists. Reported as etcd #19597 (the fix, etcd PR #22387, is still open
-// as of v3.7.3) and seen in production in cagriekin/charts #326 ("phantom
-// leadership"). Leadership.Done is the session's Done, as users write it;
-// it may close soon after, but the caller has been told it won.
-
 package election
 
 import (
@@ -24,7 +12,17 @@ import (
 // NewUnchecked returns an Elector that is concurrency.Election on a
 // concurrency.Session of its own per campaign, with nothing added.
 //
-// BROKEN (deliberately): pitfall 11; see the top of this file.
+// BROKEN (deliberately): the upstream
+// concurrency.Election used as its documentation shows, without a recheck.
+// Its Campaign puts the candidate key and waits only for older keys to be
+// deleted. If the candidate's lease expires while it waits (a paused
+// process, a partition longer than the TTL), etcd deletes its key, a
+// younger candidate can win, and when the older keys finally go Campaign
+// still returns nil: the caller is told it leads over a key that no longer
+// exists. Reported as etcd #19597 (the fix, etcd PR #22387, is still open
+// as of v3.7.3) and seen in production in cagriekin/charts #326 ("phantom
+// leadership"). Leadership.Done is the session's Done, as users write it;
+// it may close soon after, but the caller has been told it won.
 func NewUnchecked(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	b, err := newBase(cli, prefix, opts, byCreate)
 	if err != nil {

@@ -25,8 +25,8 @@
 // Correct recipes: NewRechecked (concurrency.Election, with the lease
 // guarded and the key rechecked after the wait) and NewServer (etcd's
 // election service, guarded the same way). Deliberately broken ones,
-// each in a file of its own that says what breaks: NewModRevision
-// (pitfall 2), NewIgnoresDone (pitfall 10), NewUnchecked (pitfall 11, the
+// each in a file of its own that says what breaks: NewModRevision,
+// NewIgnoresDone, NewUnchecked (the
 // upstream Campaign as is). Recipes and Lookup list them for scenarios.
 //
 // Wrong input is an error, never a silent no-op: an empty prefix

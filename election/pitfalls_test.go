@@ -10,7 +10,7 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 )
 
-// TestProclaimByModRevision is pitfall 2: in an election ordered by mod
+// TestProclaimByModRevision: in an election ordered by mod
 // revision, the leader's Proclaim makes the waiting follower lead too. The
 // correct recipes keep the follower waiting until the leader resigns.
 func TestProclaimByModRevision(t *testing.T) {
@@ -81,7 +81,7 @@ func TestProclaimByModRevision(t *testing.T) {
 	}
 }
 
-// TestPausedLeader is pitfall 10: a leader paused (cut off) past its TTL
+// TestPausedLeader: a leader paused (cut off) past its TTL
 // while another candidate is elected. A correct leadership's Done is
 // closed by the time the other candidate wins; one that ignores it still
 // believes it leads.
@@ -126,7 +126,7 @@ func TestPausedLeader(t *testing.T) {
 	}
 }
 
-// TestLeaseExpiredWhileWaiting is pitfall 11 (etcd #19597): candidate B
+// TestLeaseExpiredWhileWaiting (etcd #19597): candidate B
 // waits behind leader A, is cut off past its TTL so its key expires, and C
 // campaigns. A resigns: C leads. When B hears etcd again, the upstream
 // Campaign tells it that it leads too; the correct recipes say its lease

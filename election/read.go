@@ -10,7 +10,7 @@ import (
 )
 
 // order says which candidate key leads: the oldest by create revision (the
-// right rule) or, for the broken recipe of pitfall 2, by mod revision.
+// right rule) or, for the broken "modrevision" recipe, by mod revision.
 type order int
 
 const (

@@ -12,11 +12,7 @@ import (
 	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
-// deleteName is the queue recipe whose release, and whose clean-up after a
-// Lock that gave up, deletes the lock's name (every key under its prefix)
-// instead of the client's own key.
-//
-// BROKEN (deliberately): pitfall 7 of issue 4, "a release by someone who
+// BROKEN (deliberately): "a release by someone who
 // does not hold the lock", against the symmetry property of the lock
 // document: only the holder can release a lock, and a release frees only
 // what the releaser held. Deleting by name is the natural mistake when
@@ -26,6 +22,10 @@ import (
 // queue empty and takes the lock while the holder, whose lease is fine,
 // goes on working. Two holders on a healthy cluster. Shown by
 // TestPitfallDeleteName.
+//
+// deleteName is the queue recipe whose release, and whose clean-up after a
+// Lock that gave up, deletes the lock's name (every key under its prefix)
+// instead of the client's own key.
 type deleteName struct {
 	cli   *clientv3.Client
 	pfx   string

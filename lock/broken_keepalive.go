@@ -29,11 +29,8 @@ func (k Keepalive) GiveUp() time.Duration {
 	return time.Duration(k.Retries+1) * (k.Heartbeat + k.Timeout)
 }
 
-// MisconfiguredKeepalive is the queue recipe with a hand-rolled keepalive
-// whose schedule outlasts the lease.
-//
-// BROKEN (deliberately): pitfall 3 of issue 4, "a TTL too short for its
-// heartbeat and retries", the misconfiguration in the lock document: TTL
+// BROKEN (deliberately): "a TTL too short for its
+// heartbeat and retries", a misconfiguration common in lock write-ups: TTL
 // 8 s, a heartbeat every 2 s, 2 retries. It reads as safe, 3 beats × 2 s
 // = 6 s < 8 s, but each failed beat first waits out its own 2 s timeout,
 // so the holder gives up (1+2) × (2+2) = 12 s after its last renewal,
@@ -41,6 +38,9 @@ func (k Keepalive) GiveUp() time.Duration {
 // then Done stays open and the holder keeps working: two holders. The rule
 // it breaks: a holder must stop before TTL after its last renewal, not
 // after it. Shown by TestPitfallMisconfiguredKeepalive.
+//
+// MisconfiguredKeepalive is the queue recipe with a hand-rolled keepalive
+// whose schedule outlasts the lease.
 type MisconfiguredKeepalive struct {
 	cli   *clientv3.Client
 	pfx   string

@@ -9,11 +9,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// releasedMarker is a lock ordered by create revision whose release leaves
-// the holder's key in place and marks it released.
-//
-// BROKEN (deliberately): pitfall 1 of issue 4, "ordering by the wrong
-// revision", from the lock documents this project grew from. The recipe
+// BROKEN (deliberately): ordering by the wrong revision. The recipe
 // says the oldest key holds the lock, where oldest means lowest create
 // revision, and that a release deletes the key. This one keeps one key per
 // Locker and, to save a delete and a create, marks it "released" instead.
@@ -21,6 +17,9 @@ import (
 // locks again its key is still the oldest, so it jumps ahead of the holder
 // that took the lock in between. Two holders, on a healthy cluster, and
 // the fencing token goes backwards. Shown by TestPitfallReleasedMarker.
+//
+// releasedMarker is a lock ordered by create revision whose release leaves
+// the holder's key in place and marks it released.
 type releasedMarker struct {
 	cli *clientv3.Client
 	pfx string

@@ -7,10 +7,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// serializableCheck is a correct concurrency.Mutex whose holders check
-// that they still own the lock with a serializable read.
-//
-// BROKEN (deliberately): pitfall 8 of issue 4, from etcd #6829: reads are
+// BROKEN (deliberately): from etcd #6829: reads are
 // linearizable by default, and clientv3.WithSerializable asks the member
 // the client talks to for whatever it has applied, without asking the
 // leader. It is faster and still answers on a member cut off from the
@@ -20,6 +17,9 @@ import (
 // after the majority has given the lock to someone else. A stale yes.
 // Shown by TestPitfallSerializableCheck, which cuts the holder's member
 // off from the leader.
+//
+// serializableCheck is a correct concurrency.Mutex whose holders check
+// that they still own the lock with a serializable read.
 type serializableCheck struct{ m *Mutex }
 
 var (

@@ -8,10 +8,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// setnx is a lock taken by creating the lock's own key if it is absent,
-// Redis SETNX style, with no lease.
-//
-// BROKEN (deliberately): pitfall 6 of issue 4, "a lock without a lease",
+// BROKEN (deliberately): "a lock without a lease",
 // as in hashicorp/vault #2526 (2017), where an etcd3 lock of an instance
 // that shut down improperly stayed in etcd without a lease and blocked
 // every other instance. The lock is safe while everyone is healthy and
@@ -19,6 +16,9 @@ import (
 // holder that crashes or is cut off for good never deletes it, and no one
 // else ever will. A liveness failure, not a safety one. Done never closes,
 // since nothing could tell. Shown by TestPitfallSetNXNeverFreed.
+//
+// setnx is a lock taken by creating the lock's own key if it is absent,
+// Redis SETNX style, with no lease.
 type setnx struct {
 	cli *clientv3.Client
 	key string

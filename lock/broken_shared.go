@@ -12,10 +12,7 @@ import (
 	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
-// sharedSession is a concurrency.Mutex used from several goroutines of one
-// process through a single session.
-//
-// BROKEN (deliberately): pitfall 5 of issue 4, etcd #11360 (a Mutex used
+// BROKEN (deliberately): etcd #11360 (a Mutex used
 // from several goroutines; see also the attempted fixes #11364 and #11391,
 // both closed). concurrency.Mutex names the holder's key after the
 // session's lease, so every Mutex on one
@@ -24,6 +21,9 @@ import (
 // lock, and the first Unlock deletes the key under the other. The library
 // documents a session per holder; sharing one to save leases is the
 // mistake. Shown by TestPitfallSharedSession on a healthy cluster.
+//
+// sharedSession is a concurrency.Mutex used from several goroutines of one
+// process through a single session.
 type sharedSession struct {
 	cli *clientv3.Client
 	pfx string

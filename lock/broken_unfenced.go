@@ -6,10 +6,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// unfenced is a correct concurrency.Mutex whose holders guard an external
-// resource with the lock alone: they show no fencing token (Token is 0).
-//
-// BROKEN (deliberately): pitfall 4 of issue 4. A lock lease is a promise
+// BROKEN (deliberately): A lock lease is a promise
 // about the past: a holder that pauses (GC, swap, SIGSTOP, a slow disk)
 // past its TTL loses the lock without running a line of code, the next
 // waiter takes it, and when the first resumes it writes to the resource as
@@ -22,6 +19,9 @@ import (
 // Shown by TestPitfallUnfencedPause: the resource accepts a write from a
 // holder superseded while it was paused, where the same run with a token
 // refuses it.
+//
+// unfenced is a correct concurrency.Mutex whose holders guard an external
+// resource with the lock alone: they show no fencing token (Token is 0).
 type unfenced struct{ m *Mutex }
 
 var _ Locker = (*unfenced)(nil)

@@ -17,13 +17,15 @@
 //   - "fenced": the documented recipe written out, whose holders write to
 //     etcd through a guard (PutIfHeld) that commits only while they own it.
 //
-// The pitfalls of issue 4, each in a file of its own whose doc comment
-// begins "BROKEN (deliberately):", are registered with Broken set so that
-// scenarios expect their violation: "released-marker" (1),
-// "keepalive-misconfigured" (3), "unfenced" (4), "shared-session" (5),
-// "setnx" (6), "delete-name" (7), "serializable-check" (8) and "herd" (9).
-// Recipes lists them all; Lookup finds one by name. NewMisconfiguredKeepalive
-// builds pitfall 3 with a schedule of one's own, to scale it to a test.
+// The deliberately broken recipes, each in a file of its own whose first
+// doc comment begins "BROKEN (deliberately):", are registered with Broken
+// set and the violation they must produce, so that scenarios expect it:
+// "released-marker", "keepalive-misconfigured", "unfenced",
+// "shared-session", "setnx", "delete-name" and "serializable-check". "herd"
+// is correct but wakes every waiter on each change. Recipes lists them all;
+// Lookup finds one by name. NewMisconfiguredKeepalive builds the
+// misconfigured keepalive with a schedule of one's own, to scale it to a
+// test. The gallery's documentation numbers them.
 //
 // Resource and FencedResource stand for what a lock protects: the first
 // counts critical sections that overlap, the second refuses a write whose
