@@ -10,6 +10,7 @@ import (
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/faults"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -94,6 +95,7 @@ func (s *echoServers) crashed(_ context.Context, op checker.Operation) {
 // backendInstance is one process of a backend: its echo server and the
 // registrar that keeps it registered.
 type backendInstance struct {
+	cli        *clientv3.Client
 	b          *discovery.Backend
 	reg        discovery.Registrar
 	registered bool // the last register was ok
@@ -104,6 +106,8 @@ type backendInstance struct {
 func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name string, live *echoServers) error {
 	wl := w.s.Workload
 	var in *backendInstance
+	var dead sync.WaitGroup // closes what dead processes left
+	defer dead.Wait()
 	fresh := func() error { // a new process: a new server, client and registrar
 		b, err := discovery.StartBackend(name)
 		if err != nil {
@@ -118,7 +122,7 @@ func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name s
 		if err != nil {
 			return errors.Join(err, b.Close())
 		}
-		in = &backendInstance{b: b, reg: reg}
+		in = &backendInstance{cli: cli, b: b, reg: reg}
 		return nil
 	}
 	if err := fresh(); err != nil {
@@ -134,9 +138,11 @@ func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name s
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
 			// The process died with its server and registrar: its client
-			// is closed, so the registrar cannot deregister, and its
-			// endpoint leaves when the lease expires.
-			in.reg.Close()
+			// is closed, so the registrar cannot deregister (trying can
+			// only time out), and its endpoint leaves when the lease
+			// expires.
+			reg := in.reg
+			dead.Go(func() { reg.Close() })
 			if err := in.b.Close(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -171,11 +177,23 @@ func (w *world) register(ctx context.Context, name string, in *backendInstance) 
 		return
 	}
 	in.registered = true
-	out := checker.Output{}
-	if ls, ok := in.reg.(leased); ok {
-		out.Lease = int64(ls.Lease())
+	p.OK(ctx, checker.Output{Lease: w.registeredLease(ctx, in.cli, in.reg)})
+}
+
+// registeredLease returns the lease of a registration, so that faults
+// aimed at a backend's lease find it: its Lease method's if it has one,
+// else the lease its key is on in etcd, read back; 0 if that read fails.
+func (w *world) registeredLease(ctx context.Context, cli *clientv3.Client, reg discovery.Registrar) int64 {
+	if ls, ok := reg.(leased); ok {
+		return int64(ls.Lease())
 	}
-	p.OK(ctx, out)
+	rctx, cancel := context.WithTimeout(ctx, w.s.Workload.Patience.D())
+	defer cancel()
+	resp, err := cli.Get(rctx, reg.Key())
+	if err != nil || len(resp.Kvs) == 0 {
+		return 0
+	}
+	return resp.Kvs[0].Lease
 }
 
 // deregister closes the instance's registrar, which removes its endpoint,
@@ -206,6 +224,8 @@ func (w *world) resolverClient(ctx context.Context, r discovery.ResolverRecipe, 
 	var res discovery.Resolver
 	var cc *grpc.ClientConn
 	var states <-chan discovery.State
+	var dead sync.WaitGroup // closes what dead processes left
+	defer dead.Wait()
 	closeAll := func() error {
 		var errs []error
 		if cc != nil {
@@ -218,7 +238,15 @@ func (w *world) resolverClient(ctx context.Context, r discovery.ResolverRecipe, 
 		return errors.Join(errs...)
 	}
 	fresh := func() error { // a new process: a new client, resolver and gRPC client
-		closeAll() // the dead process's
+		if oldCC, oldRes := cc, res; oldRes != nil {
+			dead.Go(func() { // the dead process's
+				if oldCC != nil {
+					oldCC.Close()
+				}
+				oldRes.Close()
+			})
+			cc, res = nil, nil
+		}
 		cli, err := w.env.Cluster().Client(name)
 		if err != nil {
 			return err
@@ -309,6 +337,9 @@ func (w *world) rpc(ctx context.Context, name string, cc *grpc.ClientConn) {
 	_, _, err := discovery.Echo(rctx, peerConn{ClientConn: cc, p: &p}, name)
 	cancel()
 	if p.Addr == nil {
+		if ctx.Err() != nil {
+			return // the run ended before any endpoint took the call
+		}
 		if err == nil {
 			err = errors.New("the call succeeded with no peer")
 		}

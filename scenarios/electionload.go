@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,9 +74,13 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 	wl := w.s.Workload
 	var cli *clientv3.Client
 	var e election.Elector
+	var dead sync.WaitGroup // closes what dead processes left
+	defer dead.Wait()
 	fresh := func() error { // a new process: a new client and Elector
-		if e != nil {
-			e.Close() // the dead process's: its client is closed, its leases expire
+		if old := e; old != nil {
+			// The dead process's: its client is closed, so revoking its
+			// leases can only time out; they expire anyway.
+			dead.Go(func() { old.Close() })
 		}
 		var err error
 		cli, e, err = w.newElector(r, name)
@@ -138,12 +144,25 @@ func (w *world) campaign(ctx context.Context, name, value string, cli *clientv3.
 		p.Unknown(ctx, err)
 		return nil
 	}
-	out := checker.Output{Token: l.Term(), Value: l.Value()}
-	if ls, ok := l.(leased); ok {
-		out.Lease = int64(ls.Lease())
-	}
+	out := checker.Output{Token: l.Term(), Value: l.Value(), Lease: leaseOf(l)}
 	p.OK(ctx, out) // a trigger on the campaign fires here, before the leader's next step
 	return newLeaderTerm(ctx, rec, cli, name, key, l)
+}
+
+// leaseOf returns the lease of a leadership: its Lease method's if it has
+// one, else the one its key names in the layout of concurrency.Election,
+// which every recipe of the election package follows
+// ("<prefix>/<lease in hex>"), else 0.
+func leaseOf(l election.Leadership) int64 {
+	if ls, ok := l.(leased); ok {
+		return int64(ls.Lease())
+	}
+	k := l.Key()
+	id, err := strconv.ParseInt(k[strings.LastIndexByte(k, '/')+1:], 16, 64)
+	if err != nil {
+		return 0
+	}
+	return id
 }
 
 // office is a leader's term: it checks that it still leads, writes to the
@@ -186,9 +205,11 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 	rec := w.env.Recorder()
 	var e election.Elector
 	var seen <-chan election.LeaderInfo
+	var dead sync.WaitGroup // closes what dead processes left
+	defer dead.Wait()
 	fresh := func() error {
-		if e != nil {
-			e.Close() // ends its Observe
+		if old := e; old != nil {
+			dead.Go(func() { old.Close() }) // ends its Observe
 		}
 		var err error
 		if _, e, err = w.newElector(r, name); err != nil {
