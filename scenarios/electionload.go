@@ -114,7 +114,7 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 			continue
 		case ctx.Err() != nil:
 			if t != nil {
-				t.resign(context.WithoutCancel(ctx), wl.Patience.D())
+				t.resign(ctx, wl.Patience.D())
 			}
 			return nil
 		case err != nil:
@@ -324,6 +324,7 @@ func (t *leaderTerm) unwatch() {
 // had ended already. A leader told it no longer leads (ErrNotLeader)
 // leads no more: that is recorded as done.
 func (t *leaderTerm) resign(ctx context.Context, timeout time.Duration) {
+	ctx = context.WithoutCancel(ctx) // a resign is finished even as the run ends
 	var p *checker.Pending
 	if t.claim() {
 		p = t.rec.Invoke(ctx, t.name, checker.KindResign, t.key, checker.Input{})
