@@ -26,13 +26,11 @@ func All() []Scenario {
 		}
 	}
 	out = append(out, lockPitfalls()...)
-	out = append(out, registered...)
+	out = append(out, electionScenarios()...)
+	out = append(out, discoveryScenarios()...)
+	out = append(out, registerScenarios()...)
 	return out
 }
-
-// registered holds the scenarios of the other families' files, added by
-// their init functions in a fixed order.
-var registered []Scenario
 
 // Lookup returns the scenario called name. For an unknown name the error
 // lists the registered names, the closest first.
