@@ -43,6 +43,9 @@ func TestRecordedOperationsDecideHolders(t *testing.T) {
 	do("c5", checker.KindCampaign, "G", checker.Output{Lease: 5})
 	do("c5", checker.KindAcquire, "M", checker.Output{Lease: 5})
 	rec.Instant(ctx, "c5", checker.KindCrash, "", checker.Input{}, checker.Output{}) // frees G, M and its lease
+	do("c7/2", checker.KindAcquire, "N", checker.Output{Lease: 9})                   // a thread of c7: c7 holds N
+	do("c8/1", checker.KindAcquire, "P", checker.Output{})
+	rec.Instant(ctx, "c8", checker.KindCrash, "", checker.Input{}, checker.Output{}) // c8's crash ends its threads' holds
 	type answer struct {
 		Client string
 		Lease  clientv3.LeaseID
@@ -53,6 +56,9 @@ func TestRecordedOperationsDecideHolders(t *testing.T) {
 	got := map[string]answer{
 		"lock L":      holder(env.LockHolder("L")),
 		"lock M":      holder(env.LockHolder("M")),
+		"lock N":      holder(env.LockHolder("N")),
+		"lock P":      holder(env.LockHolder("P")),
+		"lease of c7": lease(env.SessionLease("c7")),
 		"election E":  holder(env.ElectionLeader("E")),
 		"election F":  holder(env.ElectionLeader("F")),
 		"election G":  holder(env.ElectionLeader("G")),
@@ -64,6 +70,9 @@ func TestRecordedOperationsDecideHolders(t *testing.T) {
 	want := map[string]answer{
 		"lock L":      {Client: "c2", OK: true},
 		"lock M":      {},
+		"lock N":      {Client: "c7", OK: true},
+		"lock P":      {},
+		"lease of c7": {Lease: 9, OK: true},
 		"election E":  {},
 		"election F":  {Client: "c3", OK: true},
 		"election G":  {},

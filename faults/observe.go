@@ -38,6 +38,7 @@ func (e *Env) observe(ctx context.Context, op checker.Operation) {
 // learn updates who holds what from one completed operation; e.mu must be
 // held.
 func (e *Env) learn(op checker.Operation) {
+	op.Client = Process(op.Client)
 	ok := op.Outcome == checker.OutcomeOK
 	gone := op.Outcome != checker.OutcomeFailed // ok, or maybe: no longer to be aimed at
 	switch op.Kind {
@@ -76,6 +77,18 @@ func (e *Env) learn(op checker.Operation) {
 			e.leases[op.Client] = op.Output.Lease
 		}
 	}
+}
+
+// Process returns the cluster client a recorded client name stands for. A
+// workload whose clients run several threads, sharing one etcd client as
+// the goroutines of one process do, records thread j of client c1 as
+// "c1/j" ('/' is never part of a client's name): faults aimed at a thread
+// act on its process, and a Match naming the process matches its threads.
+func Process(recorded string) string {
+	if i := strings.IndexByte(recorded, '/'); i >= 0 {
+		return recorded[:i]
+	}
+	return recorded
 }
 
 // LockHolder returns the client whose latest recorded acquire of lock
@@ -123,7 +136,7 @@ func (m Match) matches(op checker.Operation) bool {
 	}
 	return op.Outcome == want &&
 		(m.Kind == "" || m.Kind == op.Kind) &&
-		(m.Client == "" || m.Client == op.Client) &&
+		(m.Client == "" || m.Client == op.Client || m.Client == Process(op.Client)) &&
 		(m.Key == "" || m.Key == op.Key)
 }
 
