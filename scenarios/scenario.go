@@ -84,6 +84,16 @@ type Workload struct {
 	// Clients is how many clients (c1, c2, …) take part: lockers,
 	// candidates, or discovery backends. 0 means 3.
 	Clients int `json:"clients,omitempty"`
+	// Threads is how many goroutines of each lock client take part,
+	// sharing its etcd client and one Locker as the workers of one process
+	// do; thread j of client c1 is recorded as c1/j. 0 means 1, and the
+	// client is recorded as c1.
+	Threads int `json:"threads,omitempty"`
+	// Pinned has each client talk to one member only — c1 to m0, c2 to
+	// m1, and so on round the members — as a client given its local
+	// member's endpoint does. false means every client talks to every
+	// member. Lock family only.
+	Pinned bool `json:"pinned,omitempty"`
 	// Observers is how many clients only watch: election observers,
 	// discovery resolvers. 0 means 1 for election and discovery.
 	Observers int `json:"observers,omitempty"`
@@ -97,6 +107,10 @@ type Workload struct {
 	// Hold is how long a holder or leader works before it releases or
 	// resigns. 0 means 100ms.
 	Hold Duration `json:"hold,omitempty"`
+	// Writes is how many times a lock holder checks that it still holds
+	// the lock, works and writes to the guarded resources during one hold,
+	// spread evenly over Hold. 0 means 1.
+	Writes int `json:"writes,omitempty"`
 	// Patience is how long a client waits for a lock or an election
 	// before it gives up and tries again. 0 means twice the TTL.
 	Patience Duration `json:"patience,omitempty"`
@@ -161,6 +175,12 @@ func (s Scenario) withDefaults() Scenario {
 	}
 	if w.Hold == 0 {
 		w.Hold = Duration(100 * time.Millisecond)
+	}
+	if w.Family == FamilyLock && w.Writes == 0 {
+		w.Writes = 1
+	}
+	if w.Family == FamilyLock && w.Threads == 0 {
+		w.Threads = 1
 	}
 	if w.TTL == 0 {
 		w.TTL = Duration(time.Second)

@@ -14,10 +14,11 @@ import (
 	"github.com/etcdsim/etcdsim/lock"
 )
 
-// maxMembers and maxClients bound what one run may start.
+// maxMembers, maxClients and maxWrites bound what one run may start.
 const (
 	maxMembers = 9
 	maxClients = 64
+	maxWrites  = 1000
 )
 
 // Validate reports, before any cluster starts, every reason s cannot run:
@@ -60,6 +61,23 @@ func (s Scenario) Validate() error {
 	}
 	if w.Ops < 0 {
 		bad("workload.ops %d is negative", w.Ops)
+	}
+	if w.Family != FamilyLock {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"threads", w.Threads != 0}, {"pinned", w.Pinned}, {"writes", w.Writes != 0}} {
+			if f.set {
+				bad("workload.%s is for the lock family only, not %s", f.name, w.Family)
+			}
+		}
+	} else {
+		if w.Threads < 1 || w.Clients*w.Threads > maxClients {
+			bad("workload.threads %d: want 1 to %d threads in all (%d clients)", w.Threads, maxClients, w.Clients)
+		}
+		if w.Writes < 1 || w.Writes > maxWrites {
+			bad("workload.writes %d: want 1 to %d writes per hold", w.Writes, maxWrites)
+		}
 	}
 	if ttl := w.TTL.D(); ttl < time.Second || ttl%time.Second != 0 {
 		bad("workload.ttl %v: etcd grants leases in whole seconds; want 1s or more, such as 1s or 5s", ttl)
