@@ -60,8 +60,8 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%w: %s: starting the cluster: %w", ErrHarness, s.Name, err)
 	}
 	defer c.Close()
-	for _, name := range s.clientNames() {
-		if _, err := c.Client(name); err != nil {
+	for i, name := range s.clientNames() {
+		if _, err := c.NewClient(name, s.clientConfig(i)); err != nil {
 			return nil, fmt.Errorf("%w: %s: client %s: %w", ErrHarness, s.Name, name, err)
 		}
 	}
@@ -160,6 +160,16 @@ func (w *world) run(ctx context.Context) error {
 		return w.registerWorkload(ctx)
 	}
 	return fmt.Errorf("no workload for family %q yet", w.s.Workload.Family)
+}
+
+// clientConfig is the configuration of the run's i-th client: a pinned
+// lock client talks to one member, round the members; every other client
+// to every member.
+func (s Scenario) clientConfig(i int) cluster.ClientConfig {
+	if !s.Workload.Pinned {
+		return cluster.ClientConfig{}
+	}
+	return cluster.ClientConfig{Members: []string{fmt.Sprintf("m%d", i%s.Cluster.Members)}}
 }
 
 // replayCommand is the command that runs s again with its seed.
