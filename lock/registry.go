@@ -64,7 +64,7 @@ var registry = recipe.NewRegistry(recipe.Lock,
 		Summary: "release and clean-up delete the lock's name rather than the client's own key: a waiter that gives up " +
 			"frees the holder's lock"},
 	Recipe{Name: "serializable-check", Broken: true, New: newSerializableCheck,
-		Expect:   expect(checker.CheckerMutualExclusion, checker.ViolationStaleWrite),
+		Expect:   expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
 		Upstream: "https://github.com/etcd-io/etcd/issues/6829",
 		Summary:  "ownership checked with a serializable read: a member cut off from the leader answers a stale yes"},
 )

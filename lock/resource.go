@@ -114,6 +114,16 @@ func (f *FencedResource) Highest() int64 {
 	return f.highest
 }
 
+// Last returns the last accepted write, and false if none was.
+func (f *FencedResource) Last() (Write, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.accepted) == 0 {
+		return Write{}, false
+	}
+	return f.accepted[len(f.accepted)-1], true
+}
+
 // Accepted returns the accepted writes in the order they were accepted.
 func (f *FencedResource) Accepted() []Write {
 	f.mu.Lock()

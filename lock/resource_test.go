@@ -64,6 +64,10 @@ func TestFencedResourceRefusesLowerTokens(t *testing.T) {
 		{name: "no token after a token", writes: []Write{{5, "a", "1"}, {0, "b", "2"}},
 			wantAccepted: []Write{{5, "a", "1"}}, wantRejected: []Write{{0, "b", "2"}}},
 	}
+	var empty FencedResource
+	if w, ok := empty.Last(); ok {
+		t.Errorf("Last() of an empty resource = %+v, true; want false", w)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var f FencedResource
@@ -78,6 +82,10 @@ func TestFencedResourceRefusesLowerTokens(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.wantRejected, f.Rejected(), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("rejected (-want +got):\n%s", diff)
+			}
+			last, ok := f.Last()
+			if want := tt.wantAccepted[len(tt.wantAccepted)-1]; !ok || last != want {
+				t.Errorf("Last() = %+v, %v; want %+v, true", last, ok, want)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
@@ -25,44 +26,92 @@ func (s Scenario) lockRecipe() (lock.Recipe, error) {
 	return lock.Lookup(s.Workload.Recipe)
 }
 
-// lockWorkload runs the lock family: each client loops acquire → critical
-// section → release, with think time. In the critical section it writes
-// to a fenced resource the lock guards, presenting its token, so that
-// MutualExclusion and Fencing judge what the resource accepted. A Lock
-// that does not return within the patience is recorded as unknown, never
-// as failed: it may have taken the lock.
+// lockWorkload runs the lock family: each client is a process whose
+// threads loop acquire → critical section → release, with think time. In
+// the critical section a holder does read-modify-writes on the resources
+// the lock guards (see hold), so that MutualExclusion and Fencing judge
+// what the resources accepted. A Lock that does not return within the
+// patience is recorded as unknown, never as failed: it may have taken the
+// lock.
 func (w *world) lockWorkload(ctx context.Context) error {
 	r, err := w.s.lockRecipe()
 	if err != nil {
 		return err
 	}
-	store := &lock.FencedResource{}
+	res := &lockResources{}
 	var g errgroup.Group
 	for i := 1; i <= w.s.Workload.Clients; i++ {
-		name := fmt.Sprintf("c%d", i)
-		g.Go(func() error { return w.locker(ctx, r, name, store) })
+		p := &lockProcess{w: w, r: r, name: fmt.Sprintf("c%d", i)}
+		if err := p.start(); err != nil {
+			return err
+		}
+		for j := 1; j <= w.s.Workload.Threads; j++ {
+			thread := p.name
+			if w.s.Workload.Threads > 1 {
+				thread = fmt.Sprintf("%s/%d", p.name, j)
+			}
+			g.Go(func() error { return w.locker(ctx, p, thread, res) })
+		}
 	}
 	return g.Wait()
 }
 
-// locker is one client of the lock workload.
-func (w *world) locker(ctx context.Context, r lock.Recipe, name string, store *lock.FencedResource) error {
+// lockProcess is one lock client: an etcd client and the Locker its
+// threads share, both made anew when the process restarts after a crash.
+type lockProcess struct {
+	w     *world
+	r     lock.Recipe
+	name  string
+
+	mu  sync.Mutex // guards l and gen
+	l   lock.Locker
+	gen int // counts starts; a restart by one thread serves them all
+}
+
+// start makes the process's client and Locker: at the run's start and
+// after a crash, as a restarted process would.
+func (p *lockProcess) start() error {
+	cli, err := p.w.env.Cluster().Client(p.name) // pinned or not, as Run made it; a restarted client keeps its links
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.name, err)
+	}
+	l, err := p.r.New(cli, p.w.s.Workload.Key, lock.Options{TTL: p.w.s.Workload.TTL.D()})
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.name, err)
+	}
+	p.l = l
+	p.gen++
+	return nil
+}
+
+// locker returns the process's current Locker and its generation.
+func (p *lockProcess) locker() (lock.Locker, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.l, p.gen
+}
+
+// restart starts the process afresh unless another thread has done so
+// since generation gen.
+func (p *lockProcess) restart(gen int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gen != gen {
+		return nil
+	}
+	if err := p.start(); err != nil {
+		return fmt.Errorf("restarting: %w", err)
+	}
+	return nil
+}
+
+// locker is one thread of the lock workload.
+func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lockResources) error {
 	wl := w.s.Workload
 	rec := w.env.Recorder()
 	key := wl.Key
-	var l lock.Locker
-	fresh := func() error { // a new process: a new client and Locker
-		cli, err := w.env.Cluster().Client(name)
-		if err != nil {
-			return err
-		}
-		l, err = r.New(cli, key, lock.Options{TTL: wl.TTL.D()})
-		return err
-	}
-	if err := fresh(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
 	for n := 0; wl.Ops == 0 || n < wl.Ops; n++ {
+		l, gen := p.locker()
 		var held lock.Held
 		err := w.step(ctx, name, func() error {
 			p := rec.Invoke(ctx, name, checker.KindAcquire, key, checker.Input{})
@@ -81,15 +130,15 @@ func (w *world) locker(ctx context.Context, r lock.Recipe, name string, store *l
 			return p.OK(ctx, out)
 		})
 		if err == nil && held != nil {
-			err = w.critical(ctx, name, key, held, store)
+			err = w.hold(ctx, name, held, res)
 			if err == nil {
 				held = nil // released
 			}
 		}
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
-			if err := fresh(); err != nil {
-				return fmt.Errorf("%s: restarting: %w", name, err)
+			if err := p.restart(gen); err != nil {
+				return err
 			}
 			continue
 		case ctx.Err() != nil:
@@ -105,41 +154,6 @@ func (w *world) locker(ctx context.Context, r lock.Recipe, name string, store *l
 		}
 	}
 	return nil
-}
-
-// critical is a holder's critical section: a last look at its lease, the
-// write to the fenced resource (a pause aimed at the holder when it
-// acquired lands between that look and the write, as a GC pause would),
-// work, then the release.
-func (w *world) critical(ctx context.Context, name, key string, h lock.Held, store *lock.FencedResource) error {
-	rec := w.env.Recorder()
-	lost := false
-	select {
-	case <-h.Done():
-		lost = true // a careful holder does not write once its lease may be gone
-	default:
-	}
-	err := w.step(ctx, name, func() error {
-		if lost {
-			return nil
-		}
-		value := fmt.Sprintf("%s-%d", name, h.Token())
-		p := rec.Invoke(ctx, name, checker.KindGuardedWrite, key, checker.Input{Value: value, Token: h.Token()})
-		if err := store.Write(h.Token(), name, value); err != nil {
-			return p.Fail(ctx, err)
-		}
-		return p.OK(ctx, checker.Output{})
-	})
-	if err == nil {
-		err = w.step(ctx, name, func() error { return sleep(ctx, w.s.Workload.Hold.D()) })
-	}
-	if err != nil {
-		return err
-	}
-	return w.step(ctx, name, func() error {
-		release(ctx, rec, name, key, h)
-		return nil
-	})
 }
 
 // release unlocks h and records it. A holder that finds it had lost the
@@ -159,10 +173,11 @@ func release(ctx context.Context, rec *checker.Recorder, name, key string, h loc
 	}
 }
 
-// step runs one step of client name once the gate lets it: not while it
-// is paused; with ErrRestarted if it crashed since its last step.
+// step runs one step of client (or thread) name once the gate lets its
+// process go: not while it is paused; with ErrRestarted if it crashed
+// since its last step.
 func (w *world) step(ctx context.Context, name string, do func() error) error {
-	if err := w.env.Gate().Step(ctx, name); err != nil {
+	if err := w.env.Gate().Step(ctx, faults.Process(name)); err != nil {
 		return err
 	}
 	return do()

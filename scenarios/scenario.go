@@ -94,6 +94,12 @@ type Workload struct {
 	// member's endpoint does. false means every client talks to every
 	// member. Lock family only.
 	Pinned bool `json:"pinned,omitempty"`
+	// OwnerCheck is how a lock holder makes sure it still holds the lock
+	// before each write: "done" watches its Held's Done channel; "read"
+	// asks the recipe (lock.Checker's Owned, a read of its key in etcd)
+	// and ignores Done, as a holder that polls etcd does. "" means "done".
+	// Lock family only.
+	OwnerCheck string `json:"owner_check,omitempty"`
 	// Observers is how many clients only watch: election observers,
 	// discovery resolvers. 0 means 1 for election and discovery.
 	Observers int `json:"observers,omitempty"`
@@ -128,6 +134,12 @@ type Workload struct {
 	Election  *election.Recipe           `json:"-"`
 	Registrar *discovery.RegistrarRecipe `json:"-"`
 }
+
+// How a lock holder makes sure it still holds the lock (Workload.OwnerCheck).
+const (
+	OwnerCheckDone = "done"
+	OwnerCheckRead = "read"
+)
 
 // Faults is a scenario's fault schedule: a Timeline, a Nemesis, or both
 // (the nemesis runs beside the timeline). The run's seed replaces their
@@ -181,6 +193,9 @@ func (s Scenario) withDefaults() Scenario {
 	}
 	if w.Family == FamilyLock && w.Threads == 0 {
 		w.Threads = 1
+	}
+	if w.Family == FamilyLock && w.OwnerCheck == "" {
+		w.OwnerCheck = OwnerCheckDone
 	}
 	if w.TTL == 0 {
 		w.TTL = Duration(time.Second)

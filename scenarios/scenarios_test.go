@@ -17,10 +17,7 @@ func TestRegistered(t *testing.T) {
 		t.Skip("runs every registered scenario against real clusters")
 	}
 	for _, s := range scenarios.All() {
-		t.Run("", func(t *testing.T) {
-			t.Parallel()
-			scenarios.Test(t, s)
-		})
+		scenarios.TestParallel(t, s)
 	}
 }
 

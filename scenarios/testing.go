@@ -17,9 +17,26 @@ import (
 // fails it too, as an error rather than a verdict.
 func Test(t *testing.T, s Scenario) *Result {
 	t.Helper()
+	return test(t, s, false)
+}
+
+// TestParallel is Test with the subtest run in parallel with its
+// siblings, as t.Parallel does: for a test that runs many scenarios. It
+// returns nil, since the subtest has not finished when it returns; read
+// each result from its artifact directory.
+func TestParallel(t *testing.T, s Scenario) {
+	t.Helper()
+	test(t, s, true)
+}
+
+func test(t *testing.T, s Scenario, parallel bool) *Result {
+	t.Helper()
 	var res *Result
 	t.Run(s.Name, func(t *testing.T) {
 		t.Helper()
+		if parallel {
+			t.Parallel()
+		}
 		// Not t.Context: it ends before cleanups run, and the run must
 		// heal and close its cluster whatever happens.
 		ctx, cancel := context.WithTimeout(context.Background(), budget(s))

@@ -66,7 +66,7 @@ func (s Scenario) Validate() error {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"threads", w.Threads != 0}, {"pinned", w.Pinned}, {"writes", w.Writes != 0}} {
+		}{{"threads", w.Threads != 0}, {"pinned", w.Pinned}, {"writes", w.Writes != 0}, {"owner_check", w.OwnerCheck != ""}} {
 			if f.set {
 				bad("workload.%s is for the lock family only, not %s", f.name, w.Family)
 			}
@@ -77,6 +77,9 @@ func (s Scenario) Validate() error {
 		}
 		if w.Writes < 1 || w.Writes > maxWrites {
 			bad("workload.writes %d: want 1 to %d writes per hold", w.Writes, maxWrites)
+		}
+		if w.OwnerCheck != OwnerCheckDone && w.OwnerCheck != OwnerCheckRead {
+			bad("workload.owner_check %q: want %q or %q", w.OwnerCheck, OwnerCheckDone, OwnerCheckRead)
 		}
 	}
 	if ttl := w.TTL.D(); ttl < time.Second || ttl%time.Second != 0 {
