@@ -20,8 +20,8 @@ import (
 // queue of keys. A waiter whose context ends cleans up with that delete
 // and removes the holder's key with its own; the next client finds the
 // queue empty and takes the lock while the holder, whose lease is fine,
-// goes on working. Two holders on a healthy cluster. Shown by
-// TestPitfallDeleteName.
+// goes on working. Two holders on a healthy cluster. Shown by the
+// scenario lock/delete-name/impatient-waiter.
 //
 // deleteName is the queue recipe whose release, and whose clean-up after a
 // Lock that gave up, deletes the lock's name (every key under its prefix)

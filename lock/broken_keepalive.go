@@ -37,7 +37,7 @@ func (k Keepalive) GiveUp() time.Duration {
 // about 4 s after etcd deleted its key and let the next waiter in. Until
 // then Done stays open and the holder keeps working: two holders. The rule
 // it breaks: a holder must stop before TTL after its last renewal, not
-// after it. Shown by TestPitfallMisconfiguredKeepalive.
+// after it. Shown by the scenario lock/keepalive-misconfigured/isolate-holder.
 //
 // MisconfiguredKeepalive is the queue recipe with a hand-rolled keepalive
 // whose schedule outlasts the lease.

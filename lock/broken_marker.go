@@ -16,7 +16,8 @@ import (
 // But a Put to an existing key keeps its create revision: when the client
 // locks again its key is still the oldest, so it jumps ahead of the holder
 // that took the lock in between. Two holders, on a healthy cluster, and
-// the fencing token goes backwards. Shown by TestPitfallReleasedMarker.
+// the fencing token goes backwards. Shown by the scenario
+// lock/released-marker/healthy.
 //
 // releasedMarker is a lock ordered by create revision whose release leaves
 // the holder's key in place and marks it released.

@@ -15,8 +15,8 @@ import (
 // holder?" check. But that member no longer hears of the lease expiring
 // nor of the next holder: it keeps saying "yes, your key is there" long
 // after the majority has given the lock to someone else. A stale yes.
-// Shown by TestPitfallSerializableCheck, which cuts the holder's member
-// off from the leader.
+// Shown by the scenario lock/serializable-check/partition-holder-member,
+// which cuts the holder's member off from the rest.
 //
 // serializableCheck is a correct concurrency.Mutex whose holders check
 // that they still own the lock with a serializable read.

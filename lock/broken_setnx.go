@@ -15,7 +15,7 @@ import (
 // releases properly, but nothing ties the key to the holder's liveness: a
 // holder that crashes or is cut off for good never deletes it, and no one
 // else ever will. A liveness failure, not a safety one. Done never closes,
-// since nothing could tell. Shown by TestPitfallSetNXNeverFreed.
+// since nothing could tell. Shown by the scenario lock/setnx/crash-holder.
 //
 // setnx is a lock taken by creating the lock's own key if it is absent,
 // Redis SETNX style, with no lease.

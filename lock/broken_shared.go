@@ -20,7 +20,7 @@ import (
 // takes it for its own and returns at once. Two goroutines both "hold" the
 // lock, and the first Unlock deletes the key under the other. The library
 // documents a session per holder; sharing one to save leases is the
-// mistake. Shown by TestPitfallSharedSession on a healthy cluster.
+// mistake. Shown by the scenario lock/shared-session/healthy.
 //
 // sharedSession is a concurrency.Mutex used from several goroutines of one
 // process through a single session.

@@ -16,9 +16,9 @@ import (
 // holders with etcd locks, and etcd #10811 discusses why the lock API
 // alone cannot prevent it. The lock itself is right; what breaks is the
 // resource, which here cannot tell the stale holder from the current one.
-// Shown by TestPitfallUnfencedPause: the resource accepts a write from a
-// holder superseded while it was paused, where the same run with a token
-// refuses it.
+// Shown by the scenario lock/unfenced/pause-holder: the resource accepts a
+// write from a holder superseded while it was paused, where the same run
+// with a token refuses it.
 //
 // unfenced is a correct concurrency.Mutex whose holders guard an external
 // resource with the lock alone: they show no fencing token (Token is 0).

@@ -32,23 +32,6 @@ func mustLock(t testing.TB, ctx context.Context, l Locker) Held {
 	return h
 }
 
-// result is the outcome of a Lock run in the background.
-type result struct {
-	h   Held
-	err error
-}
-
-// lockAsync starts l.Lock(ctx) and returns the channel its result arrives
-// on. The caller must receive from it before the test ends.
-func lockAsync(ctx context.Context, l Locker) <-chan result {
-	ch := make(chan result, 1)
-	go func() {
-		h, err := l.Lock(ctx)
-		ch <- result{h, err}
-	}()
-	return ch
-}
-
 // pause emulates a process pause of client name: it reaches no member and
 // the test runs none of its code until resume heals its links. Resume is
 // also registered as a cleanup, and may be called more than once.

@@ -19,7 +19,7 @@ import (
 // expired lease and each new waiter wakes every waiter, and each of them
 // reads the queue again: with n waiters an acquisition costs n wakeups
 // and n reads instead of one, and a crashed holder wakes them all at
-// once. Counted by Wakeups; shown by TestPitfallHerd.
+// once. Counted by Wakeups; shown by TestHerdWakesEveryWaiter.
 type herd struct {
 	cli   *clientv3.Client
 	pfx   string

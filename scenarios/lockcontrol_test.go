@@ -1,0 +1,30 @@
+package scenarios_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/scenarios"
+)
+
+// Each lock pitfall's scenario, run with a correct recipe in place of the
+// broken one, passes: the schedule and the workload do not provoke the
+// violation by themselves, the broken recipe does.
+func TestLockPitfallsPassWithCorrectRecipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every lock pitfall's scenario against real clusters")
+	}
+	for _, s := range scenarios.All() {
+		r, err := lock.Lookup(s.Workload.Recipe)
+		if s.Workload.Family != scenarios.FamilyLock || err != nil || !r.Broken {
+			continue
+		}
+		s.Workload.Recipe = "mutex"
+		s.Name = strings.Replace(s.Name, "/"+r.Name+"/", "/mutex-instead-of-"+r.Name+"/", 1)
+		s.Description = "the correct mutex under " + r.Name + "'s scenario"
+		s.Expect = checker.Expectation{}
+		scenarios.TestParallel(t, s)
+	}
+}
