@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,12 +41,18 @@ type Recorder struct {
 
 	mu     sync.Mutex // guards meta, ops, faults
 	meta   Meta
-	ops    []Operation // ops[i].ID == i; Outcome "" while pending
+	ops    opLog // ops.at(i).ID == i; Outcome "" while pending
 	faults []FaultEvent
 
-	obsMu     sync.RWMutex // guards observers and nextObs
-	observers map[int]Observer
-	nextObs   int
+	obsMu     sync.Mutex                 // serializes changes to observers
+	observers atomic.Pointer[[]observer] // in the order they registered; replaced, never changed
+	nextObs   int                        // guarded by obsMu
+}
+
+// observer is a registered Observer and the number that unregisters it.
+type observer struct {
+	id int
+	o  Observer
 }
 
 // Observer hears of every operation a Recorder records: once when it is
@@ -63,38 +70,32 @@ type Observer func(ctx context.Context, op Operation)
 func (r *Recorder) Observe(o Observer) (stop func()) {
 	r.obsMu.Lock()
 	defer r.obsMu.Unlock()
-	if r.observers == nil {
-		r.observers = make(map[int]Observer)
-	}
 	id := r.nextObs
 	r.nextObs++
-	r.observers[id] = o
+	var next []observer
+	if cur := r.observers.Load(); cur != nil {
+		next = slices.Clone(*cur)
+	}
+	next = append(next, observer{id: id, o: o})
+	r.observers.Store(&next)
 	return func() {
 		r.obsMu.Lock()
 		defer r.obsMu.Unlock()
-		delete(r.observers, id)
+		if cur := r.observers.Load(); cur != nil {
+			next := slices.DeleteFunc(slices.Clone(*cur), func(x observer) bool { return x.id == id })
+			r.observers.Store(&next)
+		}
 	}
 }
 
 // notify passes op to every observer, in the order they registered.
 func (r *Recorder) notify(ctx context.Context, op Operation) {
-	r.obsMu.RLock()
-	if len(r.observers) == 0 {
-		r.obsMu.RUnlock()
+	obs := r.observers.Load()
+	if obs == nil {
 		return
 	}
-	ids := make([]int, 0, len(r.observers))
-	for id := range r.observers {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	obs := make([]Observer, len(ids))
-	for i, id := range ids {
-		obs[i] = r.observers[id]
-	}
-	r.obsMu.RUnlock()
-	for _, o := range obs {
-		o(ctx, op)
+	for _, x := range *obs {
+		x.o(ctx, op)
 	}
 }
 
@@ -134,9 +135,9 @@ type Pending struct {
 func (r *Recorder) Invoke(ctx context.Context, client string, kind Kind, key string, in Input) *Pending {
 	r.mu.Lock()
 	now := r.clock.Now() // read under mu, so IDs follow call times
-	id := len(r.ops)
+	id := r.ops.len()
 	op := Operation{ID: id, Client: client, Kind: kind, Key: key, Input: in, Call: now}
-	r.ops = append(r.ops, op)
+	r.ops.add(op)
 	r.mu.Unlock()
 	r.notify(ctx, op)
 	return &Pending{r: r, id: id}
@@ -150,10 +151,10 @@ func (r *Recorder) Instant(ctx context.Context, client string, kind Kind, key st
 	out.Endpoints = slices.Clone(out.Endpoints)
 	r.mu.Lock()
 	now := r.clock.Now() // read under mu, so IDs follow call times
-	id := len(r.ops)
+	id := r.ops.len()
 	op := Operation{ID: id, Client: client, Kind: kind, Key: key, Input: in, Output: out,
 		Call: now, Return: now, Outcome: OutcomeOK}
-	r.ops = append(r.ops, op)
+	r.ops.add(op)
 	r.mu.Unlock()
 	r.notify(ctx, op)
 	return id
@@ -204,7 +205,7 @@ func (p *Pending) complete(ctx context.Context, o Outcome, out Output, err error
 	out.Endpoints = slices.Clone(out.Endpoints)
 	p.r.mu.Lock()
 	now := p.r.clock.Now()
-	op := &p.r.ops[p.id]
+	op := p.r.ops.at(p.id)
 	if op.Outcome != "" {
 		p.r.mu.Unlock()
 		return fmt.Errorf("%w: %s completed as %s, then as %s", ErrCompleted, op, op.Outcome, o)
@@ -235,11 +236,12 @@ func (r *Recorder) History() History {
 	h := History{
 		Version: HistoryVersion,
 		Meta:    r.meta,
-		Ops:     make([]Operation, len(r.ops)),
+		Ops:     make([]Operation, r.ops.len()),
 		Faults:  make([]FaultEvent, len(r.faults)),
 		End:     now,
 	}
-	for i, op := range r.ops {
+	for i := range r.ops.len() {
+		op := *r.ops.at(i)
 		op.Run = r.meta.RunID // outputs are never changed once recorded, so sharing them is safe
 		if op.Outcome == "" {
 			op.Outcome, op.Return, op.GaveUp = OutcomeUnknown, Infinity, max(now, op.Call)
