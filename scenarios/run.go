@@ -187,13 +187,16 @@ func replayCommand(s Scenario, opts Options) string {
 func (s Scenario) check(h checker.History) []checker.Result {
 	var out []checker.Result
 	for _, c := range s.Checkers {
-		out = append(out, runCheck(c, h, s.Workload.TTL.D()))
+		out = append(out, c.Run(h, s.Workload.TTL.D()))
 	}
 	return out
 }
 
-// runCheck runs one checker.
-func runCheck(c Check, h checker.History, ttl time.Duration) checker.Result {
+// Run runs the checker c names on h with c's options; ttl is the session
+// TTL the run's clients used, which Liveness and DiscoveryConvergence
+// allow for. It is a pure function of its arguments, so a history read
+// back from a result's files is judged as the run judged it.
+func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 	switch c.Name {
 	case checker.CheckerMutualExclusion:
 		return checker.MutualExclusion(h, checker.MutexOptions{ResourceOnly: c.ResourceOnly})
