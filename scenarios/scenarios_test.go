@@ -103,8 +103,8 @@ func TestValidateBadInput(t *testing.T) {
 	}{
 		{"unknown recipe", func(s *scenarios.Scenario) { s.Workload.Recipe = "mutx" }, []string{"workload.recipe", `"mutx"`, "have mutex"}},
 		{"unknown family", func(s *scenarios.Scenario) { s.Workload.Family = "locks" }, []string{`workload.family "locks"`, "lock"}},
-		{"ttl not whole seconds", func(s *scenarios.Scenario) { s.Workload.TTL = scenarios.Duration(1500e6) }, []string{"workload.ttl 1.5s", "whole seconds"}},
-		{"ttl below a second", func(s *scenarios.Scenario) { s.Workload.TTL = scenarios.Duration(500e6) }, []string{"workload.ttl 500ms"}},
+		{"ttl not whole seconds", func(s *scenarios.Scenario) { s.Workload.TTL = scenarios.Duration(1500e6) }, []string{"workload.ttl", "1.5s", "whole number of seconds", "use 1s or 2s"}},
+		{"ttl below a second", func(s *scenarios.Scenario) { s.Workload.TTL = scenarios.Duration(500e6) }, []string{"workload.ttl", "500ms", "at least 1s"}},
 		{"too many members", func(s *scenarios.Scenario) { s.Cluster.Members = 12 }, []string{"cluster.members 12", "1 to 9"}},
 		{"fault at a member the cluster lacks", func(s *scenarios.Scenario) {
 			s.Cluster.Members = 3
@@ -113,6 +113,13 @@ func TestValidateBadInput(t *testing.T) {
 		{"fault at a client the workload lacks", func(s *scenarios.Scenario) {
 			s.Faults.Timeline.Steps[0].Fault = mustParse(t, "crash(client c9)")
 		}, []string{"faults:", `no client "c9"`}},
+		{"threads outside the lock family", func(s *scenarios.Scenario) {
+			s.Workload = scenarios.Workload{Family: scenarios.FamilyElection, Recipe: "rechecked", Threads: 2}
+			s.Checkers, s.Faults = nil, scenarios.Faults{}
+		}, []string{"workload.threads", "lock family only", "not election"}},
+		{"more threads than clients allowed", func(s *scenarios.Scenario) { s.Workload.Threads = 40 }, []string{"workload.threads 40", "1 to 64 threads in all (3 clients)"}},
+		{"negative writes", func(s *scenarios.Scenario) { s.Workload.Writes = -1 }, []string{"workload.writes -1", "1 to 1000"}},
+		{"unknown owner check", func(s *scenarios.Scenario) { s.Workload.OwnerCheck = "lease" }, []string{`workload.owner_check "lease"`, `"done" or "read"`}},
 		{"unknown checker", func(s *scenarios.Scenario) { s.Checkers = []scenarios.Check{{Name: "mutex"}} }, []string{"checkers[0]", `"mutex"`}},
 		{"expectation no checker of the run makes", func(s *scenarios.Scenario) {
 			s.Expect.Checker, s.Expect.Violation = "liveness", "starvation"

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/lease"
 	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
 )
@@ -82,8 +82,8 @@ func (s Scenario) Validate() error {
 			bad("workload.owner_check %q: want %q or %q", w.OwnerCheck, OwnerCheckDone, OwnerCheckRead)
 		}
 	}
-	if ttl := w.TTL.D(); ttl < time.Second || ttl%time.Second != 0 {
-		bad("workload.ttl %v: etcd grants leases in whole seconds; want 1s or more, such as 1s or 5s", ttl)
+	if err := lease.CheckTTL(w.TTL.D()); err != nil {
+		bad("workload.ttl: %w", err)
 	}
 	if err := s.checkRecipe(); err != nil {
 		errs = append(errs, err)
