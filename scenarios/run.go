@@ -55,7 +55,7 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	}
 	t0 := time.Now()
 	c, err := cluster.Start(ctx, cluster.Config{Members: s.Cluster.Members, Durable: s.Cluster.Durable,
-		Seed: uint64(s.Seed), LogDir: logDir})
+		Seed: s.Seed, LogDir: logDir})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: starting the cluster: %w", ErrHarness, s.Name, err)
 	}
