@@ -3,6 +3,8 @@ package cluster
 import (
 	"fmt"
 	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
 )
 
 // MaxMembers is the largest cluster Start builds.
@@ -35,8 +37,10 @@ type Config struct {
 	// 0 means etcd's default (10000). Small values exercise snapshot
 	// transfer to lagging members.
 	SnapshotCount uint64 `json:"snapshot_count,omitempty"`
-	// Seed seeds the network's jitter. 0 is a valid seed.
-	Seed uint64 `json:"seed,omitempty"`
+	// Seed seeds the network's jitter, from its own stream of the seed
+	// (see checker.Seed.Rand), so a run's seed gives it the same samples
+	// every time. 0 is a valid seed.
+	Seed checker.Seed `json:"seed,omitempty"`
 }
 
 // withDefaults returns cfg with every zero field given its documented

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
 )
 
 // network owns every proxy and every proxied connection of one cluster and
@@ -20,7 +22,7 @@ type network struct {
 	cancel context.CancelFunc
 
 	rngMu sync.Mutex // guards rng
-	rng   *rand.Rand // jitter samples, seeded from Config.Seed
+	rng   *rand.Rand // jitter samples, Config.Seed's network stream
 
 	mu      sync.Mutex // guards everything below
 	links   map[linkKey]*link
@@ -34,12 +36,16 @@ type network struct {
 	wg sync.WaitGroup // every goroutine the network starts
 }
 
-func newNetwork(seed uint64) *network {
+// networkStream separates the network's jitter from every other random
+// choice drawn from a run's seed.
+const networkStream = 0x6e6574776f726b // "network"
+
+func newNetwork(seed checker.Seed) *network {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &network{
 		ctx:    ctx,
 		cancel: cancel,
-		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		rng:    seed.Rand(networkStream),
 		links:  make(map[linkKey]*link),
 		down:   make(map[string]bool),
 		conns:  make(map[*pconn]struct{}),
