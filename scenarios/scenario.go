@@ -101,7 +101,8 @@ type Workload struct {
 	// Lock family only.
 	OwnerCheck string `json:"owner_check,omitempty"`
 	// Observers is how many clients only watch: election observers,
-	// discovery resolvers. 0 means 1 for election and discovery.
+	// discovery resolvers, register watchers. 0 means 1 for election,
+	// discovery and register.
 	Observers int `json:"observers,omitempty"`
 	// Duration is how long the workload runs. 0 means 8s.
 	Duration Duration `json:"duration,omitempty"`
@@ -176,7 +177,7 @@ func (s Scenario) withDefaults() Scenario {
 	if w.Clients == 0 {
 		w.Clients = 3
 	}
-	if w.Observers == 0 && (w.Family == FamilyElection || w.Family == FamilyDiscovery) {
+	if w.Observers == 0 && (w.Family == FamilyElection || w.Family == FamilyDiscovery || w.Family == FamilyRegister) {
 		w.Observers = 1
 	}
 	if w.Duration == 0 {
