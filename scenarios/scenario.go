@@ -100,6 +100,11 @@ type Workload struct {
 	// and ignores Done, as a holder that polls etcd does. "" means "done".
 	// Lock family only.
 	OwnerCheck string `json:"owner_check,omitempty"`
+	// Serializable has register clients read serializably: the member a
+	// read reaches answers from its own copy without asking the leader, so
+	// a member cut off from the others answers with what it had. false
+	// means linearizable reads. Register family only.
+	Serializable bool `json:"serializable,omitempty"`
 	// Observers is how many clients only watch: election observers,
 	// discovery resolvers, register watchers. 0 means 1 for election,
 	// discovery and register.
