@@ -82,6 +82,9 @@ func (s Scenario) Validate() error {
 			bad("workload.owner_check %q: want %q or %q", w.OwnerCheck, OwnerCheckDone, OwnerCheckRead)
 		}
 	}
+	if w.Serializable && w.Family != FamilyRegister {
+		bad("workload.serializable is for the register family only, not %s", w.Family)
+	}
 	if err := lease.CheckTTL(w.TTL.D()); err != nil {
 		bad("workload.ttl: %w", err)
 	}
