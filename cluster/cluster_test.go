@@ -170,6 +170,7 @@ func TestCloseRemovesTempDirAndIsIdempotent(t *testing.T) {
 		"Isolate":         func() error { return c.Isolate("m0") },
 		"Heal":            func() error { return c.Heal("m0") },
 		"SetLink":         func() error { return c.SetLink("m0", "m1", Blackholed()) },
+		"Overlay.Set":     func() error { return c.NewOverlay().Set("m0", "m1", Blackholed()) },
 		"Client":          func() error { _, err := c.Client("late"); return err },
 		"Leader":          func() error { _, err := c.Leader(context.Background()); return err },
 		"Member":          func() error { _, err := c.Member("m0"); return err },
@@ -219,6 +220,7 @@ func TestZeroAndNilCluster(t *testing.T) {
 		{"Isolate", func() error { return zero.Isolate("m0") }},
 		{"Heal", func() error { return zero.Heal("m0") }},
 		{"HealAll", zero.HealAll},
+		{"Overlay.Set", func() error { return zero.NewOverlay().Set("m0", "m1", Blackholed()) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.call(); !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "never started") {

@@ -15,10 +15,10 @@ import (
 //
 // A crash is a state of the client, not a condition of its links: the
 // links keep whatever conditions faults gave them, and a fault may still
-// change them while the client is down (faults keep a ledger of link
-// conditions; rewriting links here would fight it). After RestartClient
-// the client's links are exactly as those faults left them, so a client
-// crashed while isolated comes back isolated.
+// change them while the client is down (faults hold links with overlays;
+// rewriting links here would fight them). After RestartClient the client's
+// links are exactly as those faults left them, so a client crashed while
+// isolated comes back isolated.
 func (c *Cluster) CrashClient(name string) error {
 	nc, err := c.lookupClient(name)
 	if err != nil {

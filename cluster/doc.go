@@ -7,7 +7,9 @@
 // through a proxy of their own. Peer traffic uses TLS with one certificate
 // per member, so the peer proxy knows the sender of every connection — raft
 // streams, pipeline and snapshot POSTs, lease-keepalive forwarding — and a
-// partition stops all of it. See SetLink, Partition, Isolate and HealAll.
+// partition stops all of it. See SetLink, Partition, Isolate and HealAll,
+// and NewOverlay for conditions that come off again without undoing what
+// others set meanwhile.
 // Code that dials etcd itself takes ClientEndpoints(name), the URLs of a
 // named client's links, and every fault aimed at that client reaches it;
 // CrashClient and RestartClient take a client down as a dying process and

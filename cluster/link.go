@@ -124,15 +124,21 @@ type linkKey struct{ from, to string }
 // link is the runtime state of one directed link. Every proxied connection
 // that carries bytes in this direction is registered here, so a change of
 // condition can reach the connections already open.
+//
+// A link's condition comes in layers (see overlay.go): its base, which the
+// Cluster's own calls set, and one layer per Overlay that has set it. cond
+// is the one in effect: the newest layer's, or the base.
 type link struct {
 	key linkKey
 
-	// mu guards cond and conns. A pump holds it shared while it decides the
-	// fate of one chunk, so a heal that takes it exclusively sees every
-	// chunk already dropped (and the taint that came with it).
-	mu    sync.RWMutex
-	cond  Condition
-	conns map[*pconn]direction
+	// mu guards base, layers, cond and conns. A pump holds it shared while
+	// it decides the fate of one chunk, so a heal that takes it exclusively
+	// sees every chunk already dropped (and the taint that came with it).
+	mu     sync.RWMutex
+	base   Condition
+	layers []layer // oldest first
+	cond   Condition
+	conns  map[*pconn]direction
 }
 
 func newLink(k linkKey) *link {

@@ -2,9 +2,16 @@ package cluster
 
 // This file is the network half of Cluster's API: every directed link
 // between two members, or between a client and a member, can be set.
+//
+// The calls here set a link's base condition. Overlays (NewOverlay) lay
+// conditions of their own over it for as long as their owners need, and
+// the newest of those shows instead of the base; once they are removed,
+// the base shows again, whatever it was set to meanwhile. Heal and HealAll
+// clear base and overlays alike. See overlay.go.
 
-// SetLink sets the condition of the directed link from→to: member→member,
-// client→member (requests) or member→client (responses).
+// SetLink sets the base condition of the directed link from→to:
+// member→member, client→member (requests) or member→client (responses).
+// An overlay's condition on the link, if any, shows until it is removed.
 func (c *Cluster) SetLink(from, to string, cond Condition) error {
 	if err := c.checkOpen(); err != nil {
 		return err
@@ -12,7 +19,7 @@ func (c *Cluster) SetLink(from, to string, cond Condition) error {
 	return c.net.setLink(from, to, cond)
 }
 
-// SetLinks sets the condition of both directions between a and b.
+// SetLinks sets the base condition of both directions between a and b.
 func (c *Cluster) SetLinks(a, b string, cond Condition) error {
 	if err := c.SetLink(a, b, cond); err != nil {
 		return err
@@ -20,7 +27,8 @@ func (c *Cluster) SetLinks(a, b string, cond Condition) error {
 	return c.net.setLink(b, a, cond)
 }
 
-// LinkCondition returns the condition of the directed link from→to.
+// LinkCondition returns the condition in effect on the directed link
+// from→to: the newest overlay's, or the base.
 func (c *Cluster) LinkCondition(from, to string) (Condition, error) {
 	if err := c.checkOpen(); err != nil {
 		return Condition{}, err
@@ -32,7 +40,8 @@ func (c *Cluster) LinkCondition(from, to string) (Condition, error) {
 	return l.condition(), nil
 }
 
-// Links returns every link that is not healthy, sorted by from then to.
+// Links returns every link whose condition in effect is not healthy,
+// sorted by from then to.
 func (c *Cluster) Links() []Link {
 	if c.checkOpen() != nil {
 		return nil
@@ -40,9 +49,9 @@ func (c *Cluster) Links() []Link {
 	return c.net.faulty()
 }
 
-// Partition blackholes every link between nodes (members or clients) of
-// different groups, both ways. Links within a group, and links of nodes in
-// no group, are left as they are; HealAll undoes it.
+// Partition blackholes the base of every link between nodes (members or
+// clients) of different groups, both ways. Links within a group, and links
+// of nodes in no group, are left as they are; HealAll undoes it.
 func (c *Cluster) Partition(groups ...[]string) error {
 	if err := c.checkOpen(); err != nil {
 		return err
@@ -50,9 +59,10 @@ func (c *Cluster) Partition(groups ...[]string) error {
 	return c.net.partition(groups)
 }
 
-// Isolate blackholes every link to and from the member or client called
-// name: a member then hears from no peer and no client, a client reaches no
-// member.
+// Isolate blackholes the base of every link to and from the member or
+// client called name: a member then hears from no peer and no client, a
+// client reaches no member. A link an overlay holds shows the overlay's
+// condition until it is removed, and is blackholed from then on.
 func (c *Cluster) Isolate(name string) error {
 	if err := c.checkOpen(); err != nil {
 		return err
@@ -61,7 +71,9 @@ func (c *Cluster) Isolate(name string) error {
 }
 
 // Heal makes every link to and from the member or client called name
-// healthy, undoing Isolate, and leaves every other link as it is.
+// healthy at once, undoing Isolate, and leaves every other link as it is.
+// It resets those links' base and drops every overlay's layer on them: the
+// overlays keep their other links, and their Remove leaves these alone.
 func (c *Cluster) Heal(name string) error {
 	if err := c.checkOpen(); err != nil {
 		return err
@@ -69,8 +81,10 @@ func (c *Cluster) Heal(name string) error {
 	return c.net.heal(name)
 }
 
-// HealAll makes every link healthy. Connections that lost bytes to a
-// blackhole are reset, so no stale half-message is ever delivered.
+// HealAll makes every link healthy: it resets every base and drops every
+// overlay's layers, so a later Remove of those overlays changes nothing.
+// Connections that lost bytes to a blackhole are reset, so no stale
+// half-message is ever delivered.
 func (c *Cluster) HealAll() error {
 	if err := c.checkOpen(); err != nil {
 		return err

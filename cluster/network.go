@@ -117,30 +117,13 @@ func (n *network) linkLocked(from, to string) (*link, error) {
 	return l, nil
 }
 
-// set gives l a new condition. Connections it must end are reset: all of
-// them for Reject, and for a heal those that lost bytes while blackholed.
-func (l *link) set(c Condition) {
-	var victims []*pconn
-	l.mu.Lock()
-	l.cond = c
-	for pc, d := range l.conns {
-		if c.Mode == Reject || (c.Mode != Blackhole && pc.tainted[d].Load()) {
-			victims = append(victims, pc)
-		}
-	}
-	l.mu.Unlock()
-	for _, pc := range victims {
-		pc.close(true)
-	}
-}
-
 func (l *link) condition() Condition {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.cond
 }
 
-// setLink sets the condition of the directed link from→to.
+// setLink sets the base condition of the directed link from→to.
 func (n *network) setLink(from, to string, c Condition) error {
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("cluster: link %s→%s: %w", from, to, err)
@@ -149,7 +132,7 @@ func (n *network) setLink(from, to string, c Condition) error {
 	if err != nil {
 		return err
 	}
-	l.set(c)
+	l.setBase(c)
 	return nil
 }
 
@@ -169,7 +152,8 @@ func (n *network) linksWhere(keep func(linkKey) bool) ([]*link, error) {
 	return out, nil
 }
 
-// partition blackholes every link between nodes of different groups.
+// partition blackholes the base of every link between nodes of different
+// groups.
 func (n *network) partition(groups [][]string) error {
 	if len(groups) < 2 {
 		return fmt.Errorf("cluster: a partition needs at least two groups, got %d", len(groups))
@@ -204,19 +188,22 @@ func (n *network) partition(groups [][]string) error {
 		return err
 	}
 	for _, l := range links {
-		l.set(Blackholed())
+		l.setBase(Blackholed())
 	}
 	return nil
 }
 
-// isolate blackholes every link to and from name.
-func (n *network) isolate(name string) error { return n.setNode(name, Blackholed()) }
+// isolate blackholes the base of every link to and from name.
+func (n *network) isolate(name string) error {
+	return n.eachOfNode(name, func(l *link) { l.setBase(Blackholed()) })
+}
 
-// heal makes every link to and from the node called name healthy.
-func (n *network) heal(name string) error { return n.setNode(name, Healthy) }
+// heal makes every link to and from the node called name healthy: base
+// and layers alike.
+func (n *network) heal(name string) error { return n.eachOfNode(name, (*link).clear) }
 
-// setNode sets every link to and from the node called name to cond.
-func (n *network) setNode(name string, cond Condition) error {
+// eachOfNode calls do for every link to and from the node called name.
+func (n *network) eachOfNode(name string, do func(*link)) error {
 	n.mu.Lock()
 	known := n.isMember(name) || n.isClient(name)
 	var err error
@@ -232,19 +219,19 @@ func (n *network) setNode(name string, cond Condition) error {
 		return err
 	}
 	for _, l := range links {
-		l.set(cond)
+		do(l)
 	}
 	return nil
 }
 
-// healAll makes every link healthy.
+// healAll makes every link healthy, base and layers alike.
 func (n *network) healAll() error {
 	links, err := n.linksWhere(func(linkKey) bool { return true })
 	if err != nil {
 		return err
 	}
 	for _, l := range links {
-		l.set(Healthy)
+		l.clear()
 	}
 	return nil
 }
