@@ -41,7 +41,6 @@ type Env struct {
 	timeout time.Duration
 	log     Log
 	gate    Gate
-	ledger  linkLedger
 
 	rngMu sync.Mutex // guards rng
 	rng   *rand.Rand // for Env.Inject only

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/google/go-cmp/cmp"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -353,6 +355,59 @@ func TestOverlappingLinkFaults(t *testing.T) {
 	}
 	if links := c.Links(); len(links) != 0 {
 		t.Errorf("links still faulty after both heals: %v", links)
+	}
+}
+
+// A fault holds its links in an overlay on the cluster's links, so what a
+// test sets on the cluster directly while the fault lasts outlives the
+// fault's heal: the heal takes off the fault's conditions, not the links'.
+func TestFaultHealKeepsDirectLinkCalls(t *testing.T) {
+	ctx := clustertest.Context(t)
+	c, env := start(t, 3, "c1")
+	slow := cluster.Delayed(20*time.Millisecond, 0)
+	heal := inject(ctx, t, env, faults.Delay(faults.Member(0), slow.Delay, 0))
+	if err := c.Isolate("m0"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.LinkCondition("m0", "m1"); err != nil || got != slow {
+		t.Errorf("m0→m1 is %v (%v) while the delay lasts; want %v", got, err, slow)
+	}
+	if err := heal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var want []cluster.Link
+	for _, p := range []string{"c1", "m1", "m2"} {
+		want = append(want, cluster.Link{From: "m0", To: p, Condition: cluster.Blackholed()})
+	}
+	for _, p := range []string{"c1", "m1", "m2"} {
+		want = append(want, cluster.Link{From: p, To: "m0", Condition: cluster.Blackholed()})
+	}
+	slices.SortFunc(want, func(a, b cluster.Link) int { return strings.Compare(a.From+" "+a.To, b.From+" "+b.To) })
+	if diff := cmp.Diff(want, c.Links()); diff != "" {
+		t.Errorf("after the delay healed, m0 should stay isolated (-want +got):\n%s", diff)
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Heal on the cluster heals a fault's links at once; a condition set
+	// after it is not undone by the fault's own heal.
+	heal = inject(ctx, t, env, faults.Isolate(faults.Client("c1")))
+	if err := c.Heal("c1"); err != nil {
+		t.Fatal(err)
+	}
+	if links := c.Links(); len(links) != 0 {
+		t.Errorf("after Heal(c1), faulty links remain: %v", links)
+	}
+	if err := c.SetLink("m0", "c1", cluster.Rejecting()); err != nil {
+		t.Fatal(err)
+	}
+	if err := heal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want = []cluster.Link{{From: "m0", To: "c1", Condition: cluster.Rejecting()}}
+	if diff := cmp.Diff(want, c.Links()); diff != "" {
+		t.Errorf("after the isolate healed (-want +got):\n%s", diff)
 	}
 }
 
