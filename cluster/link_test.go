@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/google/go-cmp/cmp"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -134,6 +136,26 @@ func TestDelayHoldsBytesBackInOrder(t *testing.T) {
 	resp, err := cli.Get(ctx, "burst/", clientWithPrefix())
 	if err != nil || len(resp.Kvs) != 50 {
 		t.Fatalf("burst through a jittery link: %d keys, %v; want 50", len(resp.Kvs), err)
+	}
+}
+
+// The network's jitter comes from Config.Seed alone: one seed, one sequence
+// of delays; another seed, another.
+func TestJitterReplaysFromSeed(t *testing.T) {
+	samples := func(seed checker.Seed) []time.Duration {
+		n := newNetwork(seed)
+		defer n.close()
+		var out []time.Duration
+		for range 20 {
+			out = append(out, n.sampleDelay(Delayed(50*time.Millisecond, 50*time.Millisecond)))
+		}
+		return out
+	}
+	if diff := cmp.Diff(samples(7), samples(7)); diff != "" {
+		t.Errorf("seed 7 twice gave different jitter (-first +second):\n%s", diff)
+	}
+	if cmp.Equal(samples(7), samples(8)) {
+		t.Errorf("seeds 7 and 8 gave the same jitter: %v", samples(7))
 	}
 }
 
