@@ -59,9 +59,9 @@ func (w *world) lockWorkload(ctx context.Context) error {
 // lockProcess is one lock client: an etcd client and the Locker its
 // threads share, both made anew when the process restarts after a crash.
 type lockProcess struct {
-	w     *world
-	r     lock.Recipe
-	name  string
+	w    *world
+	r    lock.Recipe
+	name string
 
 	mu  sync.Mutex // guards l and gen
 	l   lock.Locker
