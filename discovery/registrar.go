@@ -38,7 +38,13 @@ func (r *keepAlive) keep(g *lease.Guard, rev int64) {
 			if r.ctx.Err() != nil {
 				return // Close removes the key and ends the guard
 			}
-			ng, nrev, err := r.put(r.ctx)
+			// Each attempt is bounded by the TTL: a request sent while the
+			// process was cut off can be lost with the link's bytes and never
+			// answered, and a lease granted a TTL ago is no use by the time
+			// its guard starts.
+			actx, cancel := context.WithTimeout(r.ctx, r.opts.TTL)
+			ng, nrev, err := r.put(actx)
+			cancel()
 			if err == nil {
 				// Best effort: the key is on the new lease now, and the
 				// old one, no longer renewed, expires anyway.
