@@ -20,7 +20,8 @@ const registerKeys = 3
 // registerWorkload runs the register family on etcd's own KV API. Each
 // client loops over random reads, writes, compare-and-swaps and deletes
 // of a few keys under the workload's key ("k/0", "k/1", …), recording the
-// revisions etcd returns, with think time. Each observer lists the keys'
+// revisions etcd returns, with think time; reads are linearizable unless
+// Workload.Serializable says otherwise. Each observer lists the keys'
 // prefix and watches it from the revision after the listing, recording the
 // stream, every event, and the listing; after ErrCompacted it lists again
 // before it watches again.
@@ -96,13 +97,17 @@ func (w *world) opCtx(ctx context.Context) (context.Context, context.CancelFunc)
 	return context.WithTimeout(ctx, w.s.Workload.Patience.D())
 }
 
-// kvRead reads key linearizably and records the value and its mod revision.
-// A read that fails changed nothing and saw nothing: it is recorded as
-// failed.
+// kvRead reads key — linearizably, or serializably if the workload says
+// so — and records the value and its mod revision. A read that fails
+// changed nothing and saw nothing: it is recorded as failed.
 func (w *world) kvRead(ctx context.Context, cli *clientv3.Client, name, key string, last map[string]string) {
+	var opts []clientv3.OpOption
+	if w.s.Workload.Serializable {
+		opts = append(opts, clientv3.WithSerializable())
+	}
 	p := w.env.Recorder().Invoke(ctx, name, checker.KindRead, key, checker.Input{})
 	rctx, cancel := w.opCtx(ctx)
-	resp, err := cli.Get(rctx, key)
+	resp, err := cli.Get(rctx, key, opts...)
 	cancel()
 	if err != nil {
 		p.Fail(ctx, err)
