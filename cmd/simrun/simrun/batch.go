@@ -1,0 +1,76 @@
+package simrun
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+)
+
+// batchFlags are the flags of every command that runs scenarios.
+type batchFlags struct {
+	parallel int
+	out      string
+}
+
+func (b *batchFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&b.parallel, "parallel", 2, "how many clusters run at once (each is a few etcd members in this process)")
+	fs.StringVar(&b.out, "out", "", "directory for the results (default results/<timestamp>)")
+}
+
+// check checks the flags and makes the output directory, making sure it
+// can be written to before anything runs.
+func (b *batchFlags) check(e *env) error {
+	if b.parallel <= 0 {
+		return usagef("-parallel %d: want at least 1", b.parallel)
+	}
+	if n := runtime.NumCPU() * 2; b.parallel > n {
+		fmt.Fprintf(e.stderr, "simrun: warning: -parallel %d is more than twice the %d CPUs; runs may starve each other and miss deadlines\n", b.parallel, runtime.NumCPU())
+	}
+	if b.out == "" {
+		b.out = filepath.Join("results", time.Now().Format("20060102-150405"))
+	}
+	return configErr(writable(b.out))
+}
+
+// writable makes dir if need be and checks that a file can be made in it.
+func writable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("-out %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".simrun-write-check-")
+	if err != nil {
+		return fmt.Errorf("-out %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// batch runs jobs and reports them: progress on stderr, the summary table
+// on stdout, summary.json in the output directory. sum carries what the
+// command knows of the batch (its command, campaign, shards); batch fills
+// in the rest. It returns the exit code.
+func (e *env) batch(jobs []job, b batchFlags, sum Summary) (int, error) {
+	if err := validateJobs(jobs); err != nil {
+		return exitUsage, configErr(err)
+	}
+	sum.Version = summaryVersion
+	sum.Planned = len(jobs)
+	sum.Started = time.Now()
+	fmt.Fprintf(e.stderr, "simrun: %d runs, %d at a time, into %s\n", len(jobs), b.parallel, b.out)
+	sum.Runs = execute(e.ctx, jobs, b.parallel, b.out, newProgress(e.stderr))
+	if sum.Runs == nil {
+		sum.Runs = []outcome{}
+	}
+	sum.Elapsed = durationOf(time.Since(sum.Started))
+	sum.Interrupted = e.ctx.Err() != nil && len(sum.Runs) < len(jobs)
+	sum.aggregate()
+	sum.table(e.stdout)
+	if err := sum.write(b.out); err != nil {
+		return exitMissed, fmt.Errorf("writing the summary: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "summary: %s\n", filepath.Join(b.out, "summary.json"))
+	return sum.code(), nil
+}

@@ -1,0 +1,74 @@
+package simrun
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/scenarios"
+)
+
+// job is one run to do: a scenario with its seed and overrides applied.
+type job struct {
+	scenario scenarios.Scenario
+	// variant names the overrides a campaign applied ("members-5",
+	// "override-1"); "" for none.
+	variant string
+}
+
+// dir is where the job's files go, relative to the output directory:
+// <name with / replaced by ->[/<variant>]/seed-<n>.
+func (j job) dir() string {
+	parts := []string{strings.ReplaceAll(j.scenario.Name, "/", "-")}
+	if j.variant != "" {
+		parts = append(parts, j.variant)
+	}
+	parts = append(parts, "seed-"+j.scenario.Seed.String())
+	return filepath.Join(parts...)
+}
+
+// key orders jobs stably: by name, variant, then seed as a number.
+func (j job) key() string {
+	return fmt.Sprintf("%s\x00%s\x00%020d", j.scenario.Name, j.variant, uint64(j.scenario.Seed))
+}
+
+// label is how the job is named in progress lines and the summary.
+func (j job) label() string {
+	if j.variant == "" {
+		return j.scenario.Name
+	}
+	return j.scenario.Name + "[" + j.variant + "]"
+}
+
+// seeds returns n seeds from base: base, base+1, ….
+func seeds(base checker.Seed, n int) []checker.Seed {
+	out := make([]checker.Seed, n)
+	for i := range out {
+		out[i] = base + checker.Seed(i)
+	}
+	return out
+}
+
+// validateJobs reports every job whose scenario cannot run, before any
+// cluster starts.
+func validateJobs(jobs []job) error {
+	var msgs []string
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		if seen[j.label()] {
+			continue
+		}
+		seen[j.label()] = true
+		if err := j.scenario.Validate(); err != nil {
+			msgs = append(msgs, fmt.Sprintf("%s: %v", j.label(), err))
+		}
+	}
+	if len(msgs) > 0 {
+		return fmt.Errorf("%s", strings.Join(msgs, "\n"))
+	}
+	return nil
+}
+
+func durationOf(d time.Duration) scenarios.Duration { return scenarios.Duration(d) }

@@ -1,0 +1,15 @@
+package simrun_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/etcdsim/etcdsim/cluster"
+)
+
+// Runs start real clusters, whose members leave etcd's own in-process
+// client behind; cluster.EtcdLeaks ignores exactly those goroutines.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, cluster.EtcdLeaks()...)
+}

@@ -1,0 +1,152 @@
+package simrun
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/scenarios"
+)
+
+// outcome is what became of one job.
+type outcome struct {
+	Name    string       `json:"name"`
+	Variant string       `json:"variant,omitempty"`
+	Seed    checker.Seed `json:"seed"`
+	// Dir holds result.json and history.json, relative to the output
+	// directory.
+	Dir    string `json:"dir"`
+	Expect string `json:"expect"`
+	// Met and Why are the run's judgement; Verdict the checks' combined
+	// verdict.
+	Met     bool   `json:"met"`
+	Why     string `json:"why,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
+	// Violations counts the violations found, by checker.
+	Violations map[string]int     `json:"violations,omitempty"`
+	Duration   scenarios.Duration `json:"duration"`
+	// Error is a harness failure: the run has no verdict.
+	Error string `json:"error,omitempty"`
+	// Replay is the command that runs it again.
+	Replay string `json:"replay,omitempty"`
+
+	stopped bool // ended by the interrupt: not reported as a run
+}
+
+func (o outcome) label() string {
+	if o.Variant == "" {
+		return o.Name
+	}
+	return o.Name + "[" + o.Variant + "]"
+}
+
+// violations returns the number of violations found in all.
+func (o outcome) violations() int {
+	n := 0
+	for _, v := range o.Violations {
+		n += v
+	}
+	return n
+}
+
+// execute runs jobs, parallel at a time, into out, telling p about each
+// as it finishes, and returns the outcomes of the runs that finished (not
+// those the interrupt stopped), in the order of jobs. When ctx ends it
+// starts no more runs; the running ones see ctx end, heal and close their
+// clusters, and execute returns once they have.
+func execute(ctx context.Context, jobs []job, parallel int, out string, p progress) []outcome {
+	p.start(len(jobs))
+	defer p.stop()
+	type done struct {
+		i int
+		o outcome
+	}
+	todo := make(chan int)
+	results := make(chan done)
+	var wg sync.WaitGroup
+	for range min(parallel, len(jobs)) {
+		wg.Go(func() {
+			for i := range todo {
+				results <- done{i, runJob(ctx, jobs[i], out)}
+			}
+		})
+	}
+	go func() {
+		defer close(todo)
+		for i := range jobs {
+			if ctx.Err() != nil {
+				return
+			}
+			select {
+			case todo <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	got := make([]*outcome, len(jobs))
+	for d := range results {
+		if d.o.stopped {
+			continue
+		}
+		got[d.i] = &d.o
+		p.finished(d.o)
+	}
+	var outs []outcome
+	for _, o := range got {
+		if o != nil {
+			outs = append(outs, *o)
+		}
+	}
+	return outs
+}
+
+// runJob runs one job into out/<job dir>.
+func runJob(ctx context.Context, j job, out string) outcome {
+	dir := filepath.Join(out, j.dir())
+	s := j.scenario
+	o := outcome{Name: s.Name, Variant: j.variant, Seed: s.Seed, Dir: j.dir(), Expect: s.Expect.String(),
+		Replay: "simrun replay " + filepath.Join(dir, "result.json")}
+	rctx, cancel := context.WithTimeout(ctx, budget(s))
+	defer cancel()
+	t0 := time.Now()
+	res, err := scenarios.Run(rctx, s, scenarios.Options{Out: dir, Replay: o.Replay})
+	o.Duration = scenarios.Duration(time.Since(t0))
+	if err != nil {
+		// A run the interrupt cut short, its harness included, has no
+		// verdict to report.
+		o.stopped = ctx.Err() != nil
+		o.Error = err.Error()
+		o.Why = "harness failure: " + err.Error()
+		return o
+	}
+	o.Met, o.Why, o.Verdict = res.Met, res.Why, res.Verdict.String()
+	o.Duration = res.Timings.Total
+	for _, c := range res.Checks {
+		n := max(len(c.Violations), int(c.Metrics["violations"]))
+		if c.Verdict == checker.VerdictViolation && n == 0 {
+			n = 1
+		}
+		if n > 0 {
+			if o.Violations == nil {
+				o.Violations = map[string]int{}
+			}
+			o.Violations[c.Checker] += n
+		}
+	}
+	return o
+}
+
+// budget bounds one run: its workload, and generously the cluster's start
+// and close, the settle after the schedule and the checkers.
+func budget(s scenarios.Scenario) time.Duration {
+	d := s.Workload.Duration.D()
+	if d == 0 {
+		d = 8 * time.Second
+	}
+	return d + 2*time.Minute
+}

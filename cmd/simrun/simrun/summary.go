@@ -1,0 +1,173 @@
+package simrun
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/etcdsim/etcdsim/scenarios"
+)
+
+// summaryVersion is the version of summary.json.
+const summaryVersion = 1
+
+// Summary is what summary.json holds: every finished run and, per
+// scenario, how they went.
+type Summary struct {
+	Version int `json:"version"`
+	// Command is the command that wrote it: run, gallery, campaign, merge.
+	Command string `json:"command"`
+	// Campaign is the hash of a campaign's expanded run list, the same in
+	// every shard of it; "" outside campaigns.
+	Campaign string `json:"campaign,omitempty"`
+	// Shards are the shards this summary covers; empty outside campaigns.
+	Shards []Shard `json:"shards,omitempty"`
+	// Planned is how many runs were to be done; Runs holds those that
+	// finished.
+	Planned int                `json:"planned"`
+	Started time.Time          `json:"started"`
+	Elapsed scenarios.Duration `json:"elapsed"`
+	// Interrupted says that a signal stopped simrun before every planned
+	// run finished.
+	Interrupted bool              `json:"interrupted,omitempty"`
+	Runs        []outcome         `json:"runs"`
+	Scenarios   []ScenarioSummary `json:"scenarios"`
+}
+
+// ScenarioSummary is how the runs of one scenario (and variant) went.
+type ScenarioSummary struct {
+	Scenario string `json:"scenario"`
+	Expect   string `json:"expect"`
+	Runs     int    `json:"runs"`
+	Met      int    `json:"met"`
+	Errors   int    `json:"errors,omitempty"`
+	// Violations counts the violations found, by checker.
+	Violations map[string]int     `json:"violations,omitempty"`
+	Median     scenarios.Duration `json:"median"`
+}
+
+// aggregate fills s.Scenarios from s.Runs.
+func (s *Summary) aggregate() {
+	by := map[string][]outcome{}
+	var order []string
+	for _, o := range s.Runs {
+		if _, ok := by[o.label()]; !ok {
+			order = append(order, o.label())
+		}
+		by[o.label()] = append(by[o.label()], o)
+	}
+	s.Scenarios = nil
+	for _, l := range order {
+		runs := by[l]
+		ss := ScenarioSummary{Scenario: l, Expect: runs[0].Expect, Runs: len(runs)}
+		var ds []scenarios.Duration
+		for _, o := range runs {
+			if o.Met {
+				ss.Met++
+			}
+			if o.Error != "" {
+				ss.Errors++
+			}
+			for c, n := range o.Violations {
+				if ss.Violations == nil {
+					ss.Violations = map[string]int{}
+				}
+				ss.Violations[c] += n
+			}
+			ds = append(ds, o.Duration)
+		}
+		slices.Sort(ds)
+		ss.Median = ds[len(ds)/2]
+		s.Scenarios = append(s.Scenarios, ss)
+	}
+}
+
+// code is the exit code the summary calls for.
+func (s *Summary) code() int {
+	if s.Interrupted {
+		return exitInterrupted
+	}
+	for _, o := range s.Runs {
+		if !o.Met {
+			return exitMissed
+		}
+	}
+	return exitOK
+}
+
+// write writes summary.json into dir.
+func (s *Summary) write(dir string) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644)
+}
+
+// readSummary reads a summary.json.
+func readSummary(path string) (*Summary, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.Version > summaryVersion {
+		return nil, fmt.Errorf("%s has version %d; this simrun reads up to %d", path, s.Version, summaryVersion)
+	}
+	return &s, nil
+}
+
+// table writes the summary as a table, then the runs that missed their
+// expectation with the commands that replay them.
+func (s *Summary) table(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tRUNS\tMET\tVIOLATIONS\tMEDIAN")
+	for _, ss := range s.Scenarios {
+		met := fmt.Sprintf("%d/%d", ss.Met, ss.Runs)
+		if ss.Errors > 0 {
+			met += fmt.Sprintf(" (%d errors)", ss.Errors)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%v\n", ss.Scenario, ss.Runs, met, countsText(ss.Violations), ss.Median.D().Round(10*time.Millisecond))
+	}
+	tw.Flush() //nolint:errcheck // reported by the writer's owner
+	met := 0
+	for _, o := range s.Runs {
+		if o.Met {
+			met++
+		}
+	}
+	fmt.Fprintf(w, "\n%d of %d runs met their expectation (%d planned) in %v.\n", met, len(s.Runs), s.Planned, s.Elapsed.D().Round(time.Second/10))
+	if s.Interrupted {
+		fmt.Fprintf(w, "Interrupted: %d planned runs did not finish.\n", s.Planned-len(s.Runs))
+	}
+	for _, o := range s.Runs {
+		if !o.Met {
+			fmt.Fprintf(w, "missed: %s seed %s: %s\n  replay: %s\n", o.label(), o.Seed, o.Why, o.Replay)
+		}
+	}
+}
+
+// countsText renders counts by name: "fencing:2 mutual-exclusion:1", or "-".
+func countsText(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := slices.Collect(maps.Keys(m))
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s:%d", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
