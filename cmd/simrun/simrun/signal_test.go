@@ -1,0 +1,78 @@
+package simrun_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestInterrupt sends SIGINT to a simrun binary in the middle of a run and
+// requires it to heal and close the cluster, write the summary and exit
+// 130 within a generous deadline, leaving no etcd data directory behind.
+func TestInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds simrun and runs a real cluster")
+	}
+	bin := filepath.Join(t.TempDir(), "simrun")
+	build := exec.Command("go", "build", "-o", bin, "github.com/etcdsim/etcdsim/cmd/simrun")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	tmp, out := t.TempDir(), t.TempDir()
+	// lock/mutex/leader-kill runs its workload for 8 s.
+	cmd := exec.Command(bin, "run", "-parallel", "1", "-out", out, "lock/mutex/leader-kill")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	time.Sleep(3 * time.Second) // into the workload: the cluster is up
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill() //nolint:errcheck // failing anyway
+		<-exited
+		t.Fatalf("simrun did not exit within 30s of SIGINT\nstderr:\n%s", stderr.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("exit: %v, want exit code 130\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	b, rerr := os.ReadFile(filepath.Join(out, "summary.json"))
+	if rerr != nil {
+		t.Fatalf("no summary: %v\nstderr:\n%s", rerr, stderr.String())
+	}
+	var sum struct {
+		Interrupted bool `json:"interrupted"`
+		Planned     int  `json:"planned"`
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Interrupted || sum.Planned != 1 {
+		t.Errorf("summary.json: interrupted %v, planned %d; want true, 1", sum.Interrupted, sum.Planned)
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		if strings.HasPrefix(e.Name(), "etcdsim") {
+			t.Errorf("left behind in TMPDIR: %s", e.Name())
+		}
+	}
+}
