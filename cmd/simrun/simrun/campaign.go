@@ -1,12 +1,174 @@
 package simrun
 
-var campaignCommand = &command{name: "campaign", usage: "-f FILE", summary: "run a YAML matrix of scenarios, seeds, members and overrides",
-	run: func(*env, []string) (int, error) { return exitUsage, usagef("not yet") }}
-var mergeCommand = &command{name: "merge", usage: "-out DIR SHARD-DIR...", summary: "join the shard directories of one campaign into one",
-	run: func(*env, []string) (int, error) { return exitUsage, usagef("not yet") }}
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
-// Shard is one slice of a campaign's runs.
-type Shard struct {
-	Index int `json:"index"`
-	Count int `json:"count"`
+	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/scenarios"
+)
+
+var campaignCommand = &command{
+	name:  "campaign",
+	usage: "-f FILE [-shard i/n | -shard auto [-shards N]] [-parallel P] [-out DIR]",
+	summary: "run a YAML matrix of scenarios × members × overrides × seeds, or one shard of it;\n" +
+		"the file's form is documented in package simrun (campaignFile)",
+	flags: func(fs *flag.FlagSet) { new(campaignFlags).register(fs) },
+}
+
+func init() { campaignCommand.run = runCampaign }
+
+type campaignFlags struct {
+	batchFlags
+	file   string
+	shard  string
+	shards int
+}
+
+func (f *campaignFlags) register(fs *flag.FlagSet) {
+	f.batchFlags.register(fs)
+	fs.StringVar(&f.file, "f", "", "the campaign file (YAML)")
+	fs.StringVar(&f.shard, "shard", "", "run shard i/n of the sorted run list (runs whose index is i modulo n), or auto: i from JOB_COMPLETION_INDEX")
+	fs.IntVar(&f.shards, "shards", 0, "the shard count for -shard auto (default SHARD_COUNT)")
+}
+
+func runCampaign(e *env, args []string) (int, error) {
+	var f campaignFlags
+	pos, err := e.parseFlags(campaignCommand, args, f.register)
+	if err != nil {
+		return exitUsage, err
+	}
+	if len(pos) > 0 {
+		return exitUsage, usagef("campaign takes no arguments (got %q); name the file with -f", pos)
+	}
+	if f.file == "" {
+		return exitUsage, usagef("name the campaign file with -f")
+	}
+	shard, err := parseShard(f.shard, f.shards)
+	if err != nil {
+		return exitUsage, err
+	}
+	c, err := readCampaign(f.file)
+	if err != nil {
+		return exitUsage, configErr(err)
+	}
+	all, err := c.expand(e.all())
+	if err != nil {
+		return exitUsage, configErr(fmt.Errorf("%s: %w", f.file, err))
+	}
+	if err := validateJobs(all); err != nil {
+		return exitUsage, configErr(fmt.Errorf("%s: %w", f.file, err))
+	}
+	hash, err := campaignHash(all)
+	if err != nil {
+		return exitUsage, configErr(err)
+	}
+	if err := f.batchFlags.check(e); err != nil {
+		return exitUsage, err
+	}
+	jobs := shard.pick(all)
+	fmt.Fprintf(e.stderr, "simrun: campaign %s: %d runs in all; shard %s has %d\n", hash, len(all), shard, len(jobs))
+	return e.batch(jobs, f.batchFlags, Summary{Command: "campaign", Campaign: hash, CampaignRuns: len(all), Shards: []Shard{shard}})
+}
+
+// expand returns the campaign's runs, sorted by key: each matched
+// scenario, with each members count, each override and each seed.
+func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
+	var picked []scenarios.Scenario
+	seen := map[string]bool{}
+	for _, p := range c.Scenarios {
+		ss, err := match(registered, []string{p.v})
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", p.line, err)
+		}
+		for _, s := range ss {
+			if !seen[s.Name] {
+				seen[s.Name] = true
+				picked = append(picked, s)
+			}
+		}
+	}
+	members := c.Members
+	if len(members) == 0 {
+		members = []int{0}
+	}
+	overrides := c.Overrides
+	if len(overrides) == 0 {
+		overrides = []override{{}}
+	}
+	var jobs []job
+	for _, s := range picked {
+		for _, m := range members {
+			for i, o := range overrides {
+				v := s
+				var variant []string
+				if m > 0 {
+					v.Cluster.Members = m
+					variant = append(variant, "members-"+strconv.Itoa(m))
+				}
+				if len(c.Overrides) > 0 {
+					name := o.Name
+					if name == "" {
+						name = "override-" + strconv.Itoa(i)
+					}
+					variant = append(variant, name)
+					o.apply(&v)
+				}
+				for _, sd := range c.Seeds.list {
+					v.Seed = sd
+					jobs = append(jobs, job{scenario: v, variant: strings.Join(variant, "-")})
+				}
+			}
+		}
+	}
+	slices.SortFunc(jobs, func(a, b job) int { return strings.Compare(a.key(), b.key()) })
+	for i := 1; i < len(jobs); i++ {
+		if jobs[i].key() == jobs[i-1].key() {
+			return nil, fmt.Errorf("run %s seed %s comes twice: give the overrides different names, and the seeds different values", jobs[i].label(), jobs[i].scenario.Seed)
+		}
+	}
+	return jobs, nil
+}
+
+// apply sets what o overrides on s.
+func (o override) apply(s *scenarios.Scenario) {
+	if o.Duration > 0 {
+		s.Workload.Duration = o.Duration
+	}
+	if o.Clients > 0 {
+		s.Workload.Clients = o.Clients
+	}
+	if o.TTL > 0 {
+		s.Workload.TTL = o.TTL
+	}
+	if o.Faults != nil {
+		s.Faults = scenarios.Faults{}
+		if len(*o.Faults) > 0 {
+			tl := &faults.Timeline{}
+			for _, st := range *o.Faults {
+				tl.Steps = append(tl.Steps, faults.Step(st.v))
+			}
+			s.Faults.Timeline = tl
+		}
+	}
+}
+
+// campaignHash identifies a campaign by its expanded run list: every
+// shard of one campaign file has it, and a changed file has another.
+func campaignHash(jobs []job) (string, error) {
+	h := sha256.New()
+	for _, j := range jobs {
+		b, err := json.Marshal(j.scenario)
+		if err != nil {
+			return "", fmt.Errorf("hashing the campaign: %s: %w", j.label(), err)
+		}
+		fmt.Fprintf(h, "%s\n%s\n", j.key(), b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

@@ -28,6 +28,8 @@ type Summary struct {
 	// Campaign is the hash of a campaign's expanded run list, the same in
 	// every shard of it; "" outside campaigns.
 	Campaign string `json:"campaign,omitempty"`
+	// CampaignRuns is how many runs the whole campaign has, every shard's.
+	CampaignRuns int `json:"campaign_runs,omitempty"`
 	// Shards are the shards this summary covers; empty outside campaigns.
 	Shards []Shard `json:"shards,omitempty"`
 	// Planned is how many runs were to be done; Runs holds those that

@@ -47,6 +47,10 @@ func TestBadInput(t *testing.T) {
 		{"unwritable out", []string{"run", "-out", filepath.Join(file, "sub"), "lock/shared-session/healthy"}, []string{"-out " + filepath.Join(file, "sub")}},
 		{"list arguments", []string{"list", "x"}, []string{"list takes no arguments"}},
 		{"replay missing file", []string{"replay", filepath.Join(dir, "nope.json")}, []string{"nope.json"}},
+		{"shard beyond count", []string{"campaign", "-f", badYAML, "-shard", "3/2"}, []string{"-shard 3/2"}},
+		{"malformed campaign", []string{"campaign", "-f", badYAML, "-out", out}, []string{"line 3", "membrs"}},
+		{"campaign without file", []string{"campaign"}, []string{"-f"}},
+		{"shard auto without index", []string{"campaign", "-f", badYAML, "-shard", "auto", "-shards", "2"}, []string{"JOB_COMPLETION_INDEX"}},
 	}
 	t.Setenv("JOB_COMPLETION_INDEX", "")
 	for _, tt := range tests {
@@ -68,7 +72,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"run", "-h"}, {"list", "-h"}} {
+	for _, args := range [][]string{{"help"}, {"run", "-h"}, {"help", "campaign"}, {"list", "-h"}} {
 		code, stdout, stderr := simrunRun(t, args...)
 		if code != 0 || !strings.Contains(stdout, "usage") && !strings.Contains(stdout, "Commands:") {
 			t.Errorf("simrun %q: exit %d, stdout:\n%s\nstderr:\n%s", args, code, stdout, stderr)
