@@ -1,7 +1,7 @@
 # etcdsim — the commands a new user runs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-short bench lint
+.PHONY: test test-short bench lint sim
 
 # Vet and race-test every package, one package at a time so that real
 # embedded clusters of different packages do not starve each other (a few
@@ -22,3 +22,8 @@ bench:
 lint:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# Every registered scenario once, with simrun; results in results/gallery
+# (several minutes).
+sim:
+	$(GO) run ./cmd/simrun gallery -out results/gallery
