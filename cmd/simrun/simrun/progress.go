@@ -96,7 +96,7 @@ func (p *barProgress) start(total int) {
 }
 
 func (p *barProgress) describe() {
-	p.bar.Describe(fmt.Sprintf("%d violations, %d missed", p.violations, p.missed))
+	p.bar.Describe(fmt.Sprintf("%d with violations, %d expectations missed", p.violations, p.missed))
 }
 
 func (p *barProgress) finished(o outcome) {
