@@ -32,30 +32,46 @@ func All() []Scenario {
 	return out
 }
 
-// Lookup returns the scenario called name. For an unknown name the error
-// lists the registered names, the closest first.
-func Lookup(name string) (Scenario, error) {
-	all := All()
-	names := make([]string, len(all))
-	for i, s := range all {
+// Lookup returns the registered scenario called name. For an unknown name
+// the error lists the registered names, the closest first.
+func Lookup(name string) (Scenario, error) { return LookupIn(All(), name) }
+
+// LookupIn returns the scenario of list called name — a program's own
+// scenarios beside the registered ones, say. For an unknown name the
+// error lists the names there are, the closest first.
+func LookupIn(list []Scenario, name string) (Scenario, error) {
+	for _, s := range list {
 		if s.Name == name {
 			return s, nil
 		}
+	}
+	return Scenario{}, fmt.Errorf("scenarios: no scenario named %q; closest: %s", name, closest(list, name))
+}
+
+// closest lists the names of list nearest to name, at most eight.
+func closest(list []Scenario, name string) string {
+	names := make([]string, len(list))
+	for i, s := range list {
 		names[i] = s.Name
 	}
 	near := recipe.Nearest(name, names)
 	if len(near) > 8 {
 		near = append(near[:8], fmt.Sprintf("… (%d in all; see simrun list)", len(names)))
 	}
-	return Scenario{}, fmt.Errorf("scenarios: no scenario named %q; closest: %s", name, strings.Join(near, ", "))
+	return strings.Join(near, ", ")
 }
 
 // Match returns the registered scenarios whose names match pattern: an
 // exact name, a prefix ending in '/' ("lock/"), or a glob ("lock/*/pause-*",
 // where '*' does not cross '/'; "lock/*" matches every lock scenario).
-func Match(pattern string) ([]Scenario, error) {
+func Match(pattern string) ([]Scenario, error) { return MatchIn(All(), pattern) }
+
+// MatchIn returns the scenarios of list whose names match pattern, as
+// Match does. A pattern that matches nothing is an error naming the
+// closest names.
+func MatchIn(list []Scenario, pattern string) ([]Scenario, error) {
 	var out []Scenario
-	for _, s := range All() {
+	for _, s := range list {
 		ok := s.Name == pattern || strings.HasSuffix(pattern, "/") && strings.HasPrefix(s.Name, pattern)
 		if !ok {
 			m, err := path.Match(pattern, s.Name)
@@ -70,8 +86,7 @@ func Match(pattern string) ([]Scenario, error) {
 		}
 	}
 	if len(out) == 0 {
-		_, err := Lookup(pattern)
-		return nil, err
+		return nil, fmt.Errorf("scenarios: no scenario matches %q; closest: %s", pattern, closest(list, pattern))
 	}
 	return out, nil
 }
