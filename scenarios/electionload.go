@@ -113,7 +113,11 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 			}
 			continue
 		case ctx.Err() != nil:
-			if t != nil {
+			switch {
+			case t == nil:
+			case cli.Ctx().Err() != nil:
+				t.abandon() // the process crashed and the run ended before it came back
+			default:
 				t.resign(ctx, wl.Patience.D())
 			}
 			return nil
