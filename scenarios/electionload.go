@@ -25,9 +25,15 @@ func (s Scenario) electionRecipe() (election.Recipe, error) {
 	return election.Lookup(s.Workload.Recipe)
 }
 
+// kindProclaim is a leader announcing its value again during its term
+// (Leadership.Proclaim). The checkers do not read it; it is recorded so
+// that reports show when a leader key's mod revision moved.
+const kindProclaim checker.Kind = "x-proclaim"
+
 // electionWorkload runs the election family. Each candidate loops
 // campaign → term of office → resign, with think time; in office it writes
-// once to a resource fenced by its term, unless it knows it lost office.
+// once to a resource fenced by its term and proclaims its value again,
+// unless it knows it lost office.
 // Each observer follows the election with Elector.Observe and records
 // every leader it sees. A campaign that does not win within the patience
 // is recorded as unknown, never as failed: it may have won.
@@ -170,10 +176,10 @@ func leaseOf(l election.Leadership) int64 {
 }
 
 // office is a leader's term: it checks that it still leads, writes to the
-// resource with its term as the fencing token, works for the hold and
-// resigns. The step between the check and the write is where a pause
-// aimed at the new leader lands: it wakes up and writes without checking
-// again, as a process woken from SIGSTOP would.
+// resource with its term as the fencing token, proclaims its value again,
+// works for the hold and resigns. The step between the check and the write
+// is where a pause aimed at the new leader lands: it wakes up and writes
+// without checking again, as a process woken from SIGSTOP would.
 func (w *world) office(ctx context.Context, t *leaderTerm, store *lock.FencedResource) error {
 	rec := w.env.Recorder()
 	select {
@@ -191,6 +197,9 @@ func (w *world) office(ctx context.Context, t *leaderTerm, store *lock.FencedRes
 		if err != nil {
 			return err
 		}
+		if err := w.step(ctx, t.name, func() error { return w.proclaim(ctx, t) }); err != nil {
+			return err
+		}
 	}
 	if err := w.step(ctx, t.name, func() error { return sleep(ctx, w.s.Workload.Hold.D()) }); err != nil {
 		return err
@@ -199,6 +208,29 @@ func (w *world) office(ctx context.Context, t *leaderTerm, store *lock.FencedRes
 		t.resign(ctx, w.s.Workload.Patience.D())
 		return nil
 	})
+}
+
+// proclaim has the leader announce its value again, as a leader that
+// refreshes what it publishes does. The value stays the one it campaigned
+// with, by which observers' reports of the term are judged; what changes is
+// the leader key's mod revision. A proclaim the recipe refuses because the
+// term has ended fails; one that times out after the patience is unknown.
+func (w *world) proclaim(ctx context.Context, t *leaderTerm) error {
+	rec := w.env.Recorder()
+	value := t.l.Value()
+	p := rec.Invoke(ctx, t.name, kindProclaim, t.key, checker.Input{Value: value, Token: t.l.Term()})
+	pctx, cancel := context.WithTimeout(ctx, w.s.Workload.Patience.D())
+	err := t.l.Proclaim(pctx, value)
+	cancel()
+	switch {
+	case err == nil:
+		p.OK(ctx, checker.Output{})
+	case errors.Is(err, election.ErrNotLeader):
+		p.Fail(ctx, err)
+	default:
+		p.Unknown(ctx, err)
+	}
+	return nil
 }
 
 // electionObserver is one observer of the election workload: it records
