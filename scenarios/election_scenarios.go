@@ -1,6 +1,142 @@
 package scenarios
 
-// electionScenarios are the election family's registered scenarios.
+import (
+	"slices"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/faults"
+)
+
+// electionScenarios are the election family's registered scenarios: each
+// correct recipe's ElectionSafety, then each broken recipe under the
+// schedule that exposes it.
 func electionScenarios() []Scenario {
-	return nil
+	var out []Scenario
+	for _, r := range election.Recipes() {
+		if !r.Broken {
+			out = append(out, ElectionSafety(r)...)
+		}
+	}
+	return append(out, electionPitfalls()...)
+}
+
+// ElectionSafety returns the scenarios a correct election recipe — one of
+// ours or a user's own — must pass: the standard fault mix; a leader
+// paused past its TTL right after it wins; and a candidate paused past its
+// TTL while it waits its turn. Every leader proclaims its value once in
+// each term, so a recipe that orders candidates by anything but their
+// keys' create revisions shows two leaders too. Each run is judged by
+// ElectionSafety (one leader at a time, terms that grow, observers that
+// agree) and by the fencing the term gives the leader's writes; the first
+// two, which end on a healthy cluster with leaders coming and going, by
+// liveness as well.
+func ElectionSafety(r election.Recipe) []Scenario {
+	base := electionBase(r)
+	safe := []Check{{Name: checker.CheckerElectionSafety}, {Name: checker.CheckerFencing}}
+	live := append(slices.Clip(safe), Check{Name: checker.CheckerLiveness})
+
+	mix := base
+	mix.Name = "election/" + r.Name + "/standard-mix"
+	mix.Description = r.Name + " under a leader kill, a minority partition, a client cut off, a leader storm and a compaction"
+	mix.Workload.Duration = Duration(10 * time.Second)
+	mix.Faults.Timeline = standardMix()
+	mix.Checkers = live
+
+	pause := pauseLeaderScenario(base)
+	pause.Description = r.Name + ": the leader is paused past its TTL right after it wins; its term ends before the next leader's begins"
+	pause.Checkers = live
+
+	wait := pauseWaiterScenario(base)
+	wait.Description = r.Name + ": a candidate queued behind the leader is paused past its TTL; when it wakes it is told its lease expired, not that it leads"
+	wait.Checkers = safe
+	return []Scenario{mix, pause, wait}
+}
+
+// electionBase is the scenario every election scenario of recipe r starts
+// from: three members, three candidates and one observer. A recipe that is
+// not in the registry runs as the Workload's own.
+func electionBase(r election.Recipe) Scenario {
+	s := Scenario{
+		Cluster:  Cluster{Members: 3},
+		Workload: Workload{Family: FamilyElection, Recipe: r.Name, Clients: 3},
+		Seed:     1,
+	}
+	if r.Family == "" || !slices.ContainsFunc(election.Recipes(), func(x election.Recipe) bool { return x.Name == r.Name }) {
+		rr := r
+		s.Workload.Election = &rr
+	}
+	return s
+}
+
+// pauseLeaderScenario pauses the first leader of election E right after
+// it wins, for three TTLs: its lease expires and another candidate wins
+// while it sleeps. It wakes up between its check of Done and its write.
+func pauseLeaderScenario(base Scenario) Scenario {
+	s := base
+	s.Name = "election/" + s.Workload.Recipe + "/pause-leader"
+	s.Workload.Duration = Duration(6 * time.Second)
+	s.Faults.Timeline = &faults.Timeline{Triggers: []faults.Trigger{
+		faults.On(faults.Match{Kind: checker.KindCampaign, Key: "E"}, 3*time.Second, faults.Pause(faults.ElectionLeader("E"))),
+	}}
+	return s
+}
+
+// pauseWaiterScenario pauses a candidate while it waits behind the leader,
+// until its lease has expired and the leader has resigned and won again.
+// Two candidates, c1 and c2, whose terms last 4s. Should c2 win the first
+// race, it crashes as it wins and comes back 800ms later: either way c1
+// leads the first term that lasts and c2 queues behind c1's key. At 2.5s
+// c2 is paused for 4.5s: its lease expires by about 4s; c1 resigns between
+// 4 and 6s, depending on who won the first race, and, alone, wins the
+// next term at once. c2 wakes at 7s within that term and learns that the
+// key it waited for is gone. The patience keeps c2's campaign waiting
+// through it all.
+func pauseWaiterScenario(base Scenario) Scenario {
+	s := base
+	s.Name = "election/" + s.Workload.Recipe + "/pause-waiter"
+	w := &s.Workload
+	w.Clients = 2
+	w.Hold = Duration(4 * time.Second)
+	w.Patience = Duration(8 * time.Second)
+	w.Duration = Duration(9 * time.Second)
+	c2 := faults.Client("c2")
+	s.Faults.Timeline = &faults.Timeline{
+		Steps: []faults.Step{faults.At(2500*time.Millisecond, 4500*time.Millisecond, faults.Pause(c2))},
+		Triggers: []faults.Trigger{
+			faults.On(faults.Match{Kind: checker.KindCampaign, Client: "c2", Key: "E"}, 800*time.Millisecond, faults.Crash(c2)),
+		},
+	}
+	return s
+}
+
+// electionPitfalls are the broken election recipes, each under the
+// schedule that exposes it, expecting the violation its registry entry
+// names.
+func electionPitfalls() []Scenario {
+	pitfall := func(name string, build func(Scenario) Scenario, fault, desc string) Scenario {
+		r, err := election.Lookup(name)
+		if err != nil {
+			panic(err)
+		}
+		s := build(electionBase(r))
+		s.Name = "election/" + name + "/" + fault
+		s.Description = desc
+		s.Checkers = []Check{{Name: checker.CheckerElectionSafety}, {Name: checker.CheckerFencing}}
+		s.Expect = r.Expect
+		return s
+	}
+	healthy := func(s Scenario) Scenario {
+		s.Workload.Duration = Duration(3 * time.Second)
+		return s
+	}
+	return []Scenario{
+		pitfall("ignoresdone", pauseLeaderScenario, "pause-leader",
+			"a leader whose Done closes only on Resign is paused past its TTL: it wakes up still leading beside its successor"),
+		pitfall("unchecked", pauseWaiterScenario, "pause-waiter",
+			"the upstream Campaign without a recheck: a candidate paused past its TTL while queued wakes up told it leads, over a key that expired, beside the real leader"),
+		pitfall("modrevision", healthy, "healthy",
+			"candidates ordered by mod revision: the leader proclaims its value, its key goes to the back of the line, and the next candidate leads beside it on a healthy cluster"),
+	}
 }
