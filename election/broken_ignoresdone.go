@@ -18,7 +18,8 @@ import (
 // This recipe campaigns exactly as NewRechecked does, but its
 // Leadership.Done closes only on Resign, so a leader that was paused or cut
 // off past its TTL wakes up still believing it leads while another
-// candidate has been elected: two leaders.
+// candidate has been elected: two leaders. Shown by the scenario
+// election/ignoresdone/pause-leader.
 func NewIgnoresDone(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	e, err := NewRechecked(cli, prefix, opts)
 	if err != nil {

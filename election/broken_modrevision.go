@@ -18,7 +18,7 @@ import (
 // leader's own Proclaim sends it to the back of the line: the follower with
 // the oldest unchanged key concludes that it leads while the leader, which
 // did nothing wrong, still believes it does. Two leaders on a healthy
-// cluster.
+// cluster, shown by the scenario election/modrevision/healthy.
 func NewModRevision(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	b, err := newBase(cli, prefix, opts, byMod)
 	if err != nil {

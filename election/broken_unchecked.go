@@ -22,7 +22,8 @@ import (
 // exists. Reported as etcd #19597 (the fix, etcd PR #22387, is still open
 // as of v3.7.3) and seen in production in cagriekin/charts #326 ("phantom
 // leadership"). Leadership.Done is the session's Done, as users write it;
-// it may close soon after, but the caller has been told it won.
+// it may close soon after, but the caller has been told it won. Shown by
+// the scenario election/unchecked/pause-waiter.
 func NewUnchecked(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	b, err := newBase(cli, prefix, opts, byCreate)
 	if err != nil {
