@@ -63,7 +63,8 @@ type lockProcess struct {
 	r    lock.Recipe
 	name string
 
-	mu  sync.Mutex // guards l and gen
+	mu  sync.Mutex // guards cli, l and gen
+	cli *clientv3.Client
 	l   lock.Locker
 	gen int // counts starts; a restart by one thread serves them all
 }
@@ -79,7 +80,7 @@ func (p *lockProcess) start() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
-	p.l = l
+	p.cli, p.l = cli, l
 	p.gen++
 	return nil
 }
@@ -89,6 +90,13 @@ func (p *lockProcess) locker() (lock.Locker, int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.l, p.gen
+}
+
+// crashed reports whether the process is down: crashed and not yet back.
+func (p *lockProcess) crashed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cli.Ctx().Err() != nil
 }
 
 // restart starts the process afresh unless another thread has done so
@@ -142,7 +150,7 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 			}
 			continue
 		case ctx.Err() != nil:
-			if held != nil {
+			if held != nil && !p.crashed() { // a crash ended the hold already
 				release(ctx, rec, name, key, held)
 			}
 			return nil
