@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
-	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 
@@ -50,35 +49,6 @@ func TestWorkloadsHealthy(t *testing.T) {
 					t.Errorf("no %s recorded with outcome ok among %d operations (ok by kind: %v)", k, res.Ops, ok)
 				}
 			}
-		})
-	}
-}
-
-// A leader paused past its TTL right after it wins: the recipe whose
-// Leadership.Done ignores the lost lease leaves it leading beside its
-// successor; the correct recipe's Done ends its term before anyone else
-// can win.
-func TestWorkloadPausedLeader(t *testing.T) {
-	pauseLeader := &faults.Timeline{Triggers: []faults.Trigger{
-		faults.On(faults.Match{Kind: checker.KindCampaign, Key: "E"}, 3*time.Second, faults.Pause(faults.ElectionLeader("E"))),
-	}}
-	tests := []struct {
-		recipe string
-		expect checker.Expectation
-	}{
-		{recipe: "ignoresdone", expect: checker.Expectation{Checker: checker.CheckerElectionSafety, Violation: checker.ViolationTwoLeaders}},
-		{recipe: "rechecked"},
-	}
-	for _, tt := range tests {
-		name := "election/" + tt.recipe + "/pause-leader"
-		t.Run(name, func(t *testing.T) {
-			runScenario(t, scenarios.Scenario{
-				Name:     name,
-				Workload: scenarios.Workload{Family: scenarios.FamilyElection, Recipe: tt.recipe, Duration: scenarios.Duration(6 * time.Second)},
-				Faults:   scenarios.Faults{Timeline: pauseLeader},
-				Expect:   tt.expect,
-				Seed:     1,
-			})
 		})
 	}
 }
