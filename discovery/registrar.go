@@ -9,13 +9,15 @@ import (
 	"github.com/etcdsim/etcdsim/internal/lease"
 )
 
-// NewKeepAlive returns a Registrar that registers addr under service with
-// etcd's endpoints manager (client/v3/naming/endpoints, the record format
-// the naming resolver reads), attaches the key to a lease and keeps the
-// lease alive with a lease guard. When the lease may be lost — expired
-// while the process was cut off, revoked by someone, or no renewal
-// answered in time — or the key is deleted, it grants a new lease and
-// registers again, retrying until it succeeds or is closed.
+// NewKeepAlive returns a Registrar that registers addr under service in
+// the record etcd's endpoints manager writes (client/v3/naming/endpoints,
+// the format the naming resolver reads), attaches the key to a lease and
+// keeps the lease alive with a lease guard. When the lease may be lost —
+// expired while the process was cut off, revoked by someone, or no
+// renewal answered in time — or the key is deleted, it grants a new lease
+// and registers again, retrying until it succeeds or is closed. Each
+// attempt is bounded by the TTL, and one that fails leaves the key where
+// it was: registering again never deletes a registration that stood.
 func NewKeepAlive(cli *clientv3.Client, service, addr string, opts Options) (Registrar, error) {
 	reg, err := newRegistration(cli, service, addr, opts)
 	if err != nil {
@@ -43,7 +45,7 @@ func (r *keepAlive) keep(g *lease.Guard, rev int64) {
 			// answered, and a lease granted a TTL ago is no use by the time
 			// its guard starts.
 			actx, cancel := context.WithTimeout(r.ctx, r.opts.TTL)
-			ng, nrev, err := r.put(actx)
+			ng, nrev, err := r.put(actx, false)
 			cancel()
 			if err == nil {
 				// Best effort: the key is on the new lease now, and the

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -60,6 +61,18 @@ func newRegistration(cli *clientv3.Client, service, addr string, opts Options) (
 func (r *registration) Key() string           { return r.key }
 func (r *registration) Done() <-chan struct{} { return r.done }
 
+// Lease is the lease the instance's key was last put on: the first
+// registration's, or the one it registered again on. It is 0 before the
+// first registration. Scenarios read it to aim faults at the lease.
+func (r *registration) Lease() clientv3.LeaseID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.guard == nil {
+		return 0
+	}
+	return r.guard.ID()
+}
+
 // register is the first registration, refused if there was one or after
 // Close. Once the instance is on a guarded lease it runs keep in a
 // goroutine of its own, given the guard and the revision of the put, and
@@ -83,7 +96,7 @@ func (r *registration) register(ctx context.Context, keep func(g *lease.Guard, r
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(r.ctx, cancel)()
-	g, rev, err := r.put(pctx)
+	g, rev, err := r.put(pctx, true)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -106,10 +119,17 @@ func (r *registration) register(ctx context.Context, keep func(g *lease.Guard, r
 	return nil
 }
 
-// put grants a lease, keeps it with a guard, and registers the instance
-// on it. It returns the guard and the revision of the put. On failure it
-// leaves no lease behind.
-func (r *registration) put(ctx context.Context) (*lease.Guard, int64, error) {
+// put grants a lease, keeps it with a guard, and writes the instance's
+// record on it, the record etcd's endpoints manager writes. It returns the
+// guard and the revision of the write, which the write's own response
+// gives: no read back, which could fail after the write took and undo a
+// registration that stood. If the grant or the write fails, put lets the
+// lease go: it revokes it when revoke is set, and otherwise stops renewing
+// it, so that it expires within the TTL. A write whose outcome is unknown
+// may have moved a registration that stood onto the new lease; revoking
+// it then deletes the key, which a first registration that failed may
+// do, and registering again must not.
+func (r *registration) put(ctx context.Context, revoke bool) (*lease.Guard, int64, error) {
 	g, err := lease.Grant(ctx, r.cli, r.opts.TTL)
 	switch {
 	case errors.Is(err, lease.ErrTTL):
@@ -117,18 +137,20 @@ func (r *registration) put(ctx context.Context) (*lease.Guard, int64, error) {
 	case err != nil:
 		return nil, 0, fmt.Errorf("discovery: register %s: %w", r.key, err)
 	}
-	if err := r.em.AddEndpoint(ctx, r.key, endpoints.Endpoint{Addr: r.addr}, clientv3.WithLease(g.ID())); err != nil {
+	value, err := json.Marshal(record{Addr: r.addr})
+	if err != nil {
 		return nil, 0, errors.Join(fmt.Errorf("discovery: register %s: %w", r.key, err), g.Close(context.WithoutCancel(ctx)))
 	}
-	resp, err := r.cli.Get(ctx, r.key)
+	resp, err := r.cli.Txn(ctx).Then(clientv3.OpPut(r.key, string(value), clientv3.WithLease(g.ID()))).Commit()
 	if err != nil {
-		return nil, 0, errors.Join(fmt.Errorf("discovery: read back %s: %w", r.key, err), g.Close(context.WithoutCancel(ctx)))
+		err = fmt.Errorf("discovery: register %s: %w", r.key, err)
+		if !revoke {
+			g.Stop()
+			return nil, 0, err
+		}
+		return nil, 0, errors.Join(err, g.Close(context.WithoutCancel(ctx)))
 	}
-	rev := resp.Header.Revision
-	if len(resp.Kvs) > 0 {
-		rev = resp.Kvs[0].ModRevision
-	}
-	return g, rev, nil
+	return g, resp.Header.Revision, nil
 }
 
 // replace makes g the guard of the registration, after a registration

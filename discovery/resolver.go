@@ -106,10 +106,13 @@ func follow(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) er
 }
 
 // record is the value etcd's endpoints manager writes for an instance
-// (client/v3/naming/endpoints/internal.Update, which cannot be imported).
+// (client/v3/naming/endpoints/internal.Update, which cannot be imported):
+// Op 0 adds Addr. Metadata is written as the manager writes it when there
+// is none, null, and never read.
 type record struct {
-	Op   uint8
-	Addr string
+	Op       uint8
+	Addr     string
+	Metadata any
 }
 
 // decode reads one record; one that is not an added address is skipped.
