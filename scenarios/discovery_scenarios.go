@@ -1,6 +1,184 @@
 package scenarios
 
-// discoveryScenarios are the discovery family's registered scenarios.
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/faults"
+)
+
+// discoveryScenarios are the discovery family's registered scenarios: each
+// correct registrar with the correct resolver through DiscoverySafety,
+// then each broken registrar and resolver under the schedule that exposes
+// it.
 func discoveryScenarios() []Scenario {
-	return nil
+	var out []Scenario
+	for _, r := range discovery.Registrars() {
+		if !r.Broken {
+			out = append(out, DiscoverySafety(r)...)
+		}
+	}
+	return append(out, discoveryPitfalls()...)
+}
+
+// DiscoverySafety returns the scenarios a correct registrar — one of ours
+// or a user's own — must pass with the relisting resolver, each judged by
+// DiscoveryConvergence: the standard fault mix, in which backend c1 is cut
+// off for less than its lease's TTL and must stay registered throughout;
+// backends crashing and coming back on new ports while the resolver is cut
+// off and the history it has not seen is compacted; and each member in
+// turn cut off from the others while backends crash and come back. The
+// last two are the schedules that expose the broken resolvers, so a pass
+// here shows that what fails there is the resolver.
+//
+// A lease lost under a live backend (revoked, or expired while its process
+// was paused) is not among them: the backends record registering once, so
+// DiscoveryConvergence expects each to stay registered and cannot tell the
+// moment a correct registrar needs to register again from a registrar that
+// never does.
+func DiscoverySafety(r discovery.RegistrarRecipe) []Scenario {
+	base := Scenario{
+		Cluster:  Cluster{Members: 3},
+		Workload: Workload{Family: FamilyDiscovery, Recipe: r.Name, Resolver: "relisting", Clients: 3, Observers: 1},
+		Checkers: []Check{{Name: checker.CheckerDiscoveryConvergence}},
+		Seed:     1,
+	}
+	if r.Family == "" || !slices.ContainsFunc(discovery.Registrars(), func(x discovery.RegistrarRecipe) bool { return x.Name == r.Name }) {
+		rr := r
+		base.Workload.Registrar = &rr
+	}
+
+	mix := base
+	mix.Name = "discovery/" + r.Name + "/standard-mix"
+	mix.Description = r.Name + " under a leader kill, a minority partition, a backend cut off for a third of its TTL, a leader storm and a compaction: the resolver follows the registered set"
+	// A lease of 3s outlives the 1s cut of c1 with room to spare: a
+	// correct registrar keeps its backend registered all along.
+	mix.Workload.TTL = Duration(3 * time.Second)
+	mix.Workload.Duration = Duration(8 * time.Second)
+	mix.Faults.Timeline = standardMix()
+
+	compact := base
+	compact.Name = "discovery/" + r.Name + "/isolate-resolver-compact"
+	compact.Description = r.Name + ": a backend crashes and comes back on a new port while the resolver is cut off, and etcd compacts the changes it missed; the resolver lists again"
+	compact.Workload.Duration = Duration(discoveryCompactRun)
+	compact.Faults.Timeline = isolateResolverCompact()
+
+	each := base
+	each.Name = "discovery/" + r.Name + "/partition-each-member"
+	each.Description = r.Name + ": each member in turn is cut off from the others while a backend crashes; the resolver never serves what a cut-off member says as current"
+	each.Workload.TTL = Duration(eachTTL)
+	each.Workload.Duration = Duration(discoveryEachRun)
+	each.Faults.Timeline = partitionEachMember()
+
+	return []Scenario{mix, compact, each}
+}
+
+// discoveryCompactRun is how long the isolate-resolver-compact schedule
+// runs: 2s after the last change of the registered set (the restarted
+// backend's registration, at about 2.6s) resolvers are judged, for a
+// second and more.
+const discoveryCompactRun = 6 * time.Second
+
+// isolateResolverCompact cuts the resolver o1 off from etcd for 2s. In that
+// time backend c1 crashes — its lease expires a TTL (1s) later and its key
+// goes — and comes back on a new port; then etcd compacts its history up to
+// the new registration. When the link heals, the resolver's watch resumes
+// from the revision after the last it saw, which is compacted: it must list
+// again.
+func isolateResolverCompact() *faults.Timeline {
+	return &faults.Timeline{Steps: []faults.Step{
+		faults.At(time.Second, 2*time.Second, faults.Isolate(faults.Client("o1"))),
+		faults.At(time.Second, 1600*time.Millisecond, faults.Crash(faults.Client("c1"))),
+		faults.At(2900*time.Millisecond, 0, faults.Compact()),
+	}}
+}
+
+// The partition-each-member schedule; see partitionEachMember.
+const (
+	eachTTL   = 2 * time.Second        // the backends' lease TTL
+	eachStart = 800 * time.Millisecond // when m0 is cut off
+	eachCut   = 3900 * time.Millisecond
+	eachGap   = 600 * time.Millisecond // healthy, between two cuts
+	eachCrash = 600 * time.Millisecond // how long before its cut a backend crashes
+	// discoveryEachRun ends the run once the last crashed backend has
+	// registered again.
+	discoveryEachRun = eachStart + 3*eachCut + 2*eachGap + 600*time.Millisecond
+)
+
+// partitionEachMember cuts m0, m1 and m2 in turn off from the other two
+// members, so that whichever member a resolver's watch sits on is cut off
+// once. Backend c<k+1> crashes eachCrash before m<k> is cut off. Its lease
+// (eachTTL, renewed every quarter of it) expires after the cut began, so
+// the cut-off member never learns that its key is gone; the registry then
+// holds still for the convergence bound (2s), and resolvers are judged,
+// while the member is still cut off. (Cutting off the leader makes the new
+// one extend every lease by a TTL; the crashed backend's key still goes
+// within the bound, the schedule leaves room for that.) The backend comes
+// back on a new port just after the cut heals, and registers on a healthy
+// cluster before the next cut.
+func partitionEachMember() *faults.Timeline {
+	tl := &faults.Timeline{}
+	for k := range 3 {
+		at := eachStart + time.Duration(k)*(eachCut+eachGap)
+		tl.Steps = append(tl.Steps,
+			faults.At(at-eachCrash, eachCrash+eachCut+100*time.Millisecond, faults.Crash(faults.Client(fmt.Sprintf("c%d", k+1)))),
+			faults.At(at, eachCut, faults.Partition(faults.Member(k))))
+	}
+	return tl
+}
+
+// discoveryPitfalls are the gallery's broken registrars and resolvers,
+// each under the schedule that exposes it.
+func discoveryPitfalls() []Scenario {
+	// pitfall runs registrar r with resolver res, one of them broken.
+	pitfall := func(r discovery.RegistrarRecipe, res discovery.ResolverRecipe, fault, desc string, d time.Duration, tl *faults.Timeline) Scenario {
+		broken, expect := r.Name, r.Expect
+		if res.Broken {
+			broken, expect = res.Name, res.Expect
+		}
+		return Scenario{
+			Name:        "discovery/" + broken + "/" + fault,
+			Description: desc,
+			Cluster:     Cluster{Members: 3},
+			Workload: Workload{Family: FamilyDiscovery, Recipe: r.Name, Resolver: res.Name, Clients: 3, Observers: 1,
+				Duration: Duration(d)},
+			Faults:   Faults{Timeline: tl},
+			Checkers: []Check{{Name: checker.CheckerDiscoveryConvergence}},
+			Expect:   expect,
+			Seed:     1,
+		}
+	}
+	registrar := func(name string) discovery.RegistrarRecipe {
+		r, err := discovery.LookupRegistrar(name)
+		if err != nil {
+			panic(err)
+		}
+		return r
+	}
+	resolver := func(name string) discovery.ResolverRecipe {
+		r, err := discovery.LookupResolver(name)
+		if err != nil {
+			panic(err)
+		}
+		return r
+	}
+	keepalive, relisting := registrar("keepalive"), resolver("relisting")
+	// The revoke comes once the registry has been stable for the
+	// convergence bound, so that every report after it is judged.
+	revoke := pitfall(registrar("noreregister"), relisting, "revoke-lease",
+		"backend c1's lease is revoked: the registrar gives up, and c1, alive and serving, is gone from discovery for good",
+		5*time.Second, &faults.Timeline{Steps: []faults.Step{
+			faults.At(2500*time.Millisecond, 0, faults.RevokeLease(faults.Client("c1"))),
+		}})
+	compact := pitfall(keepalive, resolver("stopsonerror"), "isolate-resolver-compact",
+		"the resolver's watch resumes from a compacted revision after a cut: the resolver stops, frozen on a crashed backend's old port and missing its new one",
+		discoveryCompactRun, isolateResolverCompact())
+	each := pitfall(keepalive, resolver("serializable"), "partition-each-member",
+		"the member the resolver's watch sits on is cut off while a backend's key expires: the resolver keeps serving the dead backend as current",
+		discoveryEachRun, partitionEachMember())
+	each.Workload.TTL = Duration(eachTTL)
+	return []Scenario{revoke, compact, each}
 }
