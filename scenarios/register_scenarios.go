@@ -1,6 +1,43 @@
 package scenarios
 
-// registerScenarios are the register family's registered scenarios.
+import (
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/faults"
+)
+
+// registerScenarios are the register family's registered scenarios: etcd's
+// own KV API — reads, writes, compare-and-swaps, deletes and a watcher —
+// under the standard fault mix, expecting a pass; and the same workload
+// reading serializably while a member is cut off, where a read answered
+// from the cut-off member's stale copy is not linearizable.
 func registerScenarios() []Scenario {
-	return nil
+	base := Scenario{
+		Cluster:  Cluster{Members: 3},
+		Workload: Workload{Family: FamilyRegister, Clients: 3, Observers: 1, Duration: Duration(8 * time.Second)},
+		Seed:     1,
+	}
+
+	mix := base
+	mix.Name = "register/kv/standard-mix"
+	mix.Description = "reads, writes, compare-and-swaps, deletes and a watcher under a leader kill, a minority partition, a client cut off, a leader storm and a compaction: linearizable, and the watch misses nothing"
+	mix.Faults.Timeline = standardMix()
+	mix.Checkers = DefaultCheckers(FamilyRegister)
+
+	stale := base
+	stale.Name = "register/serializable/partition-minority"
+	stale.Description = "serializable reads while a member is cut off from the others: the member answers from its stale copy, and the reads are not linearizable"
+	stale.Workload.Serializable = true
+	// A write that reaches the cut-off member waits for a leader it will
+	// not get: a short patience sends the client on to its next operation.
+	stale.Workload.Patience = Duration(500 * time.Millisecond)
+	stale.Workload.Duration = Duration(5 * time.Second)
+	stale.Faults.Timeline = &faults.Timeline{Steps: []faults.Step{
+		faults.At(time.Second, 3*time.Second, faults.Partition(faults.Minority)),
+	}}
+	stale.Checkers = []Check{{Name: checker.CheckerRegisterLinearizable}}
+	stale.Expect = checker.Expectation{Checker: checker.CheckerRegisterLinearizable, Violation: checker.ViolationNotLinearizable}
+
+	return []Scenario{mix, stale}
 }
