@@ -31,6 +31,8 @@ type outcome struct {
 	Error string `json:"error,omitempty"`
 	// Replay is the command that runs it again.
 	Replay string `json:"replay,omitempty"`
+	// Process is the simrun process once the run had closed its cluster.
+	Process *procStats `json:"process,omitempty"`
 
 	stopped bool // ended by the interrupt: not reported as a run
 }
@@ -116,6 +118,7 @@ func runJob(ctx context.Context, j job, out string) outcome {
 	t0 := time.Now()
 	res, err := scenarios.Run(rctx, s, scenarios.Options{Out: dir, Replay: o.Replay})
 	o.Duration = scenarios.Duration(time.Since(t0))
+	o.Process = sampleProc()
 	if err != nil {
 		// A run the interrupt cut short, its harness included, has no
 		// verdict to report.

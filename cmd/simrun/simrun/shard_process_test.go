@@ -77,6 +77,9 @@ seeds: [1, 2, 3]
 		if _, err := os.Stat(filepath.Join(merged, r.Dir, "result.json")); err != nil {
 			t.Errorf("merged run %s: %v", r.Dir, err)
 		}
+		if r.Process == nil || r.Process.Goroutines == 0 {
+			t.Errorf("merged run %s: no process stats: %+v", r.Dir, r.Process)
+		}
 	}
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
