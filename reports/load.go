@@ -30,7 +30,7 @@ type Run struct {
 const (
 	resultFile  = "result.json"
 	historyFile = "history.json"
-	runPage     = "report.html"
+	runPageFile = "report.html"
 )
 
 // LoadRun loads the run in dir: result.json and history.json. A missing,

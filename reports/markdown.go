@@ -1,0 +1,72 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Markdown renders the campaign for a CI job's summary page: the count
+// of runs that met their expectation, a table of scenarios with detection
+// rates and run times, the runs that missed with their violations and
+// replay commands, and the runs that could not be loaded.
+func Markdown(c *Campaign) []byte {
+	var b bytes.Buffer
+	met := 0
+	for _, r := range c.Runs {
+		if r.Result.Met {
+			met++
+		}
+	}
+	mark := "✅"
+	if met < len(c.Runs) || len(c.Failed) > 0 || len(c.Runs) == 0 {
+		mark = "❌"
+	}
+	fmt.Fprintf(&b, "## %s etcdsim: %d of %d runs met their expectation\n\n", mark, met, len(c.Runs))
+	if s := c.Summary; s != nil {
+		fmt.Fprintf(&b, "simrun %s: %d runs planned", s.Command, s.Planned)
+		if s.Interrupted {
+			b.WriteString(", interrupted before all finished")
+		}
+		b.WriteString(".\n\n")
+	}
+	b.WriteString("| scenario | expected | met | detection | p50 | p90 | max |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, s := range stats(c.Runs) {
+		det := "-"
+		if s.Broken {
+			det = fmt.Sprintf("%.0f%% (%d/%d)", 100*s.DetectionRate(), s.Detected, len(s.Runs))
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %d/%d | %s | %v | %v | %v |\n", s.Label, mdEscape(s.Expect), s.Met, len(s.Runs), det, round(s.P50), round(s.P90), round(s.Max))
+	}
+	var missed []*Run
+	for _, r := range c.Runs {
+		if !r.Result.Met {
+			missed = append(missed, r)
+		}
+	}
+	if len(missed) > 0 {
+		b.WriteString("\n### Missed\n\n")
+		for _, r := range missed {
+			res := r.Result
+			fmt.Fprintf(&b, "- **%s** seed %s ([page](%s)): %s\n", r.Label(), res.Scenario.Seed, path.Join(r.Dir, runPageFile), mdEscape(res.Why))
+			for _, v := range r.violationSentences() {
+				fmt.Fprintf(&b, "  - %s\n", mdEscape(v))
+			}
+			fmt.Fprintf(&b, "  - replay: `%s`\n", res.Replay)
+		}
+	}
+	if len(c.Failed) > 0 {
+		b.WriteString("\n### Could not be loaded\n\n")
+		for _, f := range c.Failed {
+			fmt.Fprintf(&b, "- `%s`: %s\n", f.Dir, mdEscape(f.Err.Error()))
+		}
+	}
+	return b.Bytes()
+}
+
+// mdEscape keeps text from breaking a table or a list item.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}

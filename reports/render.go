@@ -1,0 +1,104 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The files RenderDir writes into a results directory.
+const (
+	campaignPage = "index.html"
+	junitFile    = "junit.xml"
+	markdownFile = "summary.md"
+)
+
+// RenderDir renders every page of the results directory dir from its
+// JSON: each run's page, the campaign page (index.html), junit.xml and
+// summary.md. A run that does not load is listed on the campaign page and
+// in the returned error, which names every such run; the others are
+// rendered all the same.
+func RenderDir(dir string) error {
+	c, err := LoadDir(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for i := 0; i < len(c.Runs); i++ {
+		r := c.Runs[i]
+		back := strings.Repeat("../", strings.Count(r.Dir, "/")+1) + campaignPage
+		if err := writeRunPage(r, filepath.Join(dir, filepath.FromSlash(r.Dir)), back); err != nil {
+			// Drawn as a failed run: it has no page to link to.
+			c.Failed = append(c.Failed, LoadError{Dir: r.Dir, Err: err})
+			c.Runs = append(c.Runs[:i], c.Runs[i+1:]...)
+			i--
+		}
+	}
+	if err := writeTemplate(filepath.Join(dir, campaignPage), "campaign.html", newCampaignPage(c)); err != nil {
+		errs = append(errs, err)
+	}
+	if err := writeFile(filepath.Join(dir, junitFile), JUnit(c)); err != nil {
+		errs = append(errs, err)
+	}
+	if err := writeFile(filepath.Join(dir, markdownFile), Markdown(c)); err != nil {
+		errs = append(errs, err)
+	}
+	if len(c.Failed) > 0 {
+		errs = append(errs, fmt.Errorf("reports: %d runs in %s could not be rendered:\n%w", len(c.Failed), dir, c.Err()))
+	}
+	return errors.Join(errs...)
+}
+
+// campaignPage is what templates/campaign.html draws.
+type campaignData struct {
+	Summary       *Summary
+	Met, Total    int
+	P50, P90, Max time.Duration
+	Scenarios     []campaignRow
+	Missed        []runCell
+	Failed        []LoadError
+	CSS           template.CSS
+}
+
+type campaignRow struct {
+	scenarioStats
+	Cells []runCell
+}
+
+type runCell struct {
+	ID, Label, Seed, Verdict string
+	Met                      bool
+	Href, Title, Why, Replay string
+}
+
+func newCampaignPage(c *Campaign) campaignData {
+	d := campaignData{Summary: c.Summary, Total: len(c.Runs), Failed: c.Failed, CSS: template.CSS(asset("style.css"))}
+	var all []time.Duration
+	for _, s := range stats(c.Runs) {
+		row := campaignRow{scenarioStats: s}
+		row.P50, row.P90, row.Max = round(s.P50), round(s.P90), round(s.Max)
+		for _, r := range s.Runs {
+			res := r.Result
+			cell := runCell{
+				ID: strings.NewReplacer("/", "-", "[", "-", "]", "").Replace(r.Dir), Label: r.Label(), Seed: res.Scenario.Seed.String(),
+				Verdict: res.Verdict.String(), Met: res.Met, Href: path.Join(r.Dir, runPageFile),
+				Title: fmt.Sprintf("seed %s: %s; %s", res.Scenario.Seed, res.Verdict, res.Why), Why: res.Why, Replay: res.Replay,
+			}
+			row.Cells = append(row.Cells, cell)
+			if res.Met {
+				d.Met++
+			} else {
+				d.Missed = append(d.Missed, cell)
+			}
+			all = append(all, res.Timings.Total.D())
+		}
+		d.Scenarios = append(d.Scenarios, row)
+	}
+	p50, p90, mx := percentiles(all)
+	d.P50, d.P90, d.Max = round(p50), round(p90), round(mx)
+	return d
+}

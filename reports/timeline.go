@@ -1,0 +1,346 @@
+package reports
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+)
+
+// The timeline's geometry, in pixels. Times are drawn in seconds inside a
+// group scaled by timeline.Scale, so zooming rescales one transform.
+const (
+	tlRowHeight  = 24
+	tlLaneHeight = 16 // one lane of fault labels above the rows
+	tlAxisHeight = 18
+	tlMinWidth   = 1000 // the initial drawing is at least this wide
+	tlMinScale   = 60   // and draws at least this many pixels a second
+)
+
+// timeline is what the run page draws: a row per client with its
+// operations, and a band per fault event.
+type timeline struct {
+	Scale    float64 // pixels a second, initially
+	Seconds  float64 // the run's length
+	Width    float64 // Seconds*Scale
+	Height   float64
+	RowsTop  float64 // where the first row begins
+	Rows     []tlRow
+	Bands    []tlBand
+	Ticks    []tlTick
+	Violated map[int]bool // operations some violation names
+}
+
+type tlRow struct {
+	Client string
+	Y      float64
+	Shapes []tlShape
+}
+
+// tlShape is one mark in a row. X and W are in seconds; Y and H in
+// pixels.
+type tlShape struct {
+	Elem  string // "rect" or "line"
+	ID    string // element id, "" for none
+	Class string
+	X, W  string
+	Y, H  float64
+	Title string
+}
+
+type tlBand struct {
+	ID      int
+	Label   string
+	Title   string
+	Class   string
+	X, W    string // seconds
+	LabelX  float64
+	LabelY  float64
+	LabelT  string // the start in seconds, for the zoom script
+	Extents []tlExtent
+}
+
+// tlExtent is a vertical stretch of a band, over adjacent rows.
+type tlExtent struct{ Y, H float64 }
+
+type tlTick struct {
+	T     string
+	X     float64
+	Label string
+}
+
+// secs formats a time on the run clock as seconds, to the 0.1 ms.
+func secs(d time.Duration) string {
+	return strconv.FormatFloat(math.Round(d.Seconds()*1e4)/1e4, 'f', -1, 64)
+}
+
+// buildTimeline lays out h. violated are the operations some violation
+// names.
+func buildTimeline(h *checker.History, violated map[int]bool) *timeline {
+	end := h.End
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		end = max(end, op.Call)
+		if op.Outcome != checker.OutcomeUnknown {
+			end = max(end, op.Return)
+		} else {
+			end = max(end, op.GaveUp)
+		}
+	}
+	for _, f := range h.Faults {
+		end = max(end, f.Start)
+		if f.Healed {
+			end = max(end, f.End)
+		}
+	}
+	end += 100 * time.Millisecond
+	tl := &timeline{Seconds: end.Seconds(), Violated: violated}
+	tl.Scale = max(tlMinScale, tlMinWidth/tl.Seconds)
+	tl.Width = math.Ceil(tl.Seconds * tl.Scale)
+
+	clients := clientsOf(h)
+	lanes := faultLanes(h.Faults)
+	nLanes := 0
+	for _, l := range lanes {
+		nLanes = max(nLanes, l+1)
+	}
+	tl.RowsTop = tlAxisHeight + float64(nLanes)*tlLaneHeight
+	rowOf := map[string]int{}
+	for i, c := range clients {
+		rowOf[c] = i
+		tl.Rows = append(tl.Rows, tlRow{Client: c, Y: tl.RowsTop + float64(i)*tlRowHeight})
+	}
+	tl.Height = tl.RowsTop + float64(len(clients))*tlRowHeight + 4
+
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		row := &tl.Rows[rowOf[op.Client]]
+		row.Shapes = append(row.Shapes, tl.opShapes(h, op, row.Y, end)...)
+	}
+	for i, f := range h.Faults {
+		tl.Bands = append(tl.Bands, tl.band(i, f, lanes[i], clients, end))
+	}
+	tl.Ticks = ticks(tl.Seconds, tl.Scale)
+	return tl
+}
+
+// opShapes draws one operation: a short span from call to return; for an
+// unknown outcome an open, dashed span to the end of the run; for a crash
+// a mark; and for an acquire or a campaign that succeeded, the hold or
+// term as a bar to the matching release or resign (or, open, to the end).
+func (tl *timeline) opShapes(h *checker.History, op *checker.Operation, y float64, end time.Duration) []tlShape {
+	class := "op k-" + string(op.Kind) + " o-" + string(op.Outcome)
+	if tl.Violated[op.ID] {
+		class += " viol"
+	}
+	id := "op-" + strconv.Itoa(op.ID)
+	title := op.String()
+	if op.Kind == checker.KindCrash {
+		return []tlShape{{Elem: "line", ID: id, Class: class + " crash", X: secs(op.Call), Y: y + 1, H: tlRowHeight - 2, Title: title}}
+	}
+	var out []tlShape
+	if op.Outcome == checker.OutcomeUnknown {
+		out = append(out, tlShape{Elem: "rect", ID: id, Class: class + " open", X: secs(op.Call), W: secs(end - op.Call), Y: y + 3, H: 8, Title: title})
+		return out
+	}
+	out = append(out, tlShape{Elem: "rect", ID: id, Class: class, X: secs(op.Call), W: secs(op.Return - op.Call), Y: y + 3, H: 8, Title: title})
+	if op.Outcome != checker.OutcomeOK || (op.Kind != checker.KindAcquire && op.Kind != checker.KindCampaign) {
+		return out
+	}
+	stopKind, noun := checker.KindRelease, "hold"
+	if op.Kind == checker.KindCampaign {
+		stopKind, noun = checker.KindResign, "term"
+	}
+	stop := holdEnd(h, op, stopKind)
+	hold := tlShape{Elem: "rect", ID: noun + "-" + strconv.Itoa(op.ID), Class: noun, X: secs(op.Return), Y: y + 13, H: 8}
+	violated := tl.Violated[op.ID]
+	if stop == nil {
+		hold.Class += " open"
+		hold.W = secs(end - op.Return)
+		hold.Title = noun + " of " + op.String() + ", never ended in the history"
+	} else {
+		violated = violated || tl.Violated[stop.ID]
+		hold.W = secs(max(stop.Call-op.Return, 0))
+		hold.Title = noun + " from " + op.String() + " to " + stop.String()
+	}
+	if violated {
+		hold.Class += " viol"
+	}
+	return append(out, hold)
+}
+
+// holdEnd finds what ends the hold (or term) op began: the client's next
+// operation of kind stop on the same key, or its next crash.
+func holdEnd(h *checker.History, op *checker.Operation, stop checker.Kind) *checker.Operation {
+	var best *checker.Operation
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		if o.Client != op.Client || o.Call < op.Return || o.ID == op.ID {
+			continue
+		}
+		if o.Kind == checker.KindCrash || o.Kind == stop && o.Key == op.Key {
+			if best == nil || o.Call < best.Call {
+				best = o
+			}
+		}
+	}
+	return best
+}
+
+// band draws fault event f across the rows of the clients it hit, or
+// across every row when it hit none of them (a member fault).
+func (tl *timeline) band(i int, f checker.FaultEvent, lane int, clients []string, end time.Duration) tlBand {
+	stop := end
+	class := "band"
+	if f.Healed {
+		stop = f.End
+	} else {
+		class += " unhealed"
+	}
+	if f.Err != "" {
+		class += " failed"
+	}
+	label := f.Name
+	if len(f.Targets) > 0 {
+		label += " → " + strings.Join(f.Targets, ",")
+	}
+	title := label + " from " + secs(f.Start) + "s"
+	if f.Healed {
+		title += " to " + secs(f.End) + "s"
+	} else {
+		title += ", never healed"
+	}
+	if f.Detail != "" {
+		title += " (" + f.Detail + ")"
+	}
+	if f.Err != "" {
+		title += ": " + f.Err
+	}
+	b := tlBand{ID: i, Label: label, Title: title, Class: class, X: secs(f.Start), W: secs(max(stop-f.Start, time.Millisecond)),
+		LabelT: secs(f.Start), LabelX: f.Start.Seconds() * tl.Scale,
+		LabelY: tlAxisHeight + float64(lane)*tlLaneHeight + 12}
+	top := tlAxisHeight + float64(lane)*tlLaneHeight
+	hit := make([]bool, len(clients))
+	any := false
+	for j, c := range clients {
+		for _, t := range f.Targets {
+			if c == t || strings.HasPrefix(c, t+"/") {
+				hit[j], any = true, true
+			}
+		}
+	}
+	if !any {
+		b.Extents = []tlExtent{{Y: top, H: tl.Height - top}}
+		return b
+	}
+	for j := 0; j < len(clients); j++ {
+		if !hit[j] {
+			continue
+		}
+		k := j
+		for k+1 < len(clients) && hit[k+1] {
+			k++
+		}
+		y0 := tl.RowsTop + float64(j)*tlRowHeight
+		if len(b.Extents) == 0 {
+			y0 = top // the first stretch reaches up to the label
+		}
+		b.Extents = append(b.Extents, tlExtent{Y: y0, H: tl.RowsTop + float64(k+1)*tlRowHeight - y0})
+		j = k
+	}
+	return b
+}
+
+// faultLanes gives each fault a lane for its label, so that the labels of
+// faults that overlap in time do not overlap on the page.
+func faultLanes(fs []checker.FaultEvent) []int {
+	lanes := make([]int, len(fs))
+	var laneEnd []time.Duration // when each lane's last label ends
+	order := make([]int, len(fs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(fs[a].Start, fs[b].Start) })
+	for _, i := range order {
+		f := fs[i]
+		// A label needs room for its text even when the fault is short.
+		until := f.Start + time.Duration(len(f.Name)+12)*80*time.Millisecond
+		if f.Healed {
+			until = max(until, f.End)
+		}
+		l := slices.IndexFunc(laneEnd, func(e time.Duration) bool { return e <= f.Start })
+		if l < 0 {
+			l = len(laneEnd)
+			laneEnd = append(laneEnd, 0)
+		}
+		laneEnd[l] = until
+		lanes[i] = l
+	}
+	return lanes
+}
+
+// ticks places axis labels about every 100 pixels.
+func ticks(seconds, scale float64) []tlTick {
+	step := 0.1
+	for _, s := range []float64{0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600} {
+		step = s
+		if s*scale >= 100 {
+			break
+		}
+	}
+	var out []tlTick
+	for i := 0; float64(i)*step <= seconds; i++ {
+		t := float64(i) * step
+		out = append(out, tlTick{T: strconv.FormatFloat(t, 'f', -1, 64), X: t * scale, Label: strconv.FormatFloat(t, 'f', -1, 64) + "s"})
+	}
+	return out
+}
+
+// clientsOf lists the history's clients in natural order: c2 before c10,
+// c1 before c1/0.
+func clientsOf(h *checker.History) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, op := range h.Ops {
+		if !seen[op.Client] {
+			seen[op.Client] = true
+			out = append(out, op.Client)
+		}
+	}
+	slices.SortFunc(out, naturalCompare)
+	return out
+}
+
+// naturalCompare orders strings with their runs of digits compared as
+// numbers.
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitPrefix(a), digitPrefix(b)
+		if da != "" && db != "" {
+			na, _ := strconv.Atoi(da)
+			nb, _ := strconv.Atoi(db)
+			if na != nb {
+				return cmp.Compare(na, nb)
+			}
+			a, b = a[len(da):], b[len(db):]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digitPrefix(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i]
+}
