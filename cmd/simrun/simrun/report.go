@@ -1,0 +1,53 @@
+package simrun
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/etcdsim/etcdsim/reports"
+)
+
+var reportCommand = &command{
+	name:    "report",
+	usage:   "DIR...",
+	summary: "render the HTML pages, junit.xml and summary.md of results directories (or of single run directories) from their JSON",
+}
+
+func init() { reportCommand.run = runReport }
+
+func runReport(e *env, args []string) (int, error) {
+	dirs, err := e.parseFlags(reportCommand, args, nil)
+	if err != nil {
+		return exitUsage, err
+	}
+	if len(dirs) == 0 {
+		return exitUsage, usagef("name a results directory")
+	}
+	code := exitOK
+	for _, dir := range dirs {
+		if err := renderReport(dir); err != nil {
+			fmt.Fprintf(e.stderr, "simrun report: %v\n", err)
+			code = exitMissed
+			continue
+		}
+		fmt.Fprintf(e.stdout, "report: %s\n", reportPage(dir))
+	}
+	return code, nil
+}
+
+// renderReport renders a results directory, or the one run in dir when it
+// holds a result.json of its own.
+func renderReport(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "result.json")); err == nil {
+		return reports.RenderRun(dir)
+	}
+	return reports.RenderDir(dir)
+}
+
+func reportPage(dir string) string {
+	if _, err := os.Stat(filepath.Join(dir, "result.json")); err == nil {
+		return filepath.Join(dir, "report.html")
+	}
+	return filepath.Join(dir, "index.html")
+}
