@@ -105,7 +105,7 @@ type command struct {
 var commands []*command // filled in by init, in the order help lists them
 
 func init() {
-	commands = []*command{listCommand, runCommand, galleryCommand, replayCommand, campaignCommand, mergeCommand}
+	commands = []*command{listCommand, runCommand, galleryCommand, replayCommand, campaignCommand, mergeCommand, reportCommand}
 }
 
 func lookupCommand(name string) *command {
