@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/etcdsim/etcdsim/reports"
 )
 
 // batchFlags are the flags of every command that runs scenarios.
@@ -72,5 +74,11 @@ func (e *env) batch(jobs []job, b batchFlags, sum Summary) (int, error) {
 		return exitMissed, fmt.Errorf("writing the summary: %w", err)
 	}
 	fmt.Fprintf(e.stdout, "summary: %s\n", filepath.Join(b.out, "summary.json"))
+	// The pages are a view of the JSON: a run that cannot be drawn is
+	// reported, and changes no verdict.
+	if err := reports.RenderDir(b.out); err != nil {
+		fmt.Fprintf(e.stderr, "simrun: report: %v\n", err)
+	}
+	fmt.Fprintf(e.stdout, "report: %s\n", filepath.Join(b.out, "index.html"))
 	return sum.code(), nil
 }
