@@ -27,12 +27,12 @@ type junitSuite struct {
 }
 
 type junitCase struct {
-	Classname  string          `xml:"classname,attr"`
-	Name       string          `xml:"name,attr"`
-	Time       string          `xml:"time,attr"`
-	Properties *junitProps     `xml:"properties,omitempty"`
-	Failure    *junitFailure   `xml:"failure,omitempty"`
-	Error      *junitFailure   `xml:"error,omitempty"`
+	Classname  string        `xml:"classname,attr"`
+	Name       string        `xml:"name,attr"`
+	Time       string        `xml:"time,attr"`
+	Properties *junitProps   `xml:"properties,omitempty"`
+	Failure    *junitFailure `xml:"failure,omitempty"`
+	Error      *junitFailure `xml:"error,omitempty"`
 }
 
 type junitProps struct {
