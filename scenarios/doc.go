@@ -23,6 +23,8 @@
 //		}
 //	}
 //
+// ElectionSafety and DiscoverySafety do the same for an election recipe
+// and a service registrar. TestParallel runs many scenarios side by side.
 // A run that misses its expectation fails with the violations, the seed
 // and the command that replays it.
 package scenarios
