@@ -9,9 +9,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-// chromedp hands each browser's output to goroutines that end once the
-// process's pipes close, which the os/exec machinery sees to after
-// Cancel returns; they are the only goroutines ignored.
+// The browser tests start Chromium through chromedp; cancelling its
+// contexts waits for the browser and its goroutines, so nothing is
+// ignored.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
