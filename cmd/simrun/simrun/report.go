@@ -26,12 +26,15 @@ func runReport(e *env, args []string) (int, error) {
 	}
 	code := exitOK
 	for _, dir := range dirs {
+		// A results directory with runs that do not load is rendered all
+		// the same, and its error lists them.
 		if err := renderReport(dir); err != nil {
 			fmt.Fprintf(e.stderr, "simrun report: %v\n", err)
 			code = exitMissed
-			continue
 		}
-		fmt.Fprintf(e.stdout, "report: %s\n", reportPage(dir))
+		if _, err := os.Stat(reportPage(dir)); err == nil {
+			fmt.Fprintf(e.stdout, "report: %s\n", reportPage(dir))
+		}
 	}
 	return code, nil
 }
