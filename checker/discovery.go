@@ -38,6 +38,12 @@ type DiscoveryOptions struct {
 //   - crash of a backend: its endpoints may be in or out from the crash,
 //     and are out once the TTL has passed (their lease expired), unless
 //     registered again meanwhile.
+//   - faults aimed at a backend (History.Faults whose Targets name it: a
+//     lease revoked, the backend cut off or paused): its endpoints may be in
+//     or out from the fault's start until its heal plus the TTL plus the
+//     bound — time for its registrar to register again and for resolvers
+//     to see it — and must then be as its last register or deregister left
+//     them: a registrar that never registers again is caught.
 //   - resolve with outcome ok (Output.Endpoints, the resolver's set at
 //     that time): once the registered set has not changed for the bound, a
 //     resolver's set must equal it (endpoints that may be in or out aside)
@@ -263,8 +269,33 @@ func (d *discoveryRun) buildEndpoint(name string, ops []int, crashes map[string]
 		e.windows = append(e.windows, window{openFrom, Infinity})
 	}
 	endGone(Infinity)
+	for c := range owners {
+		e.windows = append(e.windows, d.faultWindows(c)...)
+	}
 	slices.SortStableFunc(e.points, func(a, b statusPoint) int { return cmp.Compare(a.at, b.at) })
 	return e
+}
+
+// faultWindows are the times a fault aimed at backend c leaves its
+// endpoints in doubt: a backend cut off, paused or stripped of its lease
+// may lose its registration through no fault of its registrar, which then
+// needs until the lease would have run out to notice and register again,
+// and resolvers the bound to see it. So from the fault's start until its
+// heal plus the TTL plus the bound, its endpoints may be in or out; after
+// that they must be back.
+func (d *discoveryRun) faultWindows(c string) []window {
+	var out []window
+	for _, f := range d.h.Faults {
+		if !slices.Contains(f.Targets, c) || f.Err != "" && !f.Healed && f.End == f.Start {
+			continue // not aimed at c, or never in force
+		}
+		end := Infinity
+		if f.Healed {
+			end = addTime(f.End, d.ttl+d.bound)
+		}
+		out = append(out, window{f.Start, end})
+	}
+	return out
 }
 
 func (d *discoveryRun) service(key string, ops []int, crashes map[string][]int) {

@@ -81,6 +81,32 @@ func TestDiscoveryConvergence(t *testing.T) {
 			wantMsg: "still listing b",
 		},
 		{
+			name: "a backend's endpoint may be gone while a fault aimed at it lasts, and the TTL and bound after",
+			h: withFaults(ops(
+				mk("r1", KindResolve, "/svc", 4, 4, endpoints("a")),
+				mk("r1", KindResolve, "/svc", 5.5, 5.5, endpoints("a")), // the fault at 3 s, the TTL 2 s, the bound 1 s
+				mk("r1", KindResolve, "/svc", 6.5, 6.5, endpoints("a", "b")),
+			), FaultEvent{ID: 1, Name: "revoke-lease(client bb)", Targets: []string{"bb"}, Start: 3 * time.Second, End: 3 * time.Second, Healed: true}),
+			want:        VerdictOK,
+			wantMetrics: map[string]float64{"judged_reports": 3},
+		},
+		{
+			name: "a backend whose registration a fault took is still gone after the TTL and bound",
+			h: withFaults(ops(
+				mk("r1", KindResolve, "/svc", 6.5, 6.5, endpoints("a")),
+			), FaultEvent{ID: 1, Name: "revoke-lease(client bb)", Targets: []string{"bb"}, Start: 3 * time.Second, End: 3 * time.Second, Healed: true}),
+			want:    VerdictViolation,
+			wantMsg: "missing b",
+		},
+		{
+			name: "a fault that never took effect leaves no doubt",
+			h: withFaults(ops(
+				mk("r1", KindResolve, "/svc", 4, 4, endpoints("a")),
+			), FaultEvent{ID: 1, Name: "revoke-lease(client bb)", Targets: []string{"bb"}, Start: 3 * time.Second, End: 3 * time.Second, Err: "no lease"}),
+			want:    VerdictViolation,
+			wantMsg: "missing b",
+		},
+		{
 			name: "a registration of unknown outcome may or may not show",
 			h: ops(
 				mk("bc", KindRegister, "/svc", 2, never, value("c")),
