@@ -38,8 +38,9 @@ type DiscoveryOptions struct {
 //   - crash of a backend: its endpoints may be in or out from the crash,
 //     and are out once the TTL has passed (their lease expired), unless
 //     registered again meanwhile.
-//   - faults aimed at a backend (History.Faults whose Targets name it: a
-//     lease revoked, the backend cut off or paused): its endpoints may be in
+//   - faults aimed at a live backend (History.Faults whose Targets name it,
+//     a crash aside: a lease revoked, the backend cut off or paused): its
+//     endpoints may be in
 //     or out from the fault's start until its heal plus the TTL plus the
 //     bound — time for its registrar to register again and for resolvers
 //     to see it — and must then be as its last register or deregister left
@@ -288,6 +289,9 @@ func (d *discoveryRun) faultWindows(c string) []window {
 	for _, f := range d.h.Faults {
 		if !slices.Contains(f.Targets, c) || f.Err != "" && !f.Healed && f.End == f.Start {
 			continue // not aimed at c, or never in force
+		}
+		if strings.HasPrefix(f.Name, "crash(") {
+			continue // the crash operation tells what a crash did; a restarted backend registers anew
 		}
 		end := Infinity
 		if f.Healed {

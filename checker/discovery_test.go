@@ -99,6 +99,15 @@ func TestDiscoveryConvergence(t *testing.T) {
 			wantMsg: "missing b",
 		},
 		{
+			name: "a crash fault leaves its doubt to the crash operation",
+			h: withFaults(ops(
+				crash("bb", 3),
+				mk("r1", KindResolve, "/svc", 6.5, 6.5, endpoints("a", "b")),
+			), FaultEvent{ID: 1, Name: "crash(client bb)", Targets: []string{"bb"}, Start: 3 * time.Second, End: 4 * time.Second, Healed: true}),
+			want:    VerdictViolation,
+			wantMsg: "still listing b",
+		},
+		{
 			name: "a fault that never took effect leaves no doubt",
 			h: withFaults(ops(
 				mk("r1", KindResolve, "/svc", 4, 4, endpoints("a")),

@@ -70,7 +70,7 @@ func TestDiscoverySafetyRecipes(t *testing.T) {
 				}
 			}
 			want := []string{"discovery/" + tt.name + "/standard-mix", "discovery/" + tt.name + "/isolate-resolver-compact",
-				"discovery/" + tt.name + "/partition-each-member"}
+				"discovery/" + tt.name + "/partition-each-member", "discovery/" + tt.name + "/revoke-lease"}
 			if diff := cmp.Diff(want, names); diff != "" {
 				t.Errorf("scenario names (-want +got):\n%s", diff)
 			}
@@ -113,7 +113,7 @@ func TestDiscoveryPitfallsRegistered(t *testing.T) {
 			if s.Expect != b.expect {
 				t.Errorf("%s expects %v, want %v", name, s.Expect, b.expect)
 			}
-			if _, ok := byName["discovery/keepalive/"+fault]; !ok && b.name != "noreregister" {
+			if _, ok := byName["discovery/keepalive/"+fault]; !ok {
 				t.Errorf("%s has no twin discovery/keepalive/%s that passes the same schedule", name, fault)
 			}
 		}

@@ -34,10 +34,9 @@ func discoveryScenarios() []Scenario {
 // last two are the schedules that expose the broken resolvers, so a pass
 // here shows that what fails there is the resolver.
 //
-// A lease lost under a live backend (revoked, or expired while its process
-// was paused) is not among them: the backends record registering once, so
-// DiscoveryConvergence expects each to stay registered and cannot tell the
-// moment a correct registrar needs to register again from a registrar that
+// And backend c1's lease revoked under it: the registrar must register
+// again, and DiscoveryConvergence gives it until the revoke plus the TTL
+// and the bound to be back — the schedule that exposes a registrar that
 // never does.
 func DiscoverySafety(r discovery.RegistrarRecipe) []Scenario {
 	base := Scenario{
@@ -73,7 +72,27 @@ func DiscoverySafety(r discovery.RegistrarRecipe) []Scenario {
 	each.Workload.Duration = Duration(discoveryEachRun)
 	each.Faults.Timeline = partitionEachMember()
 
-	return []Scenario{mix, compact, each}
+	revoke := base
+	revoke.Name = "discovery/" + r.Name + "/revoke-lease"
+	revoke.Description = r.Name + ": backend c1's lease is revoked under it; the registrar registers again and the resolver sees c1 back"
+	revoke.Workload.Duration = Duration(discoveryRevokeRun)
+	revoke.Faults.Timeline = revokeBackendLease()
+
+	return []Scenario{mix, compact, each, revoke}
+}
+
+// discoveryRevokeRun is how long the revoke-lease schedule runs: resolvers
+// are judged for 2s and more after the revoke (2.5s) plus the TTL (1s)
+// and the bound (2s).
+const discoveryRevokeRun = 8 * time.Second
+
+// revokeBackendLease revokes backend c1's lease once the registry has been
+// stable for the convergence bound, so that every report after it is
+// judged.
+func revokeBackendLease() *faults.Timeline {
+	return &faults.Timeline{Steps: []faults.Step{
+		faults.At(2500*time.Millisecond, 0, faults.RevokeLease(faults.Client("c1"))),
+	}}
 }
 
 // discoveryCompactRun is how long the isolate-resolver-compact schedule
@@ -166,13 +185,9 @@ func discoveryPitfalls() []Scenario {
 		return r
 	}
 	keepalive, relisting := registrar("keepalive"), resolver("relisting")
-	// The revoke comes once the registry has been stable for the
-	// convergence bound, so that every report after it is judged.
 	revoke := pitfall(registrar("noreregister"), relisting, "revoke-lease",
 		"backend c1's lease is revoked: the registrar gives up, and c1, alive and serving, is gone from discovery for good",
-		5*time.Second, &faults.Timeline{Steps: []faults.Step{
-			faults.At(2500*time.Millisecond, 0, faults.RevokeLease(faults.Client("c1"))),
-		}})
+		discoveryRevokeRun, revokeBackendLease())
 	compact := pitfall(keepalive, resolver("stopsonerror"), "isolate-resolver-compact",
 		"the resolver's watch resumes from a compacted revision after a cut: the resolver stops, frozen on a crashed backend's old port and missing its new one",
 		discoveryCompactRun, isolateResolverCompact())
