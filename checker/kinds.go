@@ -26,7 +26,8 @@ const (
 	// a client that did not hold the lock.
 	ViolationUnguardedWrite ViolationKind = "unguarded-write"
 	// ViolationStaleWrite: the guarded resource accepted a write from a
-	// holder after another client had acquired the lock.
+	// holder after another client had acquired the lock — for a write with
+	// a fencing token, after the resource had seen a higher token.
 	ViolationStaleWrite ViolationKind = "stale-write"
 	// ViolationLostUpdate: a read of the guarded set or counter lacks an
 	// update that had completed before it.

@@ -25,9 +25,14 @@ type MutexOptions struct {
 //     Holds that touch (release called at the instant the next acquire
 //     returns) do not overlap.
 //   - guarded-write with outcome ok (the resource accepted it): it must be
-//     called during a hold of its client, and no other client may have
-//     acquired the lock after that hold began and before the write was
-//     called.
+//     called during a hold of its client. A write without a token
+//     (Input.Token 0) is stale if another client acquired the lock after
+//     that hold began and before the write was called: nothing could tell
+//     the resource. A write with a token is stale if the resource had
+//     already seen a higher token — an ok guarded-write or counter-read
+//     carrying one returned before the write was called. A write from a
+//     superseded holder that reaches a fenced resource before its
+//     successor does is ordered by its token and harms nothing.
 //   - set-add (Input.Value) and set-read (Output.Values), Jepsen's
 //     lock-set: a read must contain every element whose add returned ok
 //     before the read was called, and only elements some ok or unknown add

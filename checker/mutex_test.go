@@ -209,6 +209,31 @@ func TestMutualExclusion(t *testing.T) {
 			wantMsg: `the resource guarded by lock /jobs accepted c1's write of "a" at 5.000s although c2 had acquired the lock at 4.000s, after c1 acquired it at 1.000s`,
 		},
 		{
+			name: "a superseded holder's fenced write that reached the resource before any higher token",
+			h: hist(
+				mk("c1", KindAcquire, "/jobs", 0, 1, withOut(Output{Token: 5})),
+				mk("c2", KindAcquire, "/jobs", 1.5, 4, withOut(Output{Token: 7})),
+				mk("c1", KindGuardedWrite, "/jobs", 5, 5.1, withIn(Input{Value: "a", Token: 5})),
+				mk("c2", KindGuardedWrite, "/jobs", 6, 6.1, withIn(Input{Value: "b", Token: 7})),
+				mk("c1", KindRelease, "/jobs", 6, 6.1),
+			),
+			opts: MutexOptions{ResourceOnly: true},
+			want: VerdictOK,
+		},
+		{
+			name: "a superseded holder's fenced write accepted after a higher token",
+			h: hist(
+				mk("c1", KindAcquire, "/jobs", 0, 1, withOut(Output{Token: 5})),
+				mk("c2", KindAcquire, "/jobs", 1.5, 4, withOut(Output{Token: 7})),
+				mk("c2", KindCounterRead, "/jobs", 4.1, 4.2, withIn(Input{Token: 7}), withOut(Output{Count: 0})),
+				mk("c1", KindGuardedWrite, "/jobs", 5, 5.1, withIn(Input{Value: "a", Token: 5})),
+				mk("c1", KindRelease, "/jobs", 6, 6.1),
+			),
+			opts:    MutexOptions{ResourceOnly: true},
+			want:    VerdictViolation,
+			wantMsg: `accepted c1's write of "a" at 5.000s although c2 had acquired the lock at 4.000s`,
+		},
+		{
 			name: "a write from a client that held nothing was accepted",
 			h: hist(
 				mk("c1", KindAcquire, "/jobs", 0, 1),

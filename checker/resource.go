@@ -36,6 +36,7 @@ func checkResource(h *History, keys []keyHolds, rep *report) (int, error) {
 // superseded.
 func checkGuardedWrites(h *History, byKey map[string]*keyHolds, rep *report) int {
 	keys, groups := groupByKey(h, KindGuardedWrite)
+	seen := tokensSeen(h)
 	n, accepted := 0, 0
 	for _, k := range keys {
 		kh := byKey[k]
@@ -83,6 +84,9 @@ func checkGuardedWrites(h *History, byKey map[string]*keyHolds, rep *report) int
 				continue
 			}
 			newer := holds[latest[j]]
+			if w.Input.Token > 0 && seen[k].before(w.Call) <= w.Input.Token {
+				continue // fenced, and no higher token had reached the resource
+			}
 			if h.Ops[newer.take].Call > holds[own].start {
 				rep.violation(ViolationStaleWrite, []*Operation{&h.Ops[holds[own].take], &h.Ops[newer.take], w},
 					"the resource guarded by lock %s accepted %s's write of %q at %s although %s had acquired the lock at %s, after %s acquired it at %s",
@@ -93,6 +97,51 @@ func checkGuardedWrites(h *History, byKey map[string]*keyHolds, rep *report) int
 	}
 	rep.res.Metrics["guarded_writes_accepted"] = float64(accepted)
 	return n
+}
+
+// tokenTrail is, for one resource, the highest token it had seen by each
+// time: the returns of its ok guarded-writes and counter-reads that carried
+// a token, in order, each with the highest token up to it.
+type tokenTrail []struct {
+	at    time.Duration
+	token int64
+}
+
+// tokensSeen returns each resource's token trail, by lock name.
+func tokensSeen(h *History) map[string]tokenTrail {
+	type seen struct {
+		at    time.Duration
+		token int64
+	}
+	byKey := map[string][]seen{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if (op.Kind == KindGuardedWrite || op.Kind == KindCounterRead) && op.Outcome == OutcomeOK && op.Input.Token > 0 {
+			byKey[op.Key] = append(byKey[op.Key], seen{op.Return, op.Input.Token})
+		}
+	}
+	out := make(map[string]tokenTrail, len(byKey))
+	for k, ss := range byKey {
+		slices.SortFunc(ss, func(a, b seen) int { return cmp.Compare(a.at, b.at) })
+		trail := make(tokenTrail, len(ss))
+		var high int64
+		for i, x := range ss {
+			high = max(high, x.token)
+			trail[i].at, trail[i].token = x.at, high
+		}
+		out[k] = trail
+	}
+	return out
+}
+
+// before returns the highest token the resource had seen by operations
+// that returned before t; 0 if none.
+func (tr tokenTrail) before(t time.Duration) int64 {
+	i := sort.Search(len(tr), func(i int) bool { return tr[i].at >= t })
+	if i == 0 {
+		return 0
+	}
+	return tr[i-1].token
 }
 
 // checkSets looks for lost updates in sets built with set-add and read with

@@ -60,7 +60,7 @@ func (l *deleteName) Lock(ctx context.Context) (Held, error) {
 		return nil, errors.Join(err, l.deleteName(cctx, g))
 	}
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: g.Done(),
+		cli: l.cli, key: key, rev: rev, token: rev, lease: g.ID(), done: g.Done(),
 		release: func(ctx context.Context) error { return l.deleteName(ctx, g) },
 	}, nil
 }

@@ -113,7 +113,7 @@ func (l *MisconfiguredKeepalive) Lock(ctx context.Context) (Held, error) {
 		return nil, err
 	}
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: done,
+		cli: l.cli, key: key, rev: rev, token: rev, lease: lease, done: done,
 		release: func(ctx context.Context) error {
 			return releaseLeased(ctx, l.cli, key, rev, lease, stopAndWait)
 		},

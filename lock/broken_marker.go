@@ -83,7 +83,7 @@ func (l *releasedMarker) lock(ctx context.Context) (Held, error) {
 		return nil, err
 	}
 	return &held{
-		cli: l.cli, key: l.key, rev: rev, token: rev, done: g.Done(),
+		cli: l.cli, key: l.key, rev: rev, token: rev, lease: g.ID(), done: g.Done(),
 		release: func(ctx context.Context) error {
 			// The mistake: mark, don't delete. Without a lease the mark
 			// outlives the session, and with it the old create revision.

@@ -60,7 +60,7 @@ func (l *sharedSession) Lock(ctx context.Context) (Held, error) {
 	rev := ownerRevision(mu)
 	key := mu.Key()
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: g.Done(),
+		cli: l.cli, key: key, rev: rev, token: rev, lease: g.ID(), done: g.Done(),
 		release: func(ctx context.Context) error {
 			err := mu.Unlock(ctx) // deletes the key, whoever else thinks it is theirs
 			l.releaseSession(ctx)

@@ -59,7 +59,7 @@ func (f *Fenced) Lock(ctx context.Context) (Held, error) {
 		return nil, err
 	}
 	return &fencedHeld{held{
-		cli: f.cli, key: key, rev: rev, token: rev, done: g.Done(),
+		cli: f.cli, key: key, rev: rev, token: rev, lease: g.ID(), done: g.Done(),
 		release: func(ctx context.Context) error { return releaseKept(ctx, f.cli, g, key, rev) },
 	}}, nil
 }

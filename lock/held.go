@@ -14,8 +14,9 @@ import (
 type held struct {
 	cli   *clientv3.Client
 	key   string
-	rev   int64 // create revision of key when the lock was acquired
-	token int64 // what Token reports: rev, or 0 for a recipe without one
+	rev   int64            // create revision of key when the lock was acquired
+	token int64            // what Token reports: rev, or 0 for a recipe without one
+	lease clientv3.LeaseID // the lease key is on; 0 if none
 	done  <-chan struct{}
 
 	// release does the recipe's release; Unlock calls it at most once.
@@ -28,6 +29,10 @@ type held struct {
 func (h *held) Key() string           { return h.key }
 func (h *held) Token() int64          { return h.token }
 func (h *held) Done() <-chan struct{} { return h.done }
+
+// Lease returns the lease the holder's key is on, 0 if it has none, so
+// that faults aimed at a holder's lease can find it.
+func (h *held) Lease() clientv3.LeaseID { return h.lease }
 
 // Unlock releases the lock once; a second call is an error wrapping
 // ErrNotHeld, never a silent no-op that could hide a double release.

@@ -59,7 +59,7 @@ func (l *herd) Lock(ctx context.Context) (Held, error) {
 		return nil, err
 	}
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: g.Done(),
+		cli: l.cli, key: key, rev: rev, token: rev, lease: g.ID(), done: g.Done(),
 		release: func(ctx context.Context) error { return releaseKept(ctx, l.cli, g, key, rev) },
 	}, nil
 }

@@ -115,6 +115,12 @@ func TestUnlockTwice(t *testing.T) {
 		t.Run(r.Name, func(t *testing.T) {
 			ctx := clustertest.Context(t)
 			h := mustLock(t, ctx, newLocker(t, r.Name, cli, "twice-"+r.Name, Options{TTL: 2 * time.Second}))
+			// Every holder tells its lease, so faults can aim at it; only
+			// the lease-less lock has none.
+			ls, ok := h.(interface{ Lease() clientv3.LeaseID })
+			if leased := ok && ls.Lease() != 0; leased != (r.Name != "setnx") {
+				t.Errorf("%s: holder's lease known: %v, want %v", r.Name, leased, r.Name != "setnx")
+			}
 			unlock(t, ctx, h, nil)
 			unlock(t, ctx, h, ErrNotHeld)
 		})

@@ -53,7 +53,7 @@ func (m *Mutex) Lock(ctx context.Context) (Held, error) {
 	}
 	rev := ownerRevision(mu)
 	return &held{
-		cli: m.cli, key: mu.Key(), rev: rev, token: rev, done: g.Done(),
+		cli: m.cli, key: mu.Key(), rev: rev, token: rev, lease: g.ID(), done: g.Done(),
 		release: func(ctx context.Context) error { return releaseKept(ctx, m.cli, g, mu.Key(), rev) },
 	}, nil
 }

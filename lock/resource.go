@@ -72,8 +72,8 @@ func (r *Resource) Overlaps() []Overlap {
 
 // FencedResource is a store that checks fencing tokens, as Kleppmann's
 // fencing argument asks of the resource a lock protects: it accepts a
-// write whose token is at least the highest it has accepted and refuses a
-// lower one with ErrStaleToken, so a holder that was superseded while
+// write whose token is at least the highest it has seen (in a write or a
+// Read) and refuses a lower one with ErrStaleToken, so a holder that was superseded while
 // paused cannot overwrite its successor. A token of 0 (a recipe without
 // tokens) is refused only once a real token has been accepted.
 //
@@ -100,18 +100,37 @@ func (f *FencedResource) Write(token int64, who, value string) error {
 	w := Write{Token: token, Who: who, Value: value}
 	if token < f.highest {
 		f.rejected = append(f.rejected, w)
-		return fmt.Errorf("%w: %s wrote with token %d, %d was accepted already", ErrStaleToken, who, token, f.highest)
+		return fmt.Errorf("%w: %s wrote with token %d, %d was seen already", ErrStaleToken, who, token, f.highest)
 	}
 	f.highest = token
 	f.accepted = append(f.accepted, w)
 	return nil
 }
 
-// Highest returns the highest token accepted so far.
+// Highest returns the highest token seen so far, in a write or a Read.
 func (f *FencedResource) Highest() int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.highest
+}
+
+// Read returns the last accepted write (false if none) to a reader
+// presenting token, for a read-modify-write: a token below the highest
+// seen is refused with ErrStaleToken, and a higher one becomes the highest,
+// so a superseded holder that read before its successor cannot write after
+// it — fencing the read as well as the write keeps read-modify-writes from
+// losing updates. A token of 0 fences nothing.
+func (f *FencedResource) Read(token int64, who string) (Write, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if token < f.highest && token != 0 {
+		return Write{}, false, fmt.Errorf("%w: %s read with token %d, %d was seen already", ErrStaleToken, who, token, f.highest)
+	}
+	f.highest = max(f.highest, token)
+	if len(f.accepted) == 0 {
+		return Write{}, false, nil
+	}
+	return f.accepted[len(f.accepted)-1], true, nil
 }
 
 // Last returns the last accepted write, and false if none was.

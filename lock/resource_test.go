@@ -90,3 +90,30 @@ func TestFencedResourceRefusesLowerTokens(t *testing.T) {
 		})
 	}
 }
+
+// A read presenting a token fences like a write: once the successor has
+// read, the superseded holder that read before it cannot write.
+func TestFencedResourceFencesReads(t *testing.T) {
+	var f FencedResource
+	if _, ok, err := f.Read(5, "a"); ok || err != nil {
+		t.Fatalf("first read: %v, %v; want nothing and no error", ok, err)
+	}
+	if err := f.Write(5, "a", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok, err := f.Read(7, "b"); !ok || err != nil || w.Value != "1" {
+		t.Fatalf("b's read: %+v, %v, %v; want a's write", w, ok, err)
+	}
+	if err := f.Write(5, "a", "2"); !errors.Is(err, ErrStaleToken) {
+		t.Errorf("a's write after b's read: %v, want ErrStaleToken", err)
+	}
+	if _, _, err := f.Read(5, "a"); !errors.Is(err, ErrStaleToken) {
+		t.Errorf("a's read after b's: %v, want ErrStaleToken", err)
+	}
+	if _, _, err := f.Read(0, "c"); err != nil {
+		t.Errorf("a read without a token: %v, want none (it fences nothing)", err)
+	}
+	if f.Highest() != 7 {
+		t.Errorf("Highest() = %d, want 7", f.Highest())
+	}
+}

@@ -64,7 +64,7 @@ func (l *ServerLock) Lock(ctx context.Context) (Held, error) {
 	}
 	rev := got.Kvs[0].CreateRevision
 	return &held{
-		cli: l.cli, key: key, rev: rev, token: rev, done: g.Done(),
+		cli: l.cli, key: key, rev: rev, token: rev, lease: g.ID(), done: g.Done(),
 		release: func(ctx context.Context) error { return l.release(ctx, g, key) },
 	}, nil
 }

@@ -18,14 +18,16 @@ type lockResources struct {
 	store lock.FencedResource
 }
 
-// count is the counter's value: the last accepted write, 0 before any.
-func (r *lockResources) count() int64 {
-	w, ok := r.store.Last()
-	if !ok {
-		return 0
+// count reads the counter for a holder presenting token: the last
+// accepted write, 0 before any, or ErrStaleToken if a higher token has
+// reached the store.
+func (r *lockResources) count(token int64, who string) (int64, error) {
+	w, ok, err := r.store.Read(token, who)
+	if err != nil || !ok {
+		return 0, err
 	}
 	n, _ := strconv.ParseInt(w.Value, 10, 64) // every value is written by update
-	return n
+	return n, nil
 }
 
 // dataKey is the etcd key a holder writes through its guard.
@@ -86,16 +88,21 @@ func (w *world) owns(ctx context.Context, h lock.Held) (bool, error) {
 }
 
 // update adds one to the counter with a read-modify-write that presents
-// the holder's token: counter-read, work, guarded-write; the counter-incr
-// spans them all and succeeds if the write was accepted.
+// the holder's token to the read and to the write: counter-read, work,
+// guarded-write; the counter-incr spans them all and succeeds if the
+// write was accepted.
 func (w *world) update(ctx context.Context, name string, h lock.Held, res *lockResources, work time.Duration) error {
 	rec := w.env.Recorder()
 	key, token := w.s.Workload.Key, h.Token()
 	incr := rec.Invoke(ctx, name, checker.KindCounterIncr, key, checker.Input{Token: token})
-	read := rec.Invoke(ctx, name, checker.KindCounterRead, key, checker.Input{})
-	n := res.count()
+	read := rec.Invoke(ctx, name, checker.KindCounterRead, key, checker.Input{Token: token})
+	n, err := res.count(token, name)
+	if err != nil { // superseded: the store has seen a newer holder
+		read.Fail(ctx, err)
+		return incr.Fail(ctx, err)
+	}
 	read.OK(ctx, checker.Output{Count: n})
-	err := w.step(ctx, name, func() error { return sleep(ctx, work) })
+	err = w.step(ctx, name, func() error { return sleep(ctx, work) })
 	if err == nil {
 		err = w.step(ctx, name, func() error {
 			v := strconv.FormatInt(n+1, 10)

@@ -107,7 +107,8 @@ func standardMix() *faults.Timeline {
 }
 
 // LockSafety returns the scenarios a correct lock recipe — one of ours or
-// a user's own — must pass: the standard fault mix, and a holder paused
+// a user's own — must pass: the standard fault mix with the first holder's
+// lease revoked as it acquires, and a holder paused
 // between its last check and its write past its TTL, both judged by the
 // guarded resource (a holder cut off or paused may believe it holds a lock
 // its lease has lost: only the fencing token keeps the resource safe), by
@@ -130,8 +131,13 @@ func LockSafety(r lock.Recipe) []Scenario {
 
 	mix := base
 	mix.Name = "lock/" + r.Name + "/standard-mix"
-	mix.Description = r.Name + " under a leader kill, a minority partition, a client cut off, a leader storm and a compaction"
+	mix.Description = r.Name + " under a leader kill, a minority partition, a client cut off, a leader storm, a compaction, and the first holder's lease revoked"
 	mix.Faults.Timeline = standardMix()
+	// And the first holder's lease is revoked right after it acquires,
+	// in its critical section: its successor takes over at once, and the
+	// fenced counter must not lose an update.
+	mix.Faults.Timeline.Triggers = append(mix.Faults.Timeline.Triggers,
+		faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, 0, faults.RevokeLease(faults.LockHolder("L"))))
 	mix.Checkers = byResource
 
 	pause := base

@@ -35,7 +35,9 @@ type Result struct {
 	Ops    int                  `json:"ops"`
 	Faults []checker.FaultEvent `json:"faults,omitempty"`
 	// ScheduleErr is what the fault schedule reported: faults that could
-	// not be injected or healed. The run is judged all the same.
+	// not be injected or healed. The checkers judge the history all the
+	// same, but the run does not meet its expectation: it did not test
+	// what it says.
 	ScheduleErr string `json:"schedule_error,omitempty"`
 	// Replay is the command that runs this scenario again with its seed.
 	Replay string `json:"replay"`

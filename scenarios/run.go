@@ -92,6 +92,11 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	res.Checks = s.check(h)
 	res.Verdict = checker.Combine(s.Name, res.Checks...).Verdict
 	res.Met, res.Why = s.Expect.Met(res.Checks...)
+	if res.ScheduleErr != "" {
+		// A fault that did not go in as written leaves the run short of
+		// what it claims to have tested.
+		res.Met, res.Why = false, "the fault schedule did not run as written: "+res.ScheduleErr
+	}
 	res.Timings.Check = Duration(time.Since(t2))
 	res.Timings.Total = Duration(time.Since(t0))
 
