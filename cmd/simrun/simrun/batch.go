@@ -13,13 +13,19 @@ import (
 
 // batchFlags are the flags of every command that runs scenarios.
 type batchFlags struct {
-	parallel int
-	out      string
+	parallel   int
+	out        string
+	inProcess  bool
+	runTimeout time.Duration
 }
 
 func (b *batchFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&b.parallel, "parallel", 2, "how many clusters run at once (each is a few etcd members in this process)")
+	fs.IntVar(&b.parallel, "parallel", 2, "how many clusters run at once (each a few etcd members in a child process of its own)")
 	fs.StringVar(&b.out, "out", "", "directory for the results (default results/<timestamp>)")
+	fs.BoolVar(&b.inProcess, "inprocess", defaultInProcess(),
+		"run every run in this process, not each in a child process (for debugging; a run that hangs then holds up simrun)")
+	fs.DurationVar(&b.runTimeout, "run-timeout", 0,
+		"how long one run may take before it is killed and recorded as a harness failure (default its workload's duration plus 2m)")
 }
 
 // check checks the flags and makes the output directory, making sure it
@@ -30,6 +36,12 @@ func (b *batchFlags) check(e *env) error {
 	}
 	if n := runtime.NumCPU() * 2; b.parallel > n {
 		fmt.Fprintf(e.stderr, "simrun: warning: -parallel %d is more than twice the %d CPUs; runs may starve each other and miss deadlines\n", b.parallel, runtime.NumCPU())
+	}
+	if b.runTimeout < 0 {
+		return usagef("-run-timeout %v: must not be negative", b.runTimeout)
+	}
+	if !b.inProcess && !childSupported {
+		return configErr(errNoChild)
 	}
 	if b.out == "" {
 		b.out = filepath.Join("results", time.Now().Format("20060102-150405"))
@@ -61,8 +73,19 @@ func (e *env) batch(jobs []job, b batchFlags, sum Summary) (int, error) {
 	sum.Version = summaryVersion
 	sum.Planned = len(jobs)
 	sum.Started = time.Now()
-	fmt.Fprintf(e.stderr, "simrun: %d runs, %d at a time, into %s\n", len(jobs), b.parallel, b.out)
-	sum.Runs = execute(e.ctx, jobs, b.parallel, b.out, newProgress(e.stderr))
+	r := runner{inProcess: b.inProcess, timeout: b.runTimeout}
+	where := "each in a child process"
+	if r.inProcess {
+		where = "in this process"
+	} else {
+		exe, err := os.Executable()
+		if err != nil {
+			return exitUsage, configErr(fmt.Errorf("finding this program's binary for the child processes: %w; use -inprocess", err))
+		}
+		r.exe = exe
+	}
+	fmt.Fprintf(e.stderr, "simrun: %d runs, %d at a time, %s, into %s\n", len(jobs), b.parallel, where, b.out)
+	sum.Runs = execute(e.ctx, r, jobs, b.parallel, b.out, newProgress(e.stderr))
 	if sum.Runs == nil {
 		sum.Runs = []outcome{}
 	}

@@ -40,7 +40,7 @@ func runReplay(e *env, args []string) (int, error) {
 	// A program's own recipe is not in the JSON: take it from the
 	// scenario of the same name this program registered.
 	if own, ok := find(e.extra, s.Name); ok {
-		s.Workload.Lock, s.Workload.Election, s.Workload.Registrar = own.Workload.Lock, own.Workload.Election, own.Workload.Registrar
+		withOwnRecipe(&s, own)
 	}
 	if err := s.Validate(); err != nil {
 		return exitUsage, configErr(fmt.Errorf("%s: %w", path, err))

@@ -31,7 +31,8 @@ type outcome struct {
 	Error string `json:"error,omitempty"`
 	// Replay is the command that runs it again.
 	Replay string `json:"replay,omitempty"`
-	// Process is the simrun process once the run had closed its cluster.
+	// Process is the process that ran the run — its child process, or
+	// simrun itself with -inprocess — once the run had closed its cluster.
 	Process *procStats `json:"process,omitempty"`
 
 	stopped bool // ended by the interrupt: not reported as a run
@@ -53,12 +54,13 @@ func (o outcome) violations() int {
 	return n
 }
 
-// execute runs jobs, parallel at a time, into out, telling p about each
-// as it finishes, and returns the outcomes of the runs that finished (not
-// those the interrupt stopped), in the order of jobs. When ctx ends it
-// starts no more runs; the running ones see ctx end, heal and close their
-// clusters, and execute returns once they have.
-func execute(ctx context.Context, jobs []job, parallel int, out string, p progress) []outcome {
+// execute runs jobs as r says, parallel at a time, into out, telling p
+// about each as it finishes, and returns the outcomes of the runs that
+// finished (not those the interrupt stopped), in the order of jobs. When
+// ctx ends it starts no more runs; the running ones see ctx end (a child
+// process is sent SIGTERM), heal and close their clusters, and execute
+// returns once they have.
+func execute(ctx context.Context, r runner, jobs []job, parallel int, out string, p progress) []outcome {
 	p.start(len(jobs))
 	defer p.stop()
 	type done struct {
@@ -71,7 +73,7 @@ func execute(ctx context.Context, jobs []job, parallel int, out string, p progre
 	for range min(parallel, len(jobs)) {
 		wg.Go(func() {
 			for i := range todo {
-				results <- done{i, runJob(ctx, jobs[i], out)}
+				results <- done{i, r.runJob(ctx, jobs[i], out)}
 			}
 		})
 	}
@@ -107,18 +109,28 @@ func execute(ctx context.Context, jobs []job, parallel int, out string, p progre
 	return outs
 }
 
-// runJob runs one job into out/<job dir>.
-func runJob(ctx context.Context, j job, out string) outcome {
+// runJob runs one job into out/<job dir>, in a child process or in this
+// one as r says.
+func (r runner) runJob(ctx context.Context, j job, out string) outcome {
 	dir := filepath.Join(out, j.dir())
 	s := j.scenario
 	o := outcome{Name: s.Name, Variant: j.variant, Seed: s.Seed, Dir: j.dir(), Expect: s.Expect.String(),
 		Replay: "simrun replay " + filepath.Join(dir, "result.json")}
-	rctx, cancel := context.WithTimeout(ctx, budget(s))
-	defer cancel()
+	limit := r.limit(s)
 	t0 := time.Now()
-	res, err := scenarios.Run(rctx, s, scenarios.Options{Out: dir, Replay: o.Replay})
+	var res *scenarios.Result
+	var err error
+	if r.inProcess {
+		// A run that ignores its context's end cannot be stopped here: it
+		// holds up simrun. Children can be killed.
+		rctx, cancel := context.WithTimeout(ctx, limit)
+		res, err = scenarios.Run(rctx, s, scenarios.Options{Out: dir, Replay: o.Replay})
+		cancel()
+		o.Process = sampleProc()
+	} else {
+		res, o.Process, err = r.runChild(ctx, j, dir, o.Replay, limit)
+	}
 	o.Duration = scenarios.Duration(time.Since(t0))
-	o.Process = sampleProc()
 	if err != nil {
 		// A run the interrupt cut short, its harness included, has no
 		// verdict to report.

@@ -45,6 +45,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, extra ...
 		return exitUsage
 	}
 	name, rest := args[0], args[1:]
+	if name == childCommand {
+		return runChildCommand(e, rest)
+	}
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
 		if len(rest) > 0 {
 			if c := lookupCommand(rest[0]); c != nil {

@@ -39,9 +39,13 @@ type Summary struct {
 	Elapsed scenarios.Duration `json:"elapsed"`
 	// Interrupted says that a signal stopped simrun before every planned
 	// run finished.
-	Interrupted bool              `json:"interrupted,omitempty"`
-	Runs        []outcome         `json:"runs"`
-	Scenarios   []ScenarioSummary `json:"scenarios"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// HarnessFailures counts the finished runs that have no verdict: the
+	// harness failed, or the run's process crashed, hung past its
+	// deadline or left no result. Each has its error in Runs.
+	HarnessFailures int               `json:"harness_failures"`
+	Runs            []outcome         `json:"runs"`
+	Scenarios       []ScenarioSummary `json:"scenarios"`
 }
 
 // ScenarioSummary is how the runs of one scenario (and variant) went.
@@ -50,7 +54,8 @@ type ScenarioSummary struct {
 	Expect   string `json:"expect"`
 	Runs     int    `json:"runs"`
 	Met      int    `json:"met"`
-	Errors   int    `json:"errors,omitempty"`
+	// Errors counts the harness failures: runs without a verdict.
+	Errors int `json:"errors,omitempty"`
 	// Violations counts the violations found, by checker.
 	Violations map[string]int     `json:"violations,omitempty"`
 	Median     scenarios.Duration `json:"median"`
@@ -67,6 +72,12 @@ func (s *Summary) aggregate() {
 		by[o.label()] = append(by[o.label()], o)
 	}
 	s.Scenarios = nil
+	s.HarnessFailures = 0
+	for _, o := range s.Runs {
+		if o.Error != "" {
+			s.HarnessFailures++
+		}
+	}
 	for _, l := range order {
 		runs := by[l]
 		ss := ScenarioSummary{Scenario: l, Expect: runs[0].Expect, Runs: len(runs)}
@@ -131,16 +142,18 @@ func readSummary(path string) (*Summary, error) {
 }
 
 // table writes the summary as a table, then the runs that missed their
-// expectation with the commands that replay them.
+// expectation with the commands that replay them, and the harness
+// failures with their errors and files. HARNESS counts the runs without a
+// verdict, apart from those judged.
 func (s *Summary) table(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tRUNS\tMET\tVIOLATIONS\tMEDIAN")
+	fmt.Fprintln(tw, "SCENARIO\tRUNS\tMET\tHARNESS\tVIOLATIONS\tMEDIAN")
 	for _, ss := range s.Scenarios {
-		met := fmt.Sprintf("%d/%d", ss.Met, ss.Runs)
+		harness := "-"
 		if ss.Errors > 0 {
-			met += fmt.Sprintf(" (%d errors)", ss.Errors)
+			harness = fmt.Sprint(ss.Errors)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%v\n", ss.Scenario, ss.Runs, met, countsText(ss.Violations), ss.Median.D().Round(10*time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\t%s\t%v\n", ss.Scenario, ss.Runs, ss.Met, ss.Runs, harness, countsText(ss.Violations), ss.Median.D().Round(10*time.Millisecond))
 	}
 	tw.Flush() //nolint:errcheck // reported by the writer's owner
 	met := 0
@@ -150,12 +163,20 @@ func (s *Summary) table(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d of %d runs met their expectation (%d planned) in %v.\n", met, len(s.Runs), s.Planned, s.Elapsed.D().Round(time.Second/10))
+	if s.HarnessFailures > 0 {
+		fmt.Fprintf(w, "%d runs have no verdict: their harness failed.\n", s.HarnessFailures)
+	}
 	if s.Interrupted {
 		fmt.Fprintf(w, "Interrupted: %d planned runs did not finish.\n", s.Planned-len(s.Runs))
 	}
 	for _, o := range s.Runs {
-		if !o.Met {
+		if !o.Met && o.Error == "" {
 			fmt.Fprintf(w, "missed: %s seed %s: %s\n  replay: %s\n", o.label(), o.Seed, o.Why, o.Replay)
+		}
+	}
+	for _, o := range s.Runs {
+		if o.Error != "" {
+			fmt.Fprintf(w, "harness failure: %s seed %s: %s\n  files: %s\n", o.label(), o.Seed, o.Error, o.Dir)
 		}
 	}
 }

@@ -1,0 +1,120 @@
+package simrun
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/etcdsim/etcdsim/scenarios"
+)
+
+// The child side of a run in its own process. simrun (or a program built
+// with Main) starts its own binary as
+//
+//	<binary> __run -out DIR [-replay CMD]
+//
+// which runs the scenario in DIR/scenario.json into DIR and exits. It is
+// not a command for people, and help does not list it.
+const childCommand = "__run"
+
+// The files a child and its parent share in the run's directory, beside
+// result.json and history.json.
+const (
+	scenarioFile     = "scenario.json"     // the job, written by the parent
+	childPIDFile     = "child.pid"         // the child's process id, written first
+	childLogFile     = "child.log"         // the child's stdout and stderr, a panic's trace included
+	harnessErrorFile = "harness-error.txt" // why the child has no result
+	processFile      = "process.json"      // the child's procStats once its cluster had closed
+)
+
+// exitHarness is a child's exit code when its run's harness failed; it
+// has written why to harness-error.txt. Exit code 0 means it wrote
+// result.json and history.json, whatever the verdict.
+const exitHarness = 3
+
+// runChildCommand runs one scenario as a child of a simrun that runs each
+// run in its own process, and returns the exit code: 0 with result.json
+// and history.json written; exitHarness or exitInterrupted with
+// harness-error.txt written; anything else (a panic's 2) is a crash.
+func runChildCommand(e *env, args []string) int {
+	fs := flag.NewFlagSet("simrun "+childCommand, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	out := fs.String("out", "", "the run's directory, holding "+scenarioFile)
+	replay := fs.String("replay", "", "the command that replays the run")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *out == "" || fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "simrun %s: usage: simrun %s -out DIR [-replay CMD]\n", childCommand, childCommand)
+		return exitUsage
+	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(e.stderr, "simrun %s: %v\n", childCommand, err)
+		if werr := os.WriteFile(filepath.Join(*out, harnessErrorFile), []byte(err.Error()+"\n"), 0o644); werr != nil {
+			fmt.Fprintf(e.stderr, "simrun %s: %v\n", childCommand, werr)
+		}
+		return code
+	}
+	if err := os.WriteFile(filepath.Join(*out, childPIDFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return fail(exitHarness, err)
+	}
+	s, err := childScenario(filepath.Join(*out, scenarioFile), e.all())
+	if err != nil {
+		return fail(exitHarness, err)
+	}
+	_, err = scenarios.Run(e.ctx, s, scenarios.Options{Out: *out, Replay: *replay})
+	if b, jerr := json.Marshal(sampleProc()); jerr == nil {
+		os.WriteFile(filepath.Join(*out, processFile), b, 0o644) //nolint:errcheck // the stats are optional
+	}
+	if err != nil {
+		if e.ctx.Err() != nil {
+			return fail(exitInterrupted, err)
+		}
+		return fail(exitHarness, err)
+	}
+	return exitOK
+}
+
+// childScenario reads the scenario a child is to run.
+//
+// A scenario crosses the process boundary as JSON, and JSON cannot carry a
+// program's own recipe (Workload.Lock, Election and Registrar are
+// json:"-"). The child is the same binary as its parent, started with the
+// same extra scenarios, so it takes the recipe values from the scenario of
+// the same name among the registered and extra ones, as replay does; every
+// other field comes from the JSON, so seeds, -duration, -members and a
+// campaign's overrides hold. The recipe must be the one the JSON names: a
+// program whose scenarios differ from run to run is an error, not a run of
+// some other recipe.
+func childScenario(path string, all []scenarios.Scenario) (scenarios.Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return scenarios.Scenario{}, fmt.Errorf("%w: %w", scenarios.ErrHarness, err)
+	}
+	defer f.Close()
+	s, err := scenarios.ReadScenario(f)
+	if err != nil {
+		return scenarios.Scenario{}, fmt.Errorf("%w: %s: %w", scenarios.ErrHarness, path, err)
+	}
+	if own, ok := find(all, s.Name); ok {
+		if own.Workload.Recipe != s.Workload.Recipe {
+			return scenarios.Scenario{}, fmt.Errorf("%w: %s: scenario %s runs recipe %q here, but %q in the parent",
+				scenarios.ErrHarness, path, s.Name, own.Workload.Recipe, s.Workload.Recipe)
+		}
+		withOwnRecipe(&s, own)
+	}
+	return s, nil
+}
+
+// withOwnRecipe gives s the recipe values of own, a scenario of the same
+// name this program has: what a scenario's JSON cannot hold.
+func withOwnRecipe(s *scenarios.Scenario, own scenarios.Scenario) {
+	s.Workload.Lock, s.Workload.Election, s.Workload.Registrar = own.Workload.Lock, own.Workload.Election, own.Workload.Registrar
+}
+
+// errNoChild is returned where child processes are not supported.
+var errNoChild = errors.New("simrun: runs in child processes are supported on Linux only; use -inprocess")

@@ -1,0 +1,231 @@
+package simrun
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/etcdsim/etcdsim/scenarios"
+)
+
+// childGrace is how long a child has, once told to stop (SIGTERM), to heal
+// and close its cluster before it is killed.
+const childGrace = 3 * time.Second
+
+// runner says where runs go: into child processes of their own, or into
+// this process.
+type runner struct {
+	// inProcess runs every run in this process.
+	inProcess bool
+	// exe is the binary a child runs: this program's own.
+	exe string
+	// timeout bounds each run; 0 means budget(s).
+	timeout time.Duration
+}
+
+// limit is how long the run of s may take.
+func (r runner) limit(s scenarios.Scenario) time.Duration {
+	if r.timeout > 0 {
+		return r.timeout
+	}
+	return budget(s)
+}
+
+// defaultInProcess says whether runs stay in this process when -inprocess
+// is not given. They do in a test binary (its name ends in .test): started
+// again with a child's arguments it would run its tests, not simrun, so a
+// go test that calls Run runs in process. They do where child processes
+// are not supported, and when the binary cannot be found.
+func defaultInProcess() bool {
+	if !childSupported {
+		return true
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return true
+	}
+	return strings.HasSuffix(strings.TrimSuffix(filepath.Base(exe), ".exe"), ".test")
+}
+
+// runChild runs j in a child process into dir, under the deadline limit,
+// and reads back its result and its process stats. Whatever goes wrong —
+// the deadline passed, the child crashed, was killed, failed its harness,
+// or left no result, a truncated one or another run's — is an error
+// wrapping scenarios.ErrHarness that names the run and the file, and the
+// files the child left stay in dir. When ctx ends the child is told to
+// stop and has childGrace to heal and close before it is killed; runChild
+// returns once it has exited.
+func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit time.Duration) (*scenarios.Result, *procStats, error) {
+	s := j.scenario
+	run := fmt.Sprintf("%s seed %s", j.label(), s.Seed)
+	harness := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", scenarios.ErrHarness, run, fmt.Sprintf(format, args...))
+	}
+	if err := prepareChildDir(dir, s); err != nil {
+		return nil, nil, harness("%v", err)
+	}
+	// The child's temp files (its members' data) go to a directory of its
+	// own, removed once it has exited, even if it had to be killed.
+	tmp, err := os.MkdirTemp("", "etcdsim-child-")
+	if err != nil {
+		return nil, nil, harness("%v", err)
+	}
+	defer os.RemoveAll(tmp)
+	logPath := filepath.Join(dir, childLogFile)
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, nil, harness("%v", err)
+	}
+	defer log.Close()
+
+	cmd := exec.Command(r.exe, childCommand, "-out", dir, "-replay", replay)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	setChildGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, nil, harness("starting the child process: %v", err)
+	}
+	pid := cmd.Process.Pid
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	var stopped string // why simrun stopped the child, if it did
+	var werr error
+	select {
+	case werr = <-waited:
+	case <-timer.C:
+		stopped = fmt.Sprintf("timed out after %v", limit)
+		werr = stopChild(pid, waited)
+	case <-ctx.Done():
+		stopped = "interrupted"
+		werr = stopChild(pid, waited)
+	}
+	stats := readProcStats(filepath.Join(dir, processFile))
+	said := childSaid(dir, logPath)
+	if stopped != "" {
+		return nil, stats, harness("%s; the child process %d %s%s; its files are in %s", stopped, pid, exitText(werr), said, dir)
+	}
+	if werr != nil {
+		return nil, stats, harness("the child process %d %s without writing %s%s; its files are in %s",
+			pid, exitText(werr), filepath.Join(dir, "result.json"), said, dir)
+	}
+	res, err := readChildResult(dir, s)
+	if err != nil {
+		return nil, stats, harness("the child process %d exited 0, but %v", pid, err)
+	}
+	return res, stats, nil
+}
+
+// prepareChildDir makes dir, removes what an earlier run into it left
+// that would be read back as this run's, and writes the job.
+func prepareChildDir(dir string, s scenarios.Scenario) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range []string{"result.json", "history.json", harnessErrorFile, processFile, childPIDFile} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	b, err := s.MarshalIndent()
+	if err != nil {
+		return fmt.Errorf("encoding the scenario: %w", err)
+	}
+	return os.WriteFile(filepath.Join(dir, scenarioFile), append(b, '\n'), 0o644)
+}
+
+// stopChild tells the child's process group to stop, kills it if it has
+// not exited after childGrace, and returns how it exited.
+func stopChild(pid int, waited <-chan error) error {
+	signalGroup(pid, syscall.SIGTERM) //nolint:errcheck // it may have exited already
+	t := time.NewTimer(childGrace)
+	defer t.Stop()
+	select {
+	case err := <-waited:
+		return err
+	case <-t.C:
+		signalGroup(pid, syscall.SIGKILL) //nolint:errcheck // it may have exited already
+		return <-waited
+	}
+}
+
+// exitText says how a child exited, for an error message.
+func exitText(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "was killed by " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exited with code %d", ee.ExitCode())
+	}
+	if err != nil {
+		return "failed: " + err.Error()
+	}
+	return "exited 0"
+}
+
+// childSaid returns what a child said of its failure, as ": ..." to add
+// to an error: harness-error.txt if it wrote one, else the first line of a
+// panic or fatal error in its log, and "" if neither.
+func childSaid(dir, logPath string) string {
+	if b, err := os.ReadFile(filepath.Join(dir, harnessErrorFile)); err == nil {
+		return ": " + strings.TrimSpace(string(b))
+	}
+	f, err := os.Open(logPath)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+			return fmt.Sprintf(": %s (the trace is in %s)", l, logPath)
+		}
+	}
+	return ""
+}
+
+// readChildResult reads the result a child wrote into dir and checks that
+// it is the run of s, with its whole history.
+func readChildResult(dir string, s scenarios.Scenario) (*scenarios.Result, error) {
+	path := filepath.Join(dir, "result.json")
+	res, err := scenarios.ReadResult(path)
+	if err != nil {
+		return nil, fmt.Errorf("its result cannot be read: %w", err)
+	}
+	if res.Scenario.Name != s.Name || res.Scenario.Seed != s.Seed {
+		return nil, fmt.Errorf("%s holds a run of %s seed %s, not of %s seed %s", path, res.Scenario.Name, res.Scenario.Seed, s.Name, s.Seed)
+	}
+	hp := filepath.Join(dir, "history.json")
+	if _, err := os.Stat(hp); err != nil {
+		return nil, fmt.Errorf("it wrote no history beside %s: %w", path, err)
+	}
+	if n := len(res.History().Ops); n != res.Ops {
+		return nil, fmt.Errorf("%s holds %d operations, but %s counts %d", hp, n, path, res.Ops)
+	}
+	return res, nil
+}
+
+// readProcStats reads the process stats a child wrote, or returns nil.
+func readProcStats(path string) *procStats {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var p procStats
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil
+	}
+	return &p
+}
