@@ -142,8 +142,9 @@ func (r *runner) arm(triggers []Trigger, seeds []uint64) []*armedTrigger {
 }
 
 // close ends the run, whatever state it is in: it disarms the triggers,
-// waits for the ones injecting, heals every active fault, and waits until
-// the cluster is healthy. It returns every error of the run.
+// waits for the ones injecting, heals every active fault, and — unless the
+// caller's context ended — waits until the cluster is healthy. It returns
+// every error of the run.
 func (r *runner) close() error {
 	r.env.mu.Lock()
 	r.env.armed = slices.DeleteFunc(r.env.armed, func(t *armedTrigger) bool { return t.run == r })
@@ -153,6 +154,11 @@ func (r *runner) close() error {
 	r.mu.Unlock()
 	r.firing.Wait()
 	r.healAll()
+	if r.ctx.Err() != nil && !errors.Is(context.Cause(r.ctx), errStopped) {
+		// The caller's context ended: it is leaving, and will close the
+		// cluster rather than wait for it to recover.
+		return errors.Join(r.errs...)
+	}
 	if err := r.env.settle(r.ctx); err != nil {
 		r.errs = append(r.errs, err)
 	}

@@ -2,13 +2,14 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
 // Running is a schedule running in a goroutine of its own, started by
 // Start.
 type Running struct {
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	done   chan struct{}
 	err    error // set before done is closed
 }
@@ -18,16 +19,16 @@ type Running struct {
 // armed: an operation recorded from then on fires them. A panic in the
 // schedule is healed like any end and reported by Wait as an error.
 func Start(ctx context.Context, env *Env, s Schedule) (*Running, error) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	run, err := s.Arm(ctx, env)
 	if err != nil {
-		cancel()
+		cancel(nil)
 		return nil, err
 	}
 	r := &Running{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
-		defer cancel()
+		defer cancel(nil)
 		defer func() {
 			if p := recover(); p != nil {
 				r.err = fmt.Errorf("faults: the schedule panicked (its faults were healed): %v", p)
@@ -44,9 +45,14 @@ func (r *Running) Wait() error {
 	return r.err
 }
 
-// Stop ends the schedule early, waits until every fault is healed, and
-// returns the run's error. It is safe to call more than once.
+// Stop ends the schedule early, waits until every fault is healed and the
+// cluster is healthy again, and returns the run's error. It is safe to
+// call more than once.
 func (r *Running) Stop() error {
-	r.cancel()
+	r.cancel(errStopped)
 	return r.Wait()
 }
+
+// errStopped is the cause a schedule's context ends with when Stop ends
+// it: the schedule is over, not abandoned, so the cluster is settled.
+var errStopped = errors.New("faults: the schedule was stopped")

@@ -10,9 +10,11 @@ import (
 
 // Schedule is a plan of faults over time that Run (or Start) carries out
 // against an Env. Carrying it out heals every fault it injected before it
-// returns — when the schedule is over, when ctx ends, and when a fault
-// panics — and then waits until the cluster is healthy: every member up, a
-// leader agreed, a read through every member.
+// returns — when the schedule is over, when it is stopped, when ctx ends,
+// and when a fault panics — and then, unless ctx ended (its caller is
+// leaving, and closes the cluster rather than wait), waits until the
+// cluster is healthy: every member up, a leader agreed, a read through
+// every member.
 //
 // Timeline and Nemesis are schedules. A schedule of your own can arm
 // triggers by arming a Timeline of them inside its Arm.
