@@ -163,7 +163,7 @@ func exitText(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by " + ws.Signal().String()
+			return fmt.Sprintf("was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
 		}
 		return fmt.Sprintf("exited with code %d", ee.ExitCode())
 	}

@@ -176,7 +176,7 @@ func (s *Summary) table(w io.Writer) {
 	}
 	for _, o := range s.Runs {
 		if o.Error != "" {
-			fmt.Fprintf(w, "harness failure: %s seed %s: %s\n  files: %s\n", o.label(), o.Seed, o.Error, o.Dir)
+			fmt.Fprintf(w, "no verdict: %s seed %s: %s\n", o.label(), o.Seed, o.Error)
 		}
 	}
 }

@@ -1,0 +1,133 @@
+package simrun_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestChildProcessFailures runs, each in its child process, a recipe whose
+// Lock blocks forever ignoring its context, one whose Lock panics, and a
+// sound scenario. The first two must be recorded as harness failures — a
+// timeout and a panic, each naming its files — while the third is judged
+// and meets its expectation; simrun exits 1 and leaves no child behind.
+func TestChildProcessFailures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program and runs real clusters in child processes for about 25s")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "badsim")
+	if b, err := exec.Command("go", "build", "-o", bin, "./testdata/badsim").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./testdata/badsim: %v\n%s", err, b)
+	}
+	tmp, out := t.TempDir(), filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "run", "-parallel", "3", "-run-timeout", "20s", "-out", out,
+		"lock/hang/healthy", "lock/panic/healthy", short)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("exit: %v, want exit code 1", err)
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("stdout:\n%s\nstderr:\n%s", &stdout, &stderr)
+		}
+	}()
+
+	var sum struct {
+		HarnessFailures int `json:"harness_failures"`
+		Runs            []struct {
+			Name  string `json:"name"`
+			Dir   string `json:"dir"`
+			Met   bool   `json:"met"`
+			Error string `json:"error"`
+		} `json:"runs"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.HarnessFailures != 2 {
+		t.Errorf("summary.json: harness_failures %d, want 2", sum.HarnessFailures)
+	}
+	want := map[string][]string{ // what each run's error must say; nil: judged, no error
+		"lock/hang/healthy":  {"lock/hang/healthy seed 1", "timed out after 20s", "lock-hang-healthy/seed-1"},
+		"lock/panic/healthy": {"lock/panic/healthy seed 1", "panic: badsim: this Lock panics", "child.log", "result.json"},
+		short:                nil,
+	}
+	if len(sum.Runs) != len(want) {
+		t.Errorf("summary.json has %d runs, want %d", len(sum.Runs), len(want))
+	}
+	for _, r := range sum.Runs {
+		says, ok := want[r.Name]
+		if !ok {
+			t.Errorf("summary.json has a run of %s", r.Name)
+			continue
+		}
+		if says == nil {
+			if r.Error != "" || !r.Met {
+				t.Errorf("%s: met %v, error %q; want judged and met", r.Name, r.Met, r.Error)
+			}
+		} else {
+			if r.Met || r.Error == "" {
+				t.Errorf("%s: met %v, error %q; want a harness failure", r.Name, r.Met, r.Error)
+			}
+			for _, w := range says {
+				if !strings.Contains(r.Error, w) {
+					t.Errorf("%s: the error does not say %q: %s", r.Name, w, r.Error)
+				}
+			}
+		}
+		noChildLeft(t, filepath.Join(out, r.Dir))
+	}
+	if !strings.Contains(stdout.String(), "HARNESS") {
+		t.Errorf("the summary table has no HARNESS column:\n%s", &stdout)
+	}
+	noTempLeft(t, tmp)
+}
+
+// noChildLeft fails the test if the child process whose pid is in
+// runDir/child.pid is still alive.
+func noChildLeft(t *testing.T, runDir string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(runDir, "child.pid"))
+	if err != nil {
+		t.Errorf("the run's child wrote no pid: %v", err)
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Errorf("%s: %v", runDir, err)
+		return
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the child process %d of %s is still there (kill -0: %v)", pid, runDir, err)
+	}
+}
+
+// noTempLeft fails the test if an etcdsim temp directory is left in tmp.
+func noTempLeft(t *testing.T, tmp string) {
+	t.Helper()
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		if strings.HasPrefix(e.Name(), "etcdsim") {
+			t.Errorf("left behind in TMPDIR: %s", e.Name())
+		}
+	}
+}

@@ -1,0 +1,46 @@
+// Command badsim is a simrun whose own scenarios run deliberately bad
+// recipes, for simrun's tests of runs in child processes: one lock's Lock
+// blocks forever, ignoring its context, and another's panics.
+//
+//	go build -o badsim ./testdata/badsim
+//	badsim run -run-timeout 20s lock/hang/healthy lock/panic/healthy
+package main
+
+import (
+	"context"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/cmd/simrun/simrun"
+	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/scenarios"
+)
+
+func main() {
+	simrun.Main(
+		healthy(lock.Recipe{Name: "hang", Summary: "Lock blocks forever, ignoring its context",
+			New: func(*clientv3.Client, string, lock.Options) (lock.Locker, error) { return hang{}, nil }}),
+		healthy(lock.Recipe{Name: "panic", Summary: "Lock panics",
+			New: func(*clientv3.Client, string, lock.Options) (lock.Locker, error) { return panics{}, nil }}),
+	)
+}
+
+// healthy is a short run of r on a healthy cluster.
+func healthy(r lock.Recipe) scenarios.Scenario {
+	return scenarios.Scenario{
+		Name:     "lock/" + r.Name + "/healthy",
+		Workload: scenarios.Workload{Family: scenarios.FamilyLock, Recipe: r.Name, Clients: 1, Duration: scenarios.Duration(2 * time.Second), Lock: &r},
+		Seed:     1,
+	}
+}
+
+// hang is a Locker whose Lock never returns.
+type hang struct{}
+
+func (hang) Lock(context.Context) (lock.Held, error) { select {} }
+
+// panics is a Locker whose Lock panics.
+type panics struct{}
+
+func (panics) Lock(context.Context) (lock.Held, error) { panic("badsim: this Lock panics") }
