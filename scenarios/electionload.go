@@ -124,7 +124,7 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 			case cli.Ctx().Err() != nil:
 				t.abandon() // the process crashed and the run ended before it came back
 			default:
-				t.resign(ctx, wl.Patience.D())
+				t.resign(ctx, wl.Patience.D(), wl.TTL.D())
 			}
 			return nil
 		case err != nil:
@@ -205,7 +205,7 @@ func (w *world) office(ctx context.Context, t *leaderTerm, store *lock.FencedRes
 		return err
 	}
 	return w.step(ctx, t.name, func() error {
-		t.resign(ctx, w.s.Workload.Patience.D())
+		t.resign(ctx, w.s.Workload.Patience.D(), w.s.Workload.TTL.D())
 		return nil
 	})
 }
@@ -356,16 +356,17 @@ func (t *leaderTerm) unwatch() {
 	t.wg.Wait()
 }
 
-// resign resigns, waiting at most timeout, and records it unless the term
+// resign resigns, waiting at most timeout (and grace once ctx has ended),
+// and records it unless the term
 // had ended already. A leader told it no longer leads (ErrNotLeader)
 // leads no more: that is recorded as done.
-func (t *leaderTerm) resign(ctx context.Context, timeout time.Duration) {
-	ctx = context.WithoutCancel(ctx) // a resign is finished even as the run ends
+func (t *leaderTerm) resign(ctx context.Context, timeout, grace time.Duration) {
+	rctx, cancel := finishing(ctx, timeout, grace) // a resign goes on as the run ends, for grace more
+	ctx = context.WithoutCancel(ctx)
 	var p *checker.Pending
 	if t.claim() {
 		p = t.rec.Invoke(ctx, t.name, checker.KindResign, t.key, checker.Input{})
 	}
-	rctx, cancel := context.WithTimeout(ctx, timeout)
 	err := t.l.Resign(rctx)
 	cancel()
 	t.unwatch()

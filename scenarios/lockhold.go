@@ -61,7 +61,7 @@ func (w *world) hold(ctx context.Context, name string, h lock.Held, res *lockRes
 		}
 	}
 	return w.step(ctx, name, func() error {
-		release(ctx, w.env.Recorder(), name, wl.Key, h)
+		release(ctx, w.env.Recorder(), name, wl.Key, h, wl.TTL.D())
 		return nil
 	})
 }

@@ -151,7 +151,7 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 			continue
 		case ctx.Err() != nil:
 			if held != nil && !p.crashed() { // a crash ended the hold already
-				release(ctx, rec, name, key, held)
+				release(ctx, rec, name, key, held, wl.TTL.D())
 			}
 			return nil
 		case err != nil:
@@ -165,12 +165,13 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 }
 
 // release unlocks h and records it. A holder that finds it had lost the
-// lock (ErrNotHeld) holds it no more: that is recorded as done.
-func release(ctx context.Context, rec *checker.Recorder, name, key string, h lock.Held) {
+// lock (ErrNotHeld) holds it no more: that is recorded as done. The
+// release goes on as the run ends, for at most grace more.
+func release(ctx context.Context, rec *checker.Recorder, name, key string, h lock.Held, grace time.Duration) {
 	p := rec.Invoke(ctx, name, checker.KindRelease, key, checker.Input{})
-	ctx = context.WithoutCancel(ctx) // a release is finished even as the run ends
-	uctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	uctx, cancel := finishing(ctx, 10*time.Second, grace)
 	defer cancel()
+	ctx = context.WithoutCancel(ctx)
 	switch err := h.Unlock(uctx); {
 	case err == nil:
 		p.OK(ctx, checker.Output{})
@@ -179,6 +180,24 @@ func release(ctx context.Context, rec *checker.Recorder, name, key string, h loc
 	default:
 		p.Unknown(ctx, err)
 	}
+}
+
+// finishing returns a context for work that must finish even as ctx
+// ends — a release, a resign — bounded by limit, and by grace once ctx
+// has ended, so that a run that is stopped or interrupted waits for it no
+// longer than that. Its cancel must be called.
+func finishing(ctx context.Context, limit, grace time.Duration) (context.Context, context.CancelFunc) {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
+	stop := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-fctx.Done():
+		}
+	})
+	return fctx, func() { stop(); cancel() }
 }
 
 // step runs one step of client (or thread) name once the gate lets its
