@@ -81,5 +81,5 @@ func ExampleRecipes() {
 	// shared-session           broken: violation of mutual-exclusion (overlap)
 	// setnx                    broken: violation of liveness (starvation)
 	// delete-name              broken: violation of mutual-exclusion (overlap)
-	// serializable-check       broken: violation of mutual-exclusion (stale-write)
+	// serializable-check       broken: violation of mutual-exclusion (overlap)
 }
