@@ -16,7 +16,7 @@ import (
 
 var campaignCommand = &command{
 	name:  "campaign",
-	usage: "-f FILE [-shard i/n | -shard auto [-shards N]] [-parallel P] [-out DIR]",
+	usage: "-f FILE [-shard i/n | -shard auto [-shards N]] [-parallel P] [-out DIR] [-run-timeout D] [-inprocess]",
 	summary: "run a YAML matrix of scenarios × members × overrides × seeds, or one shard of it;\n" +
 		"the file's form is documented in package simrun (campaignFile)",
 	flags: func(fs *flag.FlagSet) { new(campaignFlags).register(fs) },

@@ -1,20 +1,38 @@
 // Package simrun is the simrun command: it lists, runs, replays and
-// campaigns etcdsim scenarios, each a real embedded etcd cluster in this
-// process, and summarizes what the checkers found.
+// campaigns etcdsim scenarios, each a real embedded etcd cluster, and
+// summarizes what the checkers found.
 //
 //	simrun list [-json]
-//	simrun run [-seed N] [-runs N] [-parallel P] [-duration D] [-members M] [-out DIR] NAME...
-//	simrun gallery [-parallel P] [-out DIR]
+//	simrun run [-seed N] [-runs N] [-parallel P] [-duration D] [-members M] [-out DIR] [-run-timeout D] [-inprocess] NAME...
+//	simrun gallery [-parallel P] [-out DIR] [-run-timeout D] [-inprocess]
 //	simrun replay [-out DIR] RESULT.json
-//	simrun campaign -f FILE [-shard i/n | -shard auto -shards N] [-parallel P] [-out DIR]
+//	simrun campaign -f FILE [-shard i/n | -shard auto -shards N] [-parallel P] [-out DIR] [-run-timeout D] [-inprocess]
 //	simrun merge -out DIR SHARD-DIR...
+//
+// Each run of run, gallery and campaign goes to a child process of its
+// own: simrun starts its own binary again with a hidden command, __run,
+// which runs the scenario the parent wrote to DIR/scenario.json into DIR
+// (result.json, history.json, child.log with its output, child.pid) and
+// exits; the parent reads the result back. A run that panics, is killed,
+// exits nonzero, leaves no result, a truncated one or another run's, or
+// outlives its deadline (its workload's duration plus 2m, or -run-timeout)
+// is a harness failure: it has no verdict, its error names the run and its
+// files, which stay, and the batch goes on. The child's process group is
+// sent SIGTERM when simrun is interrupted or the deadline passes, and
+// SIGKILL 3s later; it dies with simrun, and its temporary files are
+// removed whatever became of it. A scenario's JSON cannot carry a
+// program's own recipe, so a child takes the recipe from the scenario of
+// the same name its program has (see childScenario): a program that calls
+// Run itself must pass it its arguments unchanged. -inprocess keeps the
+// runs in simrun, as they were before: for a debugger, and the default in
+// a test binary, which started again would run its tests.
 //
 // Exit codes: 0 when every run met its expectation; 1 when one did not,
 // or the harness failed in one; 2 for a usage or configuration error,
 // reported before any cluster starts; 130 when simrun was interrupted
 // (SIGINT or SIGTERM): it starts no more runs, lets the running ones heal
 // and close their clusters, and writes the results so far and the
-// summary. A second signal kills it at once.
+// summary. A second signal kills it at once, and its child processes with it.
 //
 // A program of your own gets a full simrun with your scenarios added to
 // the registered ones:

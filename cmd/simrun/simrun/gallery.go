@@ -4,7 +4,7 @@ import "flag"
 
 var galleryCommand = &command{
 	name:    "gallery",
-	usage:   "[-parallel P] [-out DIR]",
+	usage:   "[-parallel P] [-out DIR] [-run-timeout D] [-inprocess]",
 	summary: "run every registered scenario once, with its own seed",
 	flags:   func(fs *flag.FlagSet) { new(batchFlags).register(fs) },
 }

@@ -10,7 +10,7 @@ import (
 
 var runCommand = &command{
 	name:    "run",
-	usage:   "[-seed N] [-runs N] [-parallel P] [-duration D] [-members M] [-out DIR] NAME...",
+	usage:   "[-seed N] [-runs N] [-parallel P] [-duration D] [-members M] [-out DIR] [-run-timeout D] [-inprocess] NAME...",
 	summary: "run the scenarios NAME... (exact names, prefixes such as lock/, or globs such as lock/*/pause-*)",
 	flags:   func(fs *flag.FlagSet) { new(runFlags).register(fs) },
 }
