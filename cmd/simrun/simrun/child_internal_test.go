@@ -1,0 +1,77 @@
+package simrun
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/scenarios"
+)
+
+// TestReadChildResult breaks a child's result in each way a parent must
+// refuse: none, truncated, another run's, without its history.
+func TestReadChildResult(t *testing.T) {
+	s := scenarios.Scenario{Name: "lock/mutex/healthy", Seed: 7}
+	tests := []struct {
+		name    string
+		result  string // "" writes none
+		history string // "" writes none
+		want    []string
+	}{
+		{"none", "", "", []string{"result.json", "cannot be read"}},
+		{"truncated", `{"version": 1, "scenario": {"name": "lock/mutex/heal`, "", []string{"result.json", "cannot be read"}},
+		{"foreign", `{"version": 1, "scenario": {"name": "lock/v3lock/healthy", "seed": "7"}}`, "", []string{"holds a run of lock/v3lock/healthy seed 7, not of lock/mutex/healthy seed 7"}},
+		{"no history", `{"version": 1, "scenario": {"name": "lock/mutex/healthy", "seed": "7"}}`, "", []string{"no history beside", "result.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.result != "" {
+				if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(tt.result), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := readChildResult(dir, s)
+			if err == nil {
+				t.Fatal("readChildResult accepted it")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the error does not say %q: %v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// TestChildScenario: a child takes a program's own recipe from the
+// scenario of the same name, and every other field from the JSON.
+func TestChildScenario(t *testing.T) {
+	r := lock.Recipe{Name: "mine", New: func(*clientv3.Client, string, lock.Options) (lock.Locker, error) { return nil, nil }}
+	own := scenarios.Scenario{Name: "lock/mine/healthy", Seed: 1,
+		Workload: scenarios.Workload{Family: scenarios.FamilyLock, Recipe: "mine", Lock: &r}}
+	job := own
+	job.Seed, job.Cluster.Members, job.Workload.Lock = 9, 5, nil
+
+	dir := t.TempDir()
+	if err := prepareChildDir(dir, job); err != nil {
+		t.Fatal(err)
+	}
+	got, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Workload.Lock != &r || got.Seed != 9 || got.Cluster.Members != 5 {
+		t.Errorf("got recipe %p seed %s members %d; want %p, 9, 5", got.Workload.Lock, got.Seed, got.Cluster.Members, &r)
+	}
+
+	other := own
+	other.Workload.Recipe = "theirs"
+	if _, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `recipe "theirs" here, but "mine"`) {
+		t.Errorf("a scenario whose recipe differs in the child: %v", err)
+	}
+}
