@@ -424,3 +424,24 @@ func TestMutualExclusionMaxViolations(t *testing.T) {
 		})
 	}
 }
+
+// A lost update is told once, at the first read that misses it, not again
+// at every later read; a read that misses one more is told.
+func TestLostCounterUpdatesToldOnce(t *testing.T) {
+	h := hist(
+		mk("c1", KindCounterIncr, "/n", 0, 1),
+		mk("c2", KindCounterIncr, "/n", 0.5, 1.5),
+		mk("c1", KindCounterRead, "/n", 2, 2.1, withOut(Output{Count: 1})),
+		mk("c2", KindCounterRead, "/n", 3, 3.1, withOut(Output{Count: 1})),
+		mk("c3", KindCounterIncr, "/n", 4, 4.5),
+		mk("c3", KindCounterIncr, "/n", 5, 5.5),
+		mk("c1", KindCounterRead, "/n", 6, 6.1, withOut(Output{Count: 2})),
+	)
+	res := MutualExclusion(h, MutexOptions{})
+	if res.Verdict != VerdictViolation || len(res.Violations) != 2 {
+		t.Fatalf("verdict %s with %d violations, want a violation told twice: %+v", res.Verdict, len(res.Violations), res.Violations)
+	}
+	if got := res.Metrics["lost_counter_updates"]; got != 2 {
+		t.Errorf("lost_counter_updates = %v, want 2", got)
+	}
+}

@@ -223,6 +223,8 @@ func checkCounters(h *History, rep *report) int {
 		}
 		slices.Sort(okReturns)
 		slices.Sort(mayCalls)
+		slices.SortFunc(reads, func(a, b int) int { return cmp.Compare(h.Ops[a].Call, h.Ops[b].Call) })
+		reported := 0 // the largest deficit reported: a lost update is told once, not at every later read
 		for _, ri := range reads {
 			r := &h.Ops[ri]
 			// Increments that returned before the read was called.
@@ -230,8 +232,9 @@ func checkCounters(h *History, rep *report) int {
 			// Increments called by the time the read returned.
 			most := sort.Search(len(mayCalls), func(i int) bool { return mayCalls[i] > r.Return })
 			switch got := r.Output.Count; {
-			case got < int64(least):
-				lost += least - int(got)
+			case got < int64(least) && least-int(got) > reported:
+				lost += least - int(got) - reported
+				reported = least - int(got)
 				rep.violation(ViolationLostUpdate, []*Operation{r},
 					"%s read the counter guarded by lock %s as %d at %s, but %d increments had completed before the read began: %s",
 					r.Client, k, got, fmtTime(r.Call), least, plural(least-int(got), "lost update"))
