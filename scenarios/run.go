@@ -72,7 +72,9 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	res.Timings.Start = Duration(time.Since(t0))
 
 	t1 := time.Now()
+	stopLeaders := watchLeaders(ctx, c, rec)
 	werr, serr := s.drive(ctx, env)
+	stopLeaders()
 	res.Timings.Workload = Duration(time.Since(t1))
 	if serr != nil {
 		res.ScheduleErr = serr.Error()
