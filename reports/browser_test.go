@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/etcdsim/etcdsim/reports"
+	"github.com/etcdsim/etcdsim/scenarios"
 )
 
 // browser is a headless Chromium that records every console error,
@@ -150,10 +151,24 @@ func TestPagesInBrowser(t *testing.T) {
 			b.open(t, filepath.Join(dir, run, "report.html"))
 			clients := map[string]bool{}
 			for _, op := range r.History.Ops {
-				clients[op.Client] = true
+				if op.Kind != scenarios.KindLeader {
+					clients[op.Client] = true
+				}
 			}
-			if got := evaluate[int](t, b, `document.querySelectorAll('#tl .row').length`); got != len(clients) {
-				t.Errorf("timeline has %d rows, want one per client: %d", got, len(clients))
+			if got := evaluate[int](t, b, `document.querySelectorAll('#tl .row').length`); got != len(clients)+1 {
+				t.Errorf("timeline has %d rows, want one per client plus the members row: %d", got, len(clients)+1)
+			}
+			if got := evaluate[string](t, b, `document.querySelector('#tl .row').dataset.client`); got != "members" {
+				t.Errorf("the timeline's first row is %q, want members", got)
+			}
+			kills := 0
+			for _, f := range r.History.Faults {
+				if strings.HasPrefix(f.Name, "kill(") {
+					kills++
+				}
+			}
+			if got := evaluate[int](t, b, `document.querySelectorAll('#tl .row.members .member-down').length`); got != kills {
+				t.Errorf("the members row has %d kill marks, want one per kill: %d", got, kills)
 			}
 			if got := evaluate[int](t, b, `document.querySelectorAll('#tl .band').length`); got != len(r.History.Faults) {
 				t.Errorf("timeline has %d fault bands, want one per fault: %d", got, len(r.History.Faults))

@@ -21,24 +21,27 @@ const (
 	tlMinScale   = 60   // and draws at least this many pixels a second
 )
 
-// timeline is what the run page draws: a row per client with its
-// operations, and a band per fault event.
+// timeline is what the run page draws: a row for the cluster's members
+// (see memberShapes), a row per client with its operations, and a band
+// per fault event.
 type timeline struct {
 	Scale    float64 // pixels a second, initially
 	Seconds  float64 // the run's length
 	Width    float64 // Seconds*Scale
 	Height   float64
-	RowsTop  float64 // where the first row begins
-	Rows     []tlRow
+	RowsTop  float64 // where the first row, the members row, begins
+	Rows     []tlRow // the members row, then a row per client
+	Labels   []tlLabel
 	Bands    []tlBand
 	Ticks    []tlTick
 	Violated map[int]bool // operations some violation names
 }
 
 type tlRow struct {
-	Client string
-	Y      float64
-	Shapes []tlShape
+	Client  string
+	Members bool // the members row
+	Y       float64
+	Shapes  []tlShape
 }
 
 // tlShape is one mark in a row. X and W are in seconds; Y and H in
@@ -109,15 +112,20 @@ func buildTimeline(h *checker.History, violated map[int]bool) *timeline {
 		nLanes = max(nLanes, l+1)
 	}
 	tl.RowsTop = tlAxisHeight + float64(nLanes)*tlLaneHeight
+	tl.Rows = append(tl.Rows, tlRow{Client: membersRow, Members: true, Y: tl.RowsTop})
 	rowOf := map[string]int{}
 	for i, c := range clients {
-		rowOf[c] = i
-		tl.Rows = append(tl.Rows, tlRow{Client: c, Y: tl.RowsTop + float64(i)*tlRowHeight})
+		rowOf[c] = i + 1
+		tl.Rows = append(tl.Rows, tlRow{Client: c, Y: tl.clientY(i)})
 	}
-	tl.Height = tl.RowsTop + float64(len(clients))*tlRowHeight + 4
+	tl.Height = tl.clientY(len(clients)) + 4
+	tl.Rows[0].Shapes, tl.Labels = tl.memberShapes(h, tl.RowsTop, end)
 
 	for i := range h.Ops {
 		op := &h.Ops[i]
+		if isLeaderOp(op) {
+			continue
+		}
 		row := &tl.Rows[rowOf[op.Client]]
 		row.Shapes = append(row.Shapes, tl.opShapes(h, op, row.Y, end)...)
 	}
@@ -127,6 +135,10 @@ func buildTimeline(h *checker.History, violated map[int]bool) *timeline {
 	tl.Ticks = ticks(tl.Seconds, tl.Scale)
 	return tl
 }
+
+// clientY is where the row of the i-th client begins, below the members
+// row.
+func (tl *timeline) clientY(i int) float64 { return tl.RowsTop + float64(i+1)*tlRowHeight }
 
 // opShapes draws one operation: a short span from call to return; for an
 // unknown outcome an open, dashed span to the end of the run; for a crash
@@ -245,11 +257,11 @@ func (tl *timeline) band(i int, f checker.FaultEvent, lane int, clients []string
 		for k+1 < len(clients) && hit[k+1] {
 			k++
 		}
-		y0 := tl.RowsTop + float64(j)*tlRowHeight
+		y0 := tl.clientY(j)
 		if len(b.Extents) == 0 {
 			y0 = top // the first stretch reaches up to the label
 		}
-		b.Extents = append(b.Extents, tlExtent{Y: y0, H: tl.RowsTop + float64(k+1)*tlRowHeight - y0})
+		b.Extents = append(b.Extents, tlExtent{Y: y0, H: tl.clientY(k+1) - y0})
 		j = k
 	}
 	return b
@@ -301,12 +313,12 @@ func ticks(seconds, scale float64) []tlTick {
 }
 
 // clientsOf lists the history's clients in natural order: c2 before c10,
-// c1 before c1/0.
+// c1 before c1/0. The leader observer is not one of them.
 func clientsOf(h *checker.History) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, op := range h.Ops {
-		if !seen[op.Client] {
+		if !seen[op.Client] && !isLeaderOp(&op) {
 			seen[op.Client] = true
 			out = append(out, op.Client)
 		}
