@@ -81,6 +81,8 @@ func newCampaignPage(c *Campaign) campaignData {
 	for _, s := range stats(c.Runs) {
 		row := campaignRow{scenarioStats: s}
 		row.P50, row.P90, row.Max = round(s.P50), round(s.P90), round(s.Max)
+		row.FirstViolation = round(s.FirstViolation)
+		row.OpP50, row.OpP90, row.OpP99 = s.OpP50.Round(time.Millisecond/10), s.OpP90.Round(time.Millisecond/10), s.OpP99.Round(time.Millisecond/10)
 		for _, r := range s.Runs {
 			res := r.Result
 			cell := runCell{

@@ -3,6 +3,8 @@ package reports
 import (
 	"slices"
 	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
 )
 
 // scenarioStats is how the runs of one scenario (and variant) went.
@@ -18,6 +20,16 @@ type scenarioStats struct {
 	Detected int
 	P50, P90 time.Duration
 	Max      time.Duration
+	// FirstViolation is the median, over the runs with a violation, of
+	// when the earliest operation any violation names was called; Violated
+	// counts those runs.
+	FirstViolation time.Duration
+	Violated       int
+	// OpP50, OpP90 and OpP99 are percentiles of the latency (Return-Call)
+	// of every operation that completed ok in the scenario's runs; Ops
+	// counts them.
+	OpP50, OpP90, OpP99 time.Duration
+	Ops                 int
 }
 
 // DetectionRate is Detected/len(Runs), for a broken scenario.
@@ -54,8 +66,46 @@ func stats(runs []*Run) []scenarioStats {
 			ds = append(ds, r.Result.Timings.Total.D())
 		}
 		out[i].P50, out[i].P90, out[i].Max = percentiles(ds)
+		out[i].opStats()
 	}
 	return out
+}
+
+// opStats fills in the time to first violation and the operations'
+// latency from the runs' checks and histories.
+func (s *scenarioStats) opStats() {
+	var firsts, lats []time.Duration
+	for _, r := range s.Runs {
+		if t, ok := r.firstViolation(); ok {
+			firsts = append(firsts, t)
+		}
+		for i := range r.History.Ops {
+			op := &r.History.Ops[i]
+			if op.Outcome == checker.OutcomeOK && !isLeaderOp(op) && op.Kind != checker.KindCrash {
+				lats = append(lats, op.Return-op.Call)
+			}
+		}
+	}
+	s.Violated, s.Ops = len(firsts), len(lats)
+	s.FirstViolation, _, _ = percentiles(firsts)
+	s.OpP50, s.OpP90, _ = percentiles(lats)
+	s.OpP99 = rank(slices.Sorted(slices.Values(lats)), 0.99)
+}
+
+// firstViolation is when the earliest operation some violation of r names
+// was called; ok is false when r has no violation, or none that names an
+// operation.
+func (r *Run) firstViolation() (t time.Duration, ok bool) {
+	for _, c := range flatten(r.Result.Checks) {
+		for _, v := range c.Violations {
+			for _, op := range v.Ops {
+				if !ok || op.Call < t {
+					t, ok = op.Call, true
+				}
+			}
+		}
+	}
+	return t, ok
 }
 
 // percentiles returns the median, the 90th percentile (nearest rank) and
@@ -65,11 +115,16 @@ func percentiles(ds []time.Duration) (p50, p90, maxD time.Duration) {
 		return 0, 0, 0
 	}
 	ds = slices.Sorted(slices.Values(ds))
-	rank := func(q float64) time.Duration {
-		i := int(q*float64(len(ds))+0.999999) - 1
-		return ds[min(max(i, 0), len(ds)-1)]
+	return rank(ds, 0.5), rank(ds, 0.9), ds[len(ds)-1]
+}
+
+// rank is the q-quantile of the sorted ds by nearest rank, 0 for none.
+func rank(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
 	}
-	return rank(0.5), rank(0.9), ds[len(ds)-1]
+	i := int(q*float64(len(ds))+0.999999) - 1
+	return ds[min(max(i, 0), len(ds)-1)]
 }
 
 // round keeps durations readable on pages: 10 ms steps.
