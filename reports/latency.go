@@ -32,7 +32,7 @@ func latencyPlot(h *checker.History) (svg, caption string, err error) {
 	var kinds []checker.Kind
 	n, maxLat, end := 0, 0.0, 0.0
 	for _, op := range h.Ops {
-		if op.Outcome == checker.OutcomeUnknown || op.Kind == checker.KindCrash {
+		if op.Outcome == checker.OutcomeUnknown || op.Kind == checker.KindCrash || isLeaderOp(&op) {
 			continue
 		}
 		if _, ok := byKind[op.Kind]; !ok {
