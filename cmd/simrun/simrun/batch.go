@@ -3,6 +3,7 @@ package simrun
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -85,6 +86,7 @@ func (e *env) batch(jobs []job, b batchFlags, sum Summary) (int, error) {
 		r.exe = exe
 	}
 	fmt.Fprintf(e.stderr, "simrun: %d runs, %d at a time, %s, into %s\n", len(jobs), b.parallel, where, b.out)
+	io.WriteString(e.stderr, leakWarning(jobs, r.inProcess)) //nolint:errcheck // progress output, as above
 	sum.Runs = execute(e.ctx, r, jobs, b.parallel, b.out, newProgress(e.stderr))
 	if sum.Runs == nil {
 		sum.Runs = []outcome{}
