@@ -34,6 +34,9 @@ type outcome struct {
 	// Process is the process that ran the run — its child process, or
 	// simrun itself with -inprocess — once the run had closed its cluster.
 	Process *procStats `json:"process,omitempty"`
+	// Parent is simrun itself as the run finished: the same as Process
+	// with -inprocess.
+	Parent *procStats `json:"parent,omitempty"`
 
 	stopped bool // ended by the interrupt: not reported as a run
 }
@@ -129,6 +132,10 @@ func (r runner) runJob(ctx context.Context, j job, out string) outcome {
 		o.Process = sampleProc()
 	} else {
 		res, o.Process, err = r.runChild(ctx, j, dir, o.Replay, limit)
+	}
+	o.Parent = o.Process
+	if !r.inProcess {
+		o.Parent = sampleProc()
 	}
 	o.Duration = scenarios.Duration(time.Since(t0))
 	if err != nil {
