@@ -1,7 +1,7 @@
 # etcdsim — the commands a new user runs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-short bench lint sim
+.PHONY: test test-short bench lint sim soak
 
 # Vet and race-test every package, one package at a time so that real
 # embedded clusters of different packages do not starve each other (a few
@@ -27,3 +27,11 @@ lint:
 # (several minutes).
 sim:
 	$(GO) run ./cmd/simrun gallery -out results/gallery
+
+# 1000 short runs of every family, two at a time, each in a child process
+# (10+ minutes); then checks from summary.json that simrun's own
+# goroutines, RSS and open files stay within 10% from run 50 to the end.
+soak:
+	$(GO) run ./cmd/simrun campaign -f cmd/simrun/simrun/testdata/soak.yaml -parallel 2 -out results/soak; \
+	  code=$$?; [ $$code -le 1 ] || exit $$code
+	$(GO) run ./cmd/simrun/internal/soakcheck -from 50 -tolerance 0.1 results/soak/summary.json
