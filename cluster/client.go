@@ -76,19 +76,11 @@ func checkClientName(name string) error {
 // *clientv3.Client now, on the same links. The cluster closes it on Close.
 // A crashed client is an error (ErrCrashed) until RestartClient.
 func (c *Cluster) Client(name string) (*clientv3.Client, error) {
-	if err := checkClientName(name); err != nil {
-		return nil, err
-	}
-	nc, added, err := c.lockClient(name, ClientConfig{})
+	nc, added, err := c.openClient(name)
 	if err != nil {
 		return nil, err
 	}
 	defer nc.lifeMu.Unlock()
-	if added {
-		if err := c.link(nc); err != nil {
-			return nil, err
-		}
-	}
 	c.mu.Lock()
 	cli, crashed := nc.cli, nc.crashed
 	c.mu.Unlock()
@@ -103,6 +95,26 @@ func (c *Cluster) Client(name string) (*clientv3.Client, error) {
 		c.drop(nc)
 	}
 	return cli, err
+}
+
+// openClient returns the client called name, locked for changes to its
+// life (the caller unlocks nc.lifeMu), creating it with links to every
+// member if there is none; added says it was created now.
+func (c *Cluster) openClient(name string) (nc *namedClient, added bool, err error) {
+	if err := checkClientName(name); err != nil {
+		return nil, false, err
+	}
+	nc, added, err = c.lockClient(name, ClientConfig{})
+	if err != nil {
+		return nil, false, err
+	}
+	if added {
+		if err := c.link(nc); err != nil {
+			nc.lifeMu.Unlock()
+			return nil, false, err
+		}
+	}
+	return nc, added, nil
 }
 
 // NewClient creates the client called name. Its connection to each member
@@ -143,19 +155,11 @@ func (c *Cluster) NewClient(name string, cfg ClientConfig) (*clientv3.Client, er
 // later gets a link to a client created for every member, so ask again to
 // include it.
 func (c *Cluster) ClientEndpoints(name string) ([]string, error) {
-	if err := checkClientName(name); err != nil {
-		return nil, err
-	}
-	nc, added, err := c.lockClient(name, ClientConfig{})
+	nc, _, err := c.openClient(name)
 	if err != nil {
 		return nil, err
 	}
 	defer nc.lifeMu.Unlock()
-	if added {
-		if err := c.link(nc); err != nil {
-			return nil, err
-		}
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return nc.endpoints(), nil
