@@ -290,7 +290,7 @@ func (d *discoveryRun) faultWindows(c string) []window {
 		if !slices.Contains(f.Targets, c) || f.Err != "" && !f.Healed && f.End == f.Start {
 			continue // not aimed at c, or never in force
 		}
-		if strings.HasPrefix(f.Name, "crash(") {
+		if f.Action == "crash" {
 			continue // the crash operation tells what a crash did; a restarted backend registers anew
 		}
 		end := Infinity

@@ -103,7 +103,7 @@ func TestDiscoveryConvergence(t *testing.T) {
 			h: withFaults(ops(
 				crash("bb", 3),
 				mk("r1", KindResolve, "/svc", 6.5, 6.5, endpoints("a", "b")),
-			), FaultEvent{ID: 1, Name: "crash(client bb)", Targets: []string{"bb"}, Start: 3 * time.Second, End: 4 * time.Second, Healed: true}),
+			), FaultEvent{ID: 1, Name: "crash(client bb)", Action: "crash", Targets: []string{"bb"}, Start: 3 * time.Second, End: 4 * time.Second, Healed: true}),
 			want:    VerdictViolation,
 			wantMsg: "still listing b",
 		},

@@ -15,6 +15,9 @@ type FaultEvent struct {
 	// Name names the fault as a person reads it, such as "kill(leader)" or
 	// "partition(minority)".
 	Name string `json:"name"`
+	// Action is the fault's action alone, such as "kill" or "crash", for
+	// checkers that treat some actions apart; "" if not recorded.
+	Action string `json:"action,omitempty"`
 	// Targets are the member and client names the fault was aimed at,
 	// resolved when it fired.
 	Targets []string `json:"targets,omitempty"`

@@ -115,7 +115,7 @@ func stepRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6661
 // event's detail.
 func (e *Env) inject(ctx context.Context, f Fault, rng *rand.Rand, note string) (Heal, error) {
 	if err := f.validate(e.shape()); err != nil {
-		e.log.add(e, checker.FaultEvent{Name: f.String(), Start: e.clock.Now(), End: e.clock.Now(), Detail: note, Err: err.Error()})
+		e.log.add(e, checker.FaultEvent{Name: f.String(), Action: f.action, Start: e.clock.Now(), End: e.clock.Now(), Detail: note, Err: err.Error()})
 		return nopHeal, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, e.timeout)
@@ -136,10 +136,10 @@ func (e *Env) inject(ctx context.Context, f Fault, rng *rand.Rand, note string) 
 	cancel()
 	if err != nil {
 		now := e.clock.Now()
-		e.log.add(e, checker.FaultEvent{Name: f.String(), Start: now, End: now, Detail: note, Err: err.Error()})
+		e.log.add(e, checker.FaultEvent{Name: f.String(), Action: f.action, Start: now, End: now, Detail: note, Err: err.Error()})
 		return nopHeal, err
 	}
-	ev := checker.FaultEvent{Name: f.String(), Targets: flatten(x.targets), Start: e.clock.Now(), Detail: note}
+	ev := checker.FaultEvent{Name: f.String(), Action: f.action, Targets: flatten(x.targets), Start: e.clock.Now(), Detail: note}
 	actx, cancel := context.WithTimeout(ctx, e.timeout)
 	h, detail, err := f.apply(actx, x)
 	cancel()
