@@ -31,14 +31,17 @@ func Markdown(c *Campaign) []byte {
 		}
 		b.WriteString(".\n\n")
 	}
-	b.WriteString("| scenario | expected | met | detection | p50 | p90 | max |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("| scenario | expected | met | detection | first violation p50 | run p50 | run p90 | run max |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, s := range stats(c.Runs) {
-		det := "-"
+		det, first := "-", "-"
 		if s.Broken {
 			det = fmt.Sprintf("%.0f%% (%d/%d)", 100*s.DetectionRate(), s.Detected, len(s.Runs))
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %d/%d | %s | %v | %v | %v |\n", s.Label, mdEscape(s.Expect), s.Met, len(s.Runs), det, round(s.P50), round(s.P90), round(s.Max))
+		if s.Violated > 0 {
+			first = round(s.FirstViolation).String()
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %d/%d | %s | %s | %v | %v | %v |\n", s.Label, mdEscape(s.Expect), s.Met, len(s.Runs), det, first, round(s.P50), round(s.P90), round(s.Max))
 	}
 	var missed []*Run
 	for _, r := range c.Runs {

@@ -21,8 +21,8 @@ type scenarioStats struct {
 	P50, P90 time.Duration
 	Max      time.Duration
 	// FirstViolation is the median, over the runs with a violation, of
-	// when the earliest operation any violation names was called; Violated
-	// counts those runs.
+	// when the run first showed one (scenarios.Result.FirstViolation);
+	// Violated counts those runs.
 	FirstViolation time.Duration
 	Violated       int
 	// OpP50, OpP90 and OpP99 are percentiles of the latency (Return-Call)
@@ -76,7 +76,7 @@ func stats(runs []*Run) []scenarioStats {
 func (s *scenarioStats) opStats() {
 	var firsts, lats []time.Duration
 	for _, r := range s.Runs {
-		if t, ok := r.firstViolation(); ok {
+		if t, ok := r.Result.FirstViolation(); ok {
 			firsts = append(firsts, t)
 		}
 		for i := range r.History.Ops {
@@ -90,22 +90,6 @@ func (s *scenarioStats) opStats() {
 	s.FirstViolation, _, _ = percentiles(firsts)
 	s.OpP50, s.OpP90, _ = percentiles(lats)
 	s.OpP99 = rank(slices.Sorted(slices.Values(lats)), 0.99)
-}
-
-// firstViolation is when the earliest operation some violation of r names
-// was called; ok is false when r has no violation, or none that names an
-// operation.
-func (r *Run) firstViolation() (t time.Duration, ok bool) {
-	for _, c := range flatten(r.Result.Checks) {
-		for _, v := range c.Violations {
-			for _, op := range v.Ops {
-				if !ok || op.Call < t {
-					t, ok = op.Call, true
-				}
-			}
-		}
-	}
-	return t, ok
 }
 
 // percentiles returns the median, the 90th percentile (nearest rank) and

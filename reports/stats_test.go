@@ -11,7 +11,7 @@ import (
 )
 
 // TestScenarioOpStats: the time to first violation is the median over the
-// runs with one of their earliest violating call; the latency percentiles
+// runs with one of when each first showed one; the latency percentiles
 // are over the ok operations of every run, leaving out failed and unknown
 // ones, crashes and the leader observer's records.
 func TestScenarioOpStats(t *testing.T) {

@@ -137,3 +137,31 @@ func ReadResult(path string) (*Result, error) {
 	}
 	return &r, nil
 }
+
+// FirstViolation is when the run first showed a violation, on the run's
+// clock: for each violation, when the last operation it names began (by
+// then every part of it had happened or was under way), and the earliest
+// of those. ok is false when no check found a violation that names an
+// operation.
+func (r *Result) FirstViolation() (t time.Duration, ok bool) {
+	var walk func(rs []checker.Result)
+	walk = func(rs []checker.Result) {
+		for _, c := range rs {
+			for _, v := range c.Violations {
+				if len(v.Ops) == 0 {
+					continue
+				}
+				last := v.Ops[0].Call
+				for _, op := range v.Ops[1:] {
+					last = max(last, op.Call)
+				}
+				if !ok || last < t {
+					t, ok = last, true
+				}
+			}
+			walk(c.Parts)
+		}
+	}
+	walk(r.Checks)
+	return t, ok
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
@@ -80,17 +81,25 @@ func runCampaign(e *env, args []string) (int, error) {
 // expand returns the campaign's runs, sorted by key: each matched
 // scenario, with each members count, each override and each seed.
 func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
-	var picked []scenarios.Scenario
+	type pick struct {
+		s     scenarios.Scenario
+		seeds []checker.Seed
+	}
+	var picked []pick
 	seen := map[string]bool{}
 	for _, p := range c.Scenarios {
-		ss, err := match(registered, []string{p.v})
+		ss, err := match(registered, []string{p.v.match})
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", p.line, err)
+		}
+		seeds := p.v.seeds.list
+		if len(seeds) == 0 {
+			seeds = c.Seeds.list
 		}
 		for _, s := range ss {
 			if !seen[s.Name] {
 				seen[s.Name] = true
-				picked = append(picked, s)
+				picked = append(picked, pick{s, seeds})
 			}
 		}
 	}
@@ -103,10 +112,10 @@ func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 		overrides = []override{{}}
 	}
 	var jobs []job
-	for _, s := range picked {
+	for _, p := range picked {
 		for _, m := range members {
 			for i, o := range overrides {
-				v := s
+				v := p.s
 				var variant []string
 				if m > 0 {
 					v.Cluster.Members = m
@@ -120,7 +129,7 @@ func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 					variant = append(variant, name)
 					o.apply(&v)
 				}
-				for _, sd := range c.Seeds.list {
+				for _, sd := range p.seeds {
 					v.Seed = sd
 					jobs = append(jobs, job{scenario: v, variant: strings.Join(variant, "-")})
 				}

@@ -20,7 +20,11 @@ import (
 // members × overrides × seeds. Every field but scenarios and seeds may be
 // left out. For example:
 //
-//	scenarios: [lock/shared-session/healthy, "lock/*/leader-kill"]
+//	scenarios:
+//	  - lock/shared-session/healthy
+//	  - "lock/*/leader-kill"
+//	  - match: "lock/*/standard-mix"  # an entry may have seeds of its own
+//	    seeds: {base: 1, count: 50}
 //	seeds: {base: 100, count: 5}      # or a list: [1, 2, 42]
 //	members: [3, 5]                   # default: each scenario's own
 //	overrides:                        # default: none; each entry is one variant
@@ -34,12 +38,14 @@ import (
 //
 // A fault is "at <time>[ for <duration>]: <fault>", the fault in the
 // text form faults.Parse reads; an instant fault (compact) has no
-// duration. An empty faults list means no faults.
+// duration. An empty faults list means no faults. The file's seeds serve
+// every scenario entry without seeds of its own; a scenario two entries
+// match takes the first entry's.
 type campaignFile struct {
-	Scenarios []lined[string] `yaml:"scenarios"`
-	Seeds     seedSpec        `yaml:"seeds"`
-	Members   []int           `yaml:"members"`
-	Overrides []override      `yaml:"overrides"`
+	Scenarios []lined[scenarioEntry] `yaml:"scenarios"`
+	Seeds     seedSpec               `yaml:"seeds"`
+	Members   []int                  `yaml:"members"`
+	Overrides []override             `yaml:"overrides"`
 }
 
 // override is one variant of a campaign's scenarios.
@@ -75,6 +81,34 @@ func (l *lined[T]) UnmarshalYAML(n *yaml.Node) error {
 		return err
 	}
 	return nil
+}
+
+// scenarioEntry is one entry of a campaign's scenarios: a name or pattern,
+// written alone or as {match: PATTERN, seeds: SEEDS}.
+type scenarioEntry struct {
+	match string
+	seeds seedSpec // empty: the file's seeds
+}
+
+func (e *scenarioEntry) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return n.Decode(&e.match)
+	case yaml.MappingNode:
+		var m struct {
+			Match string   `yaml:"match"`
+			Seeds seedSpec `yaml:"seeds"`
+		}
+		if err := decodeKnown(n, &m, "match", "seeds"); err != nil {
+			return err
+		}
+		if m.Match == "" {
+			return fmt.Errorf("line %d: scenario entry: give the scenario name or pattern as match", n.Line)
+		}
+		e.match, e.seeds = m.Match, m.Seeds
+		return nil
+	}
+	return fmt.Errorf("line %d: scenario entry: want a name or pattern, or {match: PATTERN, seeds: SEEDS}", n.Line)
 }
 
 // seedSpec is a list of seeds, or count seeds from base.
@@ -166,8 +200,10 @@ func readCampaign(path string) (*campaignFile, error) {
 	if len(c.Scenarios) == 0 {
 		errs = append(errs, errors.New("scenarios: name at least one scenario or pattern"))
 	}
-	if len(c.Seeds.list) == 0 {
-		errs = append(errs, errors.New("seeds: give a list such as [1, 2, 3] or {base: 1, count: 10}"))
+	for _, e := range c.Scenarios {
+		if len(e.v.seeds.list) == 0 && len(c.Seeds.list) == 0 {
+			errs = append(errs, fmt.Errorf("line %d: %s has no seeds: give the file seeds such as [1, 2, 3] or {base: 1, count: 10}, or the entry its own", e.line, e.v.match))
+		}
 	}
 	for _, m := range c.Members {
 		if m < 1 {

@@ -25,8 +25,11 @@ type outcome struct {
 	Why     string `json:"why,omitempty"`
 	Verdict string `json:"verdict,omitempty"`
 	// Violations counts the violations found, by checker.
-	Violations map[string]int     `json:"violations,omitempty"`
-	Duration   scenarios.Duration `json:"duration"`
+	Violations map[string]int `json:"violations,omitempty"`
+	// FirstViolation is when the earliest operation a violation names
+	// was called, on the run's clock; absent without a violation.
+	FirstViolation *scenarios.Duration `json:"first_violation,omitempty"`
+	Duration       scenarios.Duration  `json:"duration"`
 	// Error is a harness failure: the run has no verdict.
 	Error string `json:"error,omitempty"`
 	// Replay is the command that runs it again.
@@ -148,6 +151,10 @@ func (r runner) runJob(ctx context.Context, j job, out string) outcome {
 	}
 	o.Met, o.Why, o.Verdict = res.Met, res.Why, res.Verdict.String()
 	o.Duration = res.Timings.Total
+	if t, ok := res.FirstViolation(); ok {
+		d := scenarios.Duration(t)
+		o.FirstViolation = &d
+	}
 	for _, c := range res.Checks {
 		n := max(len(c.Violations), int(c.Metrics["violations"]))
 		if c.Verdict == checker.VerdictViolation && n == 0 {

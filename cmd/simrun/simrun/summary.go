@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 
@@ -57,9 +58,17 @@ type ScenarioSummary struct {
 	// Errors counts the harness failures: runs without a verdict.
 	Errors int `json:"errors,omitempty"`
 	// Violations counts the violations found, by checker.
-	Violations map[string]int     `json:"violations,omitempty"`
-	Median     scenarios.Duration `json:"median"`
+	Violations map[string]int `json:"violations,omitempty"`
+	// Violated counts the runs with a violation, and FirstViolation is
+	// the median over them of when the first violation began.
+	Violated       int                `json:"violated,omitempty"`
+	FirstViolation scenarios.Duration `json:"first_violation,omitempty"`
+	// Median is the median run time.
+	Median scenarios.Duration `json:"median"`
 }
+
+// broken reports whether the scenario expects a violation.
+func (ss ScenarioSummary) broken() bool { return ss.Expect != checker.Expectation{}.String() }
 
 // aggregate fills s.Scenarios from s.Runs.
 func (s *Summary) aggregate() {
@@ -81,8 +90,11 @@ func (s *Summary) aggregate() {
 	for _, l := range order {
 		runs := by[l]
 		ss := ScenarioSummary{Scenario: l, Expect: runs[0].Expect, Runs: len(runs)}
-		var ds []scenarios.Duration
+		var ds, firsts []scenarios.Duration
 		for _, o := range runs {
+			if o.FirstViolation != nil {
+				firsts = append(firsts, *o.FirstViolation)
+			}
 			if o.Met {
 				ss.Met++
 			}
@@ -98,9 +110,19 @@ func (s *Summary) aggregate() {
 			ds = append(ds, o.Duration)
 		}
 		slices.Sort(ds)
-		ss.Median = ds[len(ds)/2]
+		ss.Median = median(ds)
+		ss.Violated, ss.FirstViolation = len(firsts), median(firsts)
 		s.Scenarios = append(s.Scenarios, ss)
 	}
+}
+
+// median is the middle of ds (the upper one of an even count), 0 for none.
+func median(ds []scenarios.Duration) scenarios.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	ds = slices.Sorted(slices.Values(ds))
+	return ds[len(ds)/2]
 }
 
 // code is the exit code the summary calls for.
@@ -147,13 +169,21 @@ func readSummary(path string) (*Summary, error) {
 // verdict, apart from those judged.
 func (s *Summary) table(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tRUNS\tMET\tHARNESS\tVIOLATIONS\tMEDIAN")
+	fmt.Fprintln(tw, "SCENARIO\tEXPECT\tRUNS\tMET\tDETECTION\tFIRST VIOLATION\tMEDIAN RUN\tHARNESS\tVIOLATIONS")
 	for _, ss := range s.Scenarios {
 		harness := "-"
 		if ss.Errors > 0 {
 			harness = fmt.Sprint(ss.Errors)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\t%s\t%v\n", ss.Scenario, ss.Runs, ss.Met, ss.Runs, harness, countsText(ss.Violations), ss.Median.D().Round(10*time.Millisecond))
+		detection, first := "-", "-"
+		if ss.broken() {
+			detection = fmt.Sprintf("%.0f%%", 100*float64(ss.Met)/float64(ss.Runs))
+		}
+		if ss.Violated > 0 {
+			first = ss.FirstViolation.D().Round(10 * time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%s\t%v\t%s\t%s\n", ss.Scenario, expectShort(ss.Expect), ss.Runs, ss.Met, ss.Runs,
+			detection, first, ss.Median.D().Round(10*time.Millisecond), harness, countsText(ss.Violations))
 	}
 	tw.Flush() //nolint:errcheck // reported by the writer's owner
 	met := 0
@@ -179,6 +209,17 @@ func (s *Summary) table(w io.Writer) {
 			fmt.Fprintf(w, "no verdict: %s seed %s: %s\n", o.label(), o.Seed, o.Error)
 		}
 	}
+}
+
+// expectShort is an expectation in a table cell: "pass", or the
+// violation and its checker in brief, "overlap (mutual-exclusion)".
+func expectShort(e string) string {
+	if rest, ok := strings.CutPrefix(e, "violation of "); ok {
+		if c, v, ok := strings.Cut(rest, " ("); ok {
+			return strings.TrimSuffix(v, ")") + " (" + c + ")"
+		}
+	}
+	return e
 }
 
 // countsText renders counts by name: "fencing:2 mutual-exclusion:1", or "-".
