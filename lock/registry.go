@@ -73,11 +73,15 @@ var registry = recipe.NewRegistry(recipe.Lock,
 // the deliberately broken ones in the order the gallery shows them.
 func Recipes() []Recipe { return registry.All() }
 
-// Lookup returns the recipe called name, or an error wrapping
+// Lookup returns the recipe called name, of the gallery or of
+// UpstreamRecipes, or an error wrapping
 // ErrUnknownRecipe that lists the names there are, the closest first.
 func Lookup(name string) (Recipe, error) {
 	r, err := registry.Lookup(name)
 	if err != nil {
+		if u, uerr := upstreamRegistry.Lookup(name); uerr == nil {
+			return u, nil
+		}
 		return Recipe{}, fmt.Errorf("lock: %w: %w", ErrUnknownRecipe, err)
 	}
 	return r, nil
