@@ -395,8 +395,9 @@ func (d *discoveryRun) service(key string, ops []int, crashes map[string][]int) 
 		j := sort.Search(len(changes), func(j int) bool { return changes[j].at > o.Call })
 		last := time.Duration(0)
 		var lastOp *Operation
+		lastCrash := false
 		if j > 0 {
-			last, lastOp = changes[j-1].at, &h.Ops[changes[j-1].op]
+			last, lastOp, lastCrash = changes[j-1].at, &h.Ops[changes[j-1].op], changes[j-1].crash
 		}
 		if j < len(changes) && changes[j].at <= o.Return {
 			continue // the set changed while the resolver was asked
@@ -411,7 +412,11 @@ func (d *discoveryRun) service(key string, ops []int, crashes map[string][]int) 
 		judged++
 		if !ok {
 			since := "since the start of the run"
-			if lastOp != nil {
+			switch {
+			case lastOp != nil && lastCrash:
+				since = sprintf("%s after the last change (%s's lease ran out at %s, a TTL after it crashed at %s)",
+					o.Call-last, lastOp.Client, fmtTime(last), fmtTime(lastOp.Call))
+			case lastOp != nil:
 				since = sprintf("%s after the last change (%s %s %s at %s)",
 					o.Call-last, lastOp.Client, lastOp.Kind, lastOp.Input.Value, fmtTime(last))
 			}
