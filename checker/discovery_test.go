@@ -78,7 +78,7 @@ func TestDiscoveryConvergence(t *testing.T) {
 				mk("r1", KindResolve, "/svc", 9.5, 9.5, endpoints("a", "b")),
 			),
 			want:    VerdictViolation,
-			wantMsg: "still listing b",
+			wantMsg: "1.5s after the last change (bb's lease ran out at 8.000s, a TTL after it crashed at 6.000s), beyond the bound of 1s: still listing b",
 		},
 		{
 			name: "a backend's endpoint may be gone while a fault aimed at it lasts, and the TTL and bound after",
