@@ -19,10 +19,10 @@
 //   - Fencing: accepted fencing tokens increase; stale writes are rejected
 //     and counted.
 //   - LockLinearizable: the lock operations against a mutex model, with
-//     porcupine, per lock name.
+//     porcupine's search, per lock name.
 //   - RegisterLinearizable: reads, writes, compare-and-sets and deletes
-//     against a register per key, with porcupine, using etcd revisions
-//     where recorded.
+//     against a register per key, with porcupine's search, using etcd
+//     revisions where recorded.
 //   - ElectionSafety: at most one leader at a time; terms increase; no
 //     observer sees them go backwards.
 //   - Liveness: after the last heal, waiting clients get the lock and some

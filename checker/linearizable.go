@@ -34,7 +34,7 @@ func (o LinOptions) budget() time.Duration {
 	case o.Timeout == 0:
 		return defaultLinTimeout
 	case o.Timeout < 0:
-		return 0 // porcupine: no limit
+		return 0 // no limit
 	default:
 		return o.Timeout
 	}
@@ -45,23 +45,21 @@ func (o LinOptions) budget() time.Duration {
 // violating operations annotated. It serializes to JSON as its Result.
 type LinResult struct {
 	Result
-	vis *linVis // nil when the check did not get as far as porcupine
+	vis *linVis // nil when the check did not get as far as the search
 }
 
-// linVis is what Visualize needs to run porcupine again, verbosely.
+// linVis is what Visualize needs to run porcupine over the checked
+// partitions, verbosely. It is built only when Visualize is called.
 type linVis struct {
-	model       porcupine.Model
-	parts       [][]porcupine.Operation
-	timeout     time.Duration
-	annotations []porcupine.Annotation
+	timeout time.Duration
+	build   func() (porcupine.Model, [][]porcupine.Operation, []porcupine.Annotation)
 }
 
-// linPartition is one independently checked part of a history: the
-// operations on one key, as porcupine operations whose Metadata is the index
-// of the operation in History.Ops.
-type linPartition struct {
+// linPart is one independently checked part of a history: the operations
+// on one key.
+type linPart[O any] struct {
 	key string
-	ops []porcupine.Operation
+	ops []linOp[O]
 }
 
 // clientIDs numbers a history's clients for porcupine, in sorted order.
@@ -82,89 +80,48 @@ func clientIDs(h *History) map[string]int {
 	return ids
 }
 
-// porcupineOp converts an operation for porcupine.
-func porcupineOp(h *History, i int, ids map[string]int, in, out any) porcupine.Operation {
-	op := &h.Ops[i]
-	return porcupine.Operation{
-		ClientId: ids[op.Client],
-		Input:    in,
-		Call:     int64(op.Call),
-		Output:   out,
-		Return:   int64(op.End()),
-		Metadata: i,
-	}
+// linCulprit is an operation (an index in History.Ops) that no order of
+// the operations on key explains.
+type linCulprit struct {
+	key string
+	op  int
 }
 
-// checkLinearizable runs porcupine over each partition in turn, sharing one
-// time budget, and reports each partition that is not linearizable.
-func checkLinearizable(h *History, rep *report, noun string, model porcupine.Model, parts []linPartition, opts LinOptions) LinResult {
+// checkLinearizable searches each partition in turn, sharing one time
+// budget, and reports each partition that is not linearizable.
+func checkLinearizable[S comparable, O any](h *History, rep *report, noun string, m *linModel[S, O], parts []linPart[O], opts LinOptions) LinResult {
 	budget := opts.budget()
-	ids := clientIDs(h)
-	model.DescribeOperationMetadata = func(info any) string {
-		if i, ok := info.(int); ok && i >= 0 && i < len(h.Ops) {
-			return h.Ops[i].String()
-		}
-		return ""
+	var deadline time.Time
+	if budget > 0 {
+		deadline = time.Now().Add(budget)
 	}
-	vis := &linVis{model: model, timeout: budget}
 	var undecidedKeys []string
+	var culprits []linCulprit
 	legal, ops := 0, 0
-	start := time.Now()
 	for _, p := range parts {
-		vis.parts = append(vis.parts, p.ops)
 		ops += len(p.ops)
-		remaining := budget
-		if budget > 0 {
-			remaining = budget - time.Since(start)
-			if remaining <= 0 {
-				undecidedKeys = append(undecidedKeys, p.key)
-				continue
-			}
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			undecidedKeys = append(undecidedKeys, p.key)
+			continue
 		}
-		res, info := porcupine.CheckOperationsVerbose(model, p.ops, remaining)
-		switch res {
-		case porcupine.Ok:
+		switch res, longest := linSearch(m, p.ops, deadline); res {
+		case linOK:
 			legal++
-		case porcupine.Illegal:
-			culprit, longest := explainIllegal(p.ops, info)
+		case linIllegal:
+			culprit := explainIllegal(p.ops, longest)
 			var proof []*Operation
 			var which string
 			if culprit >= 0 {
 				op := &h.Ops[culprit]
 				proof = append(proof, op)
 				which = sprintf("; no order of its operations explains %s", op)
-				vis.annotations = append(vis.annotations, porcupine.Annotation{
-					ClientId:        ids[op.Client],
-					Start:           int64(op.Call),
-					End:             int64(op.End()),
-					Description:     "violation",
-					Details:         sprintf("%s %s is not linearizable at %s", noun, p.key, op),
-					BackgroundColor: "#ff9b9b",
-				})
+				culprits = append(culprits, linCulprit{key: p.key, op: culprit})
 			}
 			rep.violation(ViolationNotLinearizable, proof, "%s %s is not linearizable%s; the longest linearizable prefix holds %d of its %d operations",
-				noun, p.key, which, longest, len(p.ops))
+				noun, p.key, which, len(longest), len(p.ops))
 		default:
 			undecidedKeys = append(undecidedKeys, p.key)
 		}
-	}
-	for _, f := range h.Faults {
-		end := f.End
-		if f.InForce() {
-			end = h.lastTime()
-		}
-		details := f.Detail
-		if len(f.Targets) > 0 {
-			details = sprintf("targets %v %s", f.Targets, f.Detail)
-		}
-		vis.annotations = append(vis.annotations, porcupine.Annotation{
-			Tag:             "faults",
-			Start:           int64(f.Start),
-			End:             int64(end),
-			Description:     f.Name,
-			Details:         details,
-			BackgroundColor: "#ffe7a8",
-		})
 	}
 	rep.res.Metrics["partitions"] = float64(len(parts))
 	rep.res.Metrics["operations"] = float64(ops)
@@ -178,61 +135,111 @@ func checkLinearizable(h *History, rep *report, noun string, model porcupine.Mod
 		undecided = sprintf("no %s operations", noun)
 	}
 	summary := sprintf("%s in %s", plural(ops, "operation"), plural(len(parts), noun))
+	vis := &linVis{timeout: budget, build: func() (porcupine.Model, [][]porcupine.Operation, []porcupine.Annotation) {
+		return linPorcupine(h, noun, m, parts, culprits)
+	}}
 	return LinResult{Result: rep.done(summary, undecided), vis: vis}
 }
 
-// explainIllegal searches again, verbosely, and returns the operation (an
-// index in History.Ops) that the longest partial linearization could not
-// take next, and that linearization's length. It returns -1 if it cannot
-// tell.
-func explainIllegal(ops []porcupine.Operation, info porcupine.LinearizationInfo) (culprit, longest int) {
-	partials := info.PartialLinearizations()
-	var best []int
-	for _, part := range partials {
-		for _, seq := range part {
-			if len(seq) > len(best) {
-				best = seq
-			}
+// linPorcupine converts a checked history for porcupine's visualization:
+// the model, the partitions, and annotations for the culprits and the
+// faults.
+func linPorcupine[S comparable, O any](h *History, noun string, m *linModel[S, O], parts []linPart[O], culprits []linCulprit) (porcupine.Model, [][]porcupine.Operation, []porcupine.Annotation) {
+	model := m.porcupine()
+	model.DescribeOperationMetadata = func(info any) string {
+		if i, ok := info.(int); ok && i >= 0 && i < len(h.Ops) {
+			return h.Ops[i].String()
 		}
+		return ""
 	}
+	ids := clientIDs(h)
+	pops := make([][]porcupine.Operation, 0, len(parts))
+	for _, p := range parts {
+		ops := make([]porcupine.Operation, 0, len(p.ops))
+		for _, o := range p.ops {
+			ops = append(ops, porcupine.Operation{
+				ClientId: ids[h.Ops[o.index].Client],
+				Input:    o.op,
+				Call:     o.call,
+				Return:   o.ret,
+				Metadata: o.index,
+			})
+		}
+		pops = append(pops, ops)
+	}
+	var annotations []porcupine.Annotation
+	for _, c := range culprits {
+		op := &h.Ops[c.op]
+		annotations = append(annotations, porcupine.Annotation{
+			ClientId:        ids[op.Client],
+			Start:           int64(op.Call),
+			End:             int64(op.End()),
+			Description:     "violation",
+			Details:         sprintf("%s %s is not linearizable at %s", noun, c.key, op),
+			BackgroundColor: "#ff9b9b",
+		})
+	}
+	for _, f := range h.Faults {
+		end := f.End
+		if f.InForce() {
+			end = h.lastTime()
+		}
+		details := f.Detail
+		if len(f.Targets) > 0 {
+			details = sprintf("targets %v %s", f.Targets, f.Detail)
+		}
+		annotations = append(annotations, porcupine.Annotation{
+			Tag:             "faults",
+			Start:           int64(f.Start),
+			End:             int64(end),
+			Description:     f.Name,
+			Details:         details,
+			BackgroundColor: "#ffe7a8",
+		})
+	}
+	return model, pops, annotations
+}
+
+// explainIllegal returns the operation (an index in History.Ops) that the
+// longest partial linearization (indexes in ops) could not take next: of
+// the operations it leaves out, the one that returns first. It returns -1
+// if it leaves none out.
+func explainIllegal[O any](ops []linOp[O], longest []int) int {
 	in := make([]bool, len(ops))
-	for _, id := range best {
-		if id >= 0 && id < len(ops) {
-			in[id] = true
-		}
+	for _, i := range longest {
+		in[i] = true
 	}
-	culprit, at := -1, -1
+	at := -1
 	for i := range ops {
 		if in[i] {
 			continue
 		}
-		if at < 0 || cmp.Or(cmp.Compare(ops[i].Return, ops[at].Return), cmp.Compare(ops[i].Call, ops[at].Call)) < 0 {
+		if at < 0 || cmp.Or(cmp.Compare(ops[i].ret, ops[at].ret), cmp.Compare(ops[i].call, ops[at].call)) < 0 {
 			at = i
 		}
 	}
-	if at >= 0 {
-		culprit = ops[at].Metadata.(int)
+	if at < 0 {
+		return -1
 	}
-	return culprit, len(best)
+	return ops[at].index
 }
 
 // Visualize writes porcupine's HTML timeline of the checked history: each
 // partition with its (partial) linearizations, the fault windows in a
-// "faults" row, and the violating operations highlighted. It runs the
-// search again, verbosely, within the check's time budget.
+// "faults" row, and the violating operations highlighted. It runs
+// porcupine's search again, verbosely, within the check's time budget.
 func (r LinResult) Visualize(w io.Writer) error {
 	if r.vis == nil {
 		return errors.New("checker: visualize: the history was not checked for linearizability")
 	}
-	model := r.vis.model
-	parts := r.vis.parts
+	model, parts, annotations := r.vis.build()
 	var flat []porcupine.Operation
 	for _, p := range parts {
 		flat = append(flat, p...)
 	}
 	model.Partition = func([]porcupine.Operation) [][]porcupine.Operation { return parts }
 	_, info := porcupine.CheckOperationsVerbose(model, flat, r.vis.timeout)
-	info.AddAnnotations(r.vis.annotations)
+	info.AddAnnotations(annotations)
 	if err := porcupine.Visualize(model, info, w); err != nil {
 		return fmt.Errorf("checker: visualize: %w", err)
 	}

@@ -1,13 +1,10 @@
 package checker
 
-import (
-	"github.com/anishathalye/porcupine"
-)
-
 // LockLinearizable checks the lock operations themselves against a mutex
-// model with porcupine, partitioned per lock name: is there an order of the
-// acquires and releases, each taking effect at one instant between its call
-// and its return, in which nobody acquires a lock somebody else holds?
+// model with porcupine's search (see linSearch), partitioned per lock name:
+// is there an order of the acquires and releases, each taking effect at one
+// instant between its call and its return, in which nobody acquires a lock
+// somebody else holds?
 //
 // It reads acquire, release and crash, with the same meaning and the same
 // validation as MutualExclusion (see there): failed operations are left
@@ -39,35 +36,28 @@ func LockLinearizable(h History, opts LinOptions) LinResult {
 	for n, i := range ids {
 		names[i] = n
 	}
-	parts := make([]linPartition, 0, len(keys))
+	parts := make([]linPart[lockOp], 0, len(keys))
 	for _, kh := range keys {
-		p := linPartition{key: kh.key, ops: make([]porcupine.Operation, 0, len(kh.steps))}
+		p := linPart[lockOp]{key: kh.key, ops: make([]linOp[lockOp], 0, len(kh.steps))}
 		for _, s := range kh.steps {
 			op := &h.Ops[s.op]
-			in := lockIn{give: s.give, client: ids[op.Client], gen: s.gen}
-			out := lockOut{unknown: op.Outcome == OutcomeUnknown}
-			po := porcupineOp(&h, s.op, ids, in, out)
+			lo := linOp[lockOp]{call: int64(op.Call), ret: int64(op.End()), index: s.op,
+				op: lockOp{give: s.give, client: ids[op.Client], gen: s.gen, unknown: op.Outcome == OutcomeUnknown}}
 			if s.crash {
-				po.Output = lockOut{unknown: true}
-				po.Return = int64(Infinity)
+				lo.op.unknown, lo.ret = true, int64(Infinity)
 			}
-			p.ops = append(p.ops, po)
+			p.ops = append(p.ops, lo)
 		}
 		parts = append(parts, p)
 	}
 	return checkLinearizable(&h, rep, "lock", lockModel(names), parts, opts)
 }
 
-// lockIn is an acquire (give false) or a release by client; gen is the
-// linStep's generation.
-type lockIn struct {
-	give        bool
-	client, gen int
-}
-
-// lockOut says whether the outcome was unknown.
-type lockOut struct {
-	unknown bool
+// lockOp is an acquire (give false) or a release by client, of unknown
+// outcome or not; gen is the linStep's generation.
+type lockOp struct {
+	give, unknown bool
+	client, gen   int
 }
 
 // lockState is who holds the lock, and which of their acquires gave it.
@@ -79,17 +69,15 @@ type lockState struct {
 // lockModel is a mutex with an owner. A release frees the lock only if its
 // client holds it through an acquire no later than the release's own
 // (see linStep.gen); otherwise it changes nothing.
-func lockModel(names []string) porcupine.Model {
+func lockModel(names []string) *linModel[lockState, lockOp] {
 	name := func(c int) string {
 		if c >= 0 && c < len(names) {
 			return names[c]
 		}
 		return sprintf("client %d", c)
 	}
-	return porcupine.Model{
-		Init: func() any { return lockState{} },
-		Step: func(state, input, output any) (bool, any) {
-			s, in, out := state.(lockState), input.(lockIn), output.(lockOut)
+	return &linModel[lockState, lockOp]{
+		step: func(s lockState, in *lockOp) (bool, lockState) {
 			switch {
 			case in.give && s.held && s.client == in.client && s.gen <= in.gen:
 				return true, lockState{}
@@ -100,30 +88,28 @@ func lockModel(names []string) porcupine.Model {
 			default:
 				// Held: an acquire of unknown outcome did not take effect
 				// here; an ok one cannot be placed here.
-				return out.unknown, s
+				return in.unknown, s
 			}
 		},
-		Hash: func(state any) uint64 {
-			s := state.(lockState)
+		hash: func(s lockState) uint64 {
 			if !s.held {
 				return 0
 			}
 			return uint64(s.client+1)<<32 ^ uint64(s.gen)
 		},
-		DescribeOperation: func(input, output any) string {
-			in, out := input.(lockIn), output.(lockOut)
+		describeOp: func(in *lockOp) string {
 			verb := "acquire"
 			if in.give {
 				verb = "release"
 			}
 			res := "ok"
-			if out.unknown {
+			if in.unknown {
 				res = "unknown"
 			}
 			return sprintf("%s(%s) -> %s", verb, name(in.client), res)
 		},
-		DescribeState: func(state any) string {
-			if s := state.(lockState); s.held {
+		describeState: func(s lockState) string {
+			if s.held {
 				return "held by " + name(s.client)
 			}
 			return "free"

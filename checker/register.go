@@ -1,14 +1,11 @@
 package checker
 
-import (
-	"hash/maphash"
-
-	"github.com/anishathalye/porcupine"
-)
+import "slices"
 
 // RegisterLinearizable checks a key-value store, one register per key, for
-// linearizability with porcupine, partitioned per key. Every register
-// starts out missing.
+// linearizability, partitioned per key, with porcupine's search (see
+// linSearch); Visualize draws porcupine's timeline. Every register starts
+// out missing.
 //
 // It reads, per key Key:
 //   - read: Output.Value, or Output.Missing; Output.Revision, when
@@ -35,10 +32,10 @@ func RegisterLinearizable(h History, opts LinOptions) LinResult {
 		return LinResult{Result: rep.invalid(err)}
 	}
 	keys, groups := groupByKey(&h, KindRead, KindWrite, KindCAS, KindDelete)
-	ids := clientIDs(&h)
-	parts := make([]linPartition, 0, len(keys))
+	vals := newRegValues(&h, groups)
+	parts := make([]linPart[regOp], 0, len(keys))
 	for _, k := range keys {
-		p := linPartition{key: k}
+		p := linPart[regOp]{key: k, ops: make([]linOp[regOp], 0, len(groups[k]))}
 		for _, i := range groups[k] {
 			op := &h.Ops[i]
 			if k == "" {
@@ -50,145 +47,212 @@ func RegisterLinearizable(h History, opts LinOptions) LinResult {
 			if op.Outcome == OutcomeFailed {
 				continue
 			}
-			in := regIn{kind: op.Kind, value: op.Input.Value, expect: op.Input.Expect, expectMissing: op.Input.ExpectMissing}
-			out := regOut{unknown: op.Outcome == OutcomeUnknown}
-			if !out.unknown {
-				out.value, out.missing, out.succeeded, out.rev = op.Output.Value, op.Output.Missing, op.Output.Succeeded, op.Output.Revision
-			}
-			p.ops = append(p.ops, porcupineOp(&h, i, ids, in, out))
+			p.ops = append(p.ops, linOp[regOp]{call: int64(op.Call), ret: int64(op.End()), index: i, op: vals.op(op)})
 		}
 		parts = append(parts, p)
 	}
-	return checkLinearizable(&h, rep, "register", registerModel(), parts, opts)
+	return checkLinearizable(&h, rep, "register", registerModel(vals), parts, opts)
 }
 
-type regIn struct {
-	kind          Kind
-	value, expect string
-	expectMissing bool
+// regValues numbers the values a history's register operations write,
+// expect and read, from 1: 0 is a missing register. It also numbers their
+// revisions in order, from 1: 0 is a revision not recorded. Numbers keep a
+// register's state to 8 bytes.
+type regValues struct {
+	ids   map[string]int32
+	names []string // value n is names[n-1]
+	revs  []int64  // revision n is revs[n-1]; increasing
 }
 
-type regOut struct {
+// newRegValues numbers the revisions of the operations in groups.
+func newRegValues(h *History, groups map[string][]int) *regValues {
+	v := &regValues{}
+	for _, g := range groups {
+		for _, i := range g {
+			if r := h.Ops[i].Output.Revision; r != 0 {
+				v.revs = append(v.revs, r)
+			}
+		}
+	}
+	slices.Sort(v.revs)
+	v.revs = slices.Compact(v.revs)
+	return v
+}
+
+// rev numbers a revision.
+func (v *regValues) rev(r int64) int32 {
+	if r == 0 {
+		return 0
+	}
+	n, _ := slices.BinarySearch(v.revs, r)
+	return int32(n + 1)
+}
+
+// revision is the revision numbered n.
+func (v *regValues) revision(n int32) int64 { return v.revs[n-1] }
+
+func (v *regValues) id(s string) int32 {
+	if n, ok := v.ids[s]; ok {
+		return n
+	}
+	if v.ids == nil {
+		v.ids = map[string]int32{}
+	}
+	v.names = append(v.names, s)
+	n := int32(len(v.names))
+	v.ids[s] = n
+	return n
+}
+
+// op converts a read, write, cas or delete that did not fail.
+func (v *regValues) op(op *Operation) regOp {
+	r := regOp{unknown: op.Outcome == OutcomeUnknown}
+	switch op.Kind {
+	case KindRead:
+		r.kind = regRead
+	case KindWrite:
+		r.kind, r.value = regWrite, v.id(op.Input.Value)
+	case KindDelete:
+		r.kind = regDelete
+	case KindCAS:
+		r.kind, r.value = regCAS, v.id(op.Input.Value)
+		if !op.Input.ExpectMissing {
+			r.expect = v.id(op.Input.Expect)
+		}
+	}
+	if !r.unknown {
+		r.missing, r.succeeded, r.rev = op.Output.Missing, op.Output.Succeeded, v.rev(op.Output.Revision)
+		if r.kind == regRead && !r.missing {
+			r.read = v.id(op.Output.Value)
+		}
+	}
+	return r
+}
+
+type regKind uint8
+
+const (
+	regRead regKind = iota
+	regWrite
+	regCAS
+	regDelete
+)
+
+// regOp is a register operation, its values numbered by regValues: what
+// it wrote (value), expected (expect; 0 expects a missing register) and
+// read (read, or missing), and the revision it recorded. An operation of
+// unknown outcome has no output.
+type regOp struct {
+	kind                        regKind
 	unknown, missing, succeeded bool
-	value                       string
-	rev                         int64
+	value, expect, read, rev    int32
 }
 
-// regState is a register: its value, and the mod revision of that value (or
-// of the deletion) when known, else 0.
+// regState is a register: its value (0 when missing), and the mod revision
+// of that value (or of the deletion) when known, else 0; both numbered by
+// regValues.
 type regState struct {
-	exists bool
-	value  string
-	rev    int64
+	value, rev int32
 }
 
 // after reports whether a change committed at rev can follow state.
-func (s regState) after(rev int64) bool { return rev == 0 || s.rev == 0 || rev > s.rev }
+func (s regState) after(rev int32) bool { return rev == 0 || s.rev == 0 || rev > s.rev }
 
-func (s regState) holds(in regIn) bool {
-	if in.expectMissing {
-		return !s.exists
+func regStep(s regState, op *regOp) (bool, regState) {
+	switch op.kind {
+	case regRead:
+		switch {
+		case op.unknown:
+			return true, s
+		case op.missing:
+			return s.value == 0, s
+		case s.value != op.read:
+			return false, s
+		case op.rev != 0 && s.rev != 0:
+			return op.rev == s.rev, s
+		default:
+			s.rev = max(s.rev, op.rev)
+			return true, s
+		}
+	case regWrite:
+		if !s.after(op.rev) {
+			return false, s
+		}
+		return true, regState{value: op.value, rev: op.rev}
+	case regDelete:
+		if !s.after(op.rev) {
+			return false, s
+		}
+		return true, regState{rev: op.rev}
+	case regCAS:
+		match := s.value == op.expect
+		switch {
+		case op.unknown:
+			if match {
+				return true, regState{value: op.value}
+			}
+			return true, s
+		case op.succeeded:
+			if !match || !s.after(op.rev) {
+				return false, s
+			}
+			return true, regState{value: op.value, rev: op.rev}
+		default:
+			return !match, s
+		}
 	}
-	return s.exists && s.value == in.expect
+	return false, s
 }
 
-func registerModel() porcupine.Model {
-	seed := maphash.MakeSeed()
-	return porcupine.Model{
-		Init: func() any { return regState{} },
-		Step: func(state, input, output any) (bool, any) {
-			s, in, out := state.(regState), input.(regIn), output.(regOut)
-			switch in.kind {
-			case KindRead:
-				switch {
-				case out.unknown:
-					return true, s
-				case out.missing:
-					return !s.exists, s
-				case !s.exists || s.value != out.value:
-					return false, s
-				case out.rev != 0 && s.rev != 0:
-					return out.rev == s.rev, s
-				default:
-					s.rev = max(s.rev, out.rev)
-					return true, s
-				}
-			case KindWrite:
-				if !s.after(out.rev) {
-					return false, s
-				}
-				return true, regState{exists: true, value: in.value, rev: out.rev}
-			case KindDelete:
-				if !s.after(out.rev) {
-					return false, s
-				}
-				return true, regState{rev: out.rev}
-			case KindCAS:
-				match := s.holds(in)
-				switch {
-				case out.unknown:
-					if match {
-						return true, regState{exists: true, value: in.value}
-					}
-					return true, s
-				case out.succeeded:
-					if !match || !s.after(out.rev) {
-						return false, s
-					}
-					return true, regState{exists: true, value: in.value, rev: out.rev}
-				default:
-					return !match, s
-				}
-			}
-			return false, s
-		},
-		Hash: func(state any) uint64 {
-			s := state.(regState)
-			return maphash.String(seed, s.value) ^ uint64(s.rev)
-		},
-		DescribeOperation: func(input, output any) string {
-			in, out := input.(regIn), output.(regOut)
+func regHash(s regState) uint64 {
+	return uint64(uint32(s.value)) ^ uint64(uint32(s.rev))<<32
+}
+
+// registerModel is a register whose values and revisions vals numbers.
+func registerModel(vals *regValues) *linModel[regState, regOp] {
+	value := func(n int32) string {
+		if n >= 1 && int(n) <= len(vals.names) {
+			return sprintf("%q", vals.names[n-1])
+		}
+		return "missing"
+	}
+	return &linModel[regState, regOp]{
+		step: regStep,
+		hash: regHash,
+		describeOp: func(op *regOp) string {
 			var call string
-			switch in.kind {
-			case KindRead:
+			switch op.kind {
+			case regRead:
 				call = "read()"
-			case KindWrite:
-				call = sprintf("write(%q)", in.value)
-			case KindDelete:
+			case regWrite:
+				call = sprintf("write(%s)", value(op.value))
+			case regDelete:
 				call = "delete()"
-			case KindCAS:
-				if in.expectMissing {
-					call = sprintf("cas(missing, %q)", in.value)
-				} else {
-					call = sprintf("cas(%q, %q)", in.expect, in.value)
-				}
+			case regCAS:
+				call = sprintf("cas(%s, %s)", value(op.expect), value(op.value))
 			}
 			var res string
 			switch {
-			case out.unknown:
+			case op.unknown:
 				res = "unknown"
-			case in.kind == KindRead && out.missing:
+			case op.kind == regRead && op.missing:
 				res = "missing"
-			case in.kind == KindRead:
-				res = sprintf("%q", out.value)
-			case in.kind == KindCAS && !out.succeeded:
+			case op.kind == regRead:
+				res = value(op.read)
+			case op.kind == regCAS && !op.succeeded:
 				res = "compare failed"
 			default:
 				res = "ok"
 			}
-			if out.rev != 0 {
-				res += sprintf(" @%d", out.rev)
+			if op.rev != 0 {
+				res += sprintf(" @%d", vals.revision(op.rev))
 			}
 			return call + " -> " + res
 		},
-		DescribeState: func(state any) string {
-			s := state.(regState)
-			d := "missing"
-			if s.exists {
-				d = sprintf("%q", s.value)
-			}
+		describeState: func(s regState) string {
+			d := value(s.value)
 			if s.rev != 0 {
-				d += sprintf(" @%d", s.rev)
+				d += sprintf(" @%d", vals.revision(s.rev))
 			}
 			return d
 		},
