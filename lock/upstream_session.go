@@ -39,10 +39,11 @@ type sessionLocker struct {
 	// it was, so that it can be tried again.
 	release func(ctx context.Context, cli *clientv3.Client, mu *concurrency.Mutex) error
 
-	mu   sync.Mutex   // guards g, s and owed
-	g    *lease.Guard // keeps the session's lease; nil before the first Lock
-	s    *concurrency.Session
-	owed []*concurrency.Mutex // Mutexes whose release failed, to be tried again
+	mu     sync.Mutex   // guards g, s, unbind and owed
+	g      *lease.Guard // keeps the session's lease; nil before the first Lock
+	s      *concurrency.Session
+	unbind func() bool          // stops g from ending with the client
+	owed   []*concurrency.Mutex // Mutexes whose release failed, to be tried again
 }
 
 var _ Locker = (*sessionLocker)(nil)
@@ -98,6 +99,7 @@ func (l *sessionLocker) session(ctx context.Context) (*lease.Guard, *concurrency
 		return l.g, l.s, nil
 	}
 	if l.g != nil {
+		l.unbind()
 		abandon(ctx, l.g)
 		l.g, l.s, l.owed = nil, nil, nil
 	}
@@ -110,7 +112,10 @@ func (l *sessionLocker) session(ctx context.Context) (*lease.Guard, *concurrency
 		abandon(ctx, g)
 		return nil, nil, fmt.Errorf("lock: %s: session: %w", l.pfx, err)
 	}
-	l.g, l.s = g, s
+	// The session lives as long as the process, which here is its
+	// client: when the client closes, the guard stops and its goroutines
+	// end, and the lease expires as a crashed process's would.
+	l.g, l.s, l.unbind = g, s, context.AfterFunc(l.cli.Ctx(), g.Stop)
 	return g, s, nil
 }
 
