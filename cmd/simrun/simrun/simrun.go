@@ -108,7 +108,7 @@ type command struct {
 var commands []*command // filled in by init, in the order help lists them
 
 func init() {
-	commands = []*command{listCommand, runCommand, galleryCommand, replayCommand, campaignCommand, mergeCommand, reportCommand}
+	commands = []*command{listCommand, runCommand, galleryCommand, replayCommand, campaignCommand, mergeCommand, reportCommand, shrinkCommand}
 }
 
 func lookupCommand(name string) *command {
