@@ -78,14 +78,11 @@ func Reductions(s Scenario) []Candidate {
 
 // ShrinkOptions are what Shrink needs from its caller.
 type ShrinkOptions struct {
-	// Fails runs the candidate s, as many times as the caller wants to
-	// be sure, and reports whether it failed the way the original did.
-	// It must be set. An error means it could not tell (a harness
-	// failure, ctx ended): the candidate is not kept.
-	Fails func(ctx context.Context, s Scenario) (bool, error)
-	// Tried is told of each candidate once Fails has judged it; nil tells
-	// no one.
-	Tried func(c Candidate, failed bool, err error)
+	// Fails runs the candidate's scenario, as many times as the caller
+	// wants to be sure, and reports whether it failed the way the
+	// original did. It must be set. An error means it could not tell (a
+	// harness failure, ctx ended): the candidate is not kept.
+	Fails func(ctx context.Context, c Candidate) (bool, error)
 }
 
 // Shrink looks for the smallest scenario that still fails, starting from
@@ -141,10 +138,7 @@ func firstFailing(ctx context.Context, cands []Candidate, opts ShrinkOptions, re
 		if keyed && rejected[key] {
 			continue
 		}
-		failed, err := opts.Fails(ctx, c.Scenario)
-		if opts.Tried != nil {
-			opts.Tried(c, failed, err)
-		}
+		failed, err := opts.Fails(ctx, c)
 		ok := failed && err == nil
 		if !ok && keyed {
 			rejected[key] = true
@@ -168,8 +162,8 @@ func (c Candidate) key() (string, bool) {
 
 // NemesisAsTimeline returns s with its nemesis replaced by the faults it
 // draws for s's seed and workload duration, as timeline steps (see
-// faults.Nemesis.Timeline), sorted by time with the steps of s's own
-// timeline if it has one. A scenario without a nemesis is returned as it
+// faults.Nemesis.Timeline) rounded to the millisecond, sorted by time
+// with the steps of s's own timeline if it has one. A scenario without a nemesis is returned as it
 // is. The steps fire at the nemesis's nominal times, and their targets are
 // resolved from the run's seed the way a timeline's are, not the way the
 // nemesis resolved them: a run of the result need not fail as the
@@ -192,7 +186,9 @@ func (s Scenario) NemesisAsTimeline() (Scenario, error) {
 	if own := s.Faults.Timeline; own != nil {
 		tl = cloneTimeline(own)
 	}
-	tl.Steps = append(tl.Steps, drawn.Steps...)
+	for _, st := range drawn.Steps {
+		tl.Steps = append(tl.Steps, roundStep(st))
+	}
 	slices.SortStableFunc(tl.Steps, func(a, b faults.Step) int { return int(a.At - b.At) })
 	out := s
 	out.Faults = Faults{Timeline: &tl}
@@ -200,6 +196,20 @@ func (s Scenario) NemesisAsTimeline() (Scenario, error) {
 		return Scenario{}, fmt.Errorf("scenarios: %s: its nemesis's faults as a timeline: %w", s.Name, err)
 	}
 	return out, nil
+}
+
+// roundStep rounds a drawn step's start and end to the millisecond, for a
+// timeline people read: the nominal times are no closer than that to
+// what a run does anyway. Rounding both ends keeps steps that did not
+// overlap apart; a fault that lasts keeps a duration.
+func roundStep(st faults.Step) faults.Step {
+	at := st.At.Round(time.Millisecond)
+	end := (st.At + st.For).Round(time.Millisecond)
+	st.At, st.For = at, max(end-at, time.Millisecond)
+	if st.Fault.Instant() {
+		st.For = 0
+	}
+	return st
 }
 
 // ShrinkFloor is the shortest run a shrink gives s: past the last heal
