@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -84,7 +85,8 @@ func bareOps(tb testing.TB, h History) []porcupine.Operation {
 // BenchmarkRegisterVsPorcupine runs RegisterLinearizable and
 // bareRegisterModel over the same Jepsen histories, one after the other on
 // each history, taking turns to go first, so that both sides see the same
-// machine. It reports each side's time for one pass over the histories and
+// machine, each from a collected heap, so that neither pays for the other's
+// garbage. It reports each side's time for one pass over the histories and
 // ratio, RegisterLinearizable's time over porcupine's: the goal is at most
 // 1.3. The porcupine side's histories are converted before the timing; the
 // checker side's time includes everything RegisterLinearizable does.
@@ -118,6 +120,7 @@ func BenchmarkRegisterVsPorcupine(b *testing.B) {
 			var checker, bare time.Duration
 			pass := 0
 			runChecker := func(j jepsen) {
+				runtime.GC()
 				start := time.Now()
 				res := RegisterLinearizable(j.h, LinOptions{})
 				checker += time.Since(start)
@@ -126,6 +129,7 @@ func BenchmarkRegisterVsPorcupine(b *testing.B) {
 				}
 			}
 			runBare := func(j jepsen) {
+				runtime.GC()
 				start := time.Now()
 				ok := porcupine.CheckOperations(bareRegisterModel, j.ops)
 				bare += time.Since(start)
