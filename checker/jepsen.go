@@ -30,16 +30,20 @@ const jepsenTick = time.Millisecond
 // timed out, an :info, and an invocation that never returns have unknown
 // outcomes; any other :fail did not take effect. Lines that are not
 // jepsen.util events are skipped, but input with no event line at all (an
-// empty file, a file of another format) is an error.
+// empty or blank file, a file of another format) is an error.
 func ReadJepsenLog(r io.Reader) (History, error) {
 	var h History
 	pending := map[string]int{} // process → index in h.Ops
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	line, events := 0, 0
+	line, blank, events := 0, 0, 0
 	for sc.Scan() {
 		line++
 		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			blank++
+			continue
+		}
 		if len(f) < 6 || f[1] != "jepsen.util" || f[2] != "-" {
 			continue
 		}
@@ -116,7 +120,7 @@ func ReadJepsenLog(r io.Reader) (History, error) {
 		return History{}, fmt.Errorf("checker: jepsen log: %w", err)
 	}
 	switch {
-	case line == 0:
+	case line == blank:
 		return History{}, fmt.Errorf("checker: jepsen log: empty input (want jepsen.util event lines like %q)", jepsenExample)
 	case events == 0:
 		return History{}, fmt.Errorf("checker: jepsen log: none of its %s is a jepsen.util event (want lines like %q)",

@@ -17,6 +17,11 @@ func TestReadJepsenLogRejects(t *testing.T) {
 			wantErr: `empty input (want jepsen.util event lines like "INFO  jepsen.util - 3 :invoke :write 4")`,
 		},
 		{
+			name:    "blank lines only",
+			in:      "\n  \t\n\n",
+			wantErr: `empty input (want jepsen.util event lines like "INFO  jepsen.util - 3 :invoke :write 4")`,
+		},
+		{
 			name:    "a history in JSON",
 			in:      "{\"version\": 1,\n\"ops\": []}\n",
 			wantErr: "none of its 2 lines is a jepsen.util event",
@@ -25,6 +30,11 @@ func TestReadJepsenLogRejects(t *testing.T) {
 			name:    "a Jepsen log without events",
 			in:      "INFO  jepsen.core - Running test\nINFO  jepsen.os - setting up\nWARN  jepsen.db - slow\n",
 			wantErr: `none of its 3 lines is a jepsen.util event (want lines like "INFO  jepsen.util - 3 :invoke :write 4")`,
+		},
+		{
+			name:    "a line that names jepsen.util but is no event",
+			in:      "INFO  jepsen.util - starting\n",
+			wantErr: "none of its 1 line is a jepsen.util event",
 		},
 		{
 			name:    "an unknown function",
