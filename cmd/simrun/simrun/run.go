@@ -2,6 +2,9 @@ package simrun
 
 import (
 	"flag"
+	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
@@ -10,8 +13,8 @@ import (
 
 var runCommand = &command{
 	name:    "run",
-	usage:   "[-seed N] [-runs N] [-parallel P] [-duration D] [-members M] [-out DIR] [-run-timeout D] [-inprocess] NAME...",
-	summary: "run the scenarios NAME... (exact names, prefixes such as lock/, or globs such as lock/*/pause-*)",
+	usage:   "[-f FILE]... [-seed N] [-runs N] [-parallel P] [-duration D] [-members M] [-out DIR] [-run-timeout D] [-inprocess] [NAME...]",
+	summary: "run the scenarios NAME... (exact names, prefixes such as lock/, or globs such as lock/*/pause-*) and those of scenario files (-f, the JSON simrun shrink writes)",
 	flags:   func(fs *flag.FlagSet) { new(runFlags).register(fs) },
 }
 
@@ -24,7 +27,14 @@ type runFlags struct {
 	runs     int
 	duration time.Duration
 	members  int
+	files    fileList
 }
+
+// fileList is a flag that may be given several times.
+type fileList []string
+
+func (l *fileList) String() string     { return strings.Join(*l, ",") }
+func (l *fileList) Set(v string) error { *l = append(*l, v); return nil }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	f.batchFlags.register(fs)
@@ -32,6 +42,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.runs, "runs", 1, "runs of each scenario, with seeds seed, seed+1, …")
 	fs.DurationVar(&f.duration, "duration", 0, "how long each workload runs (default each scenario's own)")
 	fs.IntVar(&f.members, "members", 0, "cluster members (default each scenario's own)")
+	fs.Var(&f.files, "f", "a scenario file (JSON, as result.json's \"scenario\" or simrun shrink's output) to run; may be given several times")
 }
 
 func runRun(e *env, args []string) (int, error) {
@@ -40,8 +51,8 @@ func runRun(e *env, args []string) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	if len(names) == 0 {
-		return exitUsage, usagef("name at least one scenario (simrun list shows them)")
+	if len(names) == 0 && len(f.files) == 0 {
+		return exitUsage, usagef("name at least one scenario (simrun list shows them) or a scenario file with -f")
 	}
 	var seed *checker.Seed
 	if f.seed != "" {
@@ -57,9 +68,18 @@ func runRun(e *env, args []string) (int, error) {
 	if f.duration < 0 || f.members < 0 {
 		return exitUsage, usagef("-duration and -members must not be negative")
 	}
-	picked, err := match(e.all(), names)
-	if err != nil {
-		return exitUsage, configErr(err)
+	var picked []scenarios.Scenario
+	if len(names) > 0 {
+		if picked, err = match(e.all(), names); err != nil {
+			return exitUsage, configErr(err)
+		}
+	}
+	for _, path := range f.files {
+		s, err := readScenarioFile(path)
+		if err != nil {
+			return exitUsage, configErr(err)
+		}
+		picked = append(picked, s)
 	}
 	if err := f.batchFlags.check(e); err != nil {
 		return exitUsage, err
@@ -82,4 +102,22 @@ func runRun(e *env, args []string) (int, error) {
 		}
 	}
 	return e.batch(jobs, f.batchFlags, Summary{Command: "run"})
+}
+
+// readScenarioFile reads a scenario written as JSON and checks that it
+// can run; errors name the file.
+func readScenarioFile(path string) (scenarios.Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return scenarios.Scenario{}, fmt.Errorf("-f: %w", err)
+	}
+	defer f.Close()
+	s, err := scenarios.ReadScenario(f)
+	if err != nil {
+		return scenarios.Scenario{}, fmt.Errorf("-f %s: %w", path, err)
+	}
+	if err := s.Validate(); err != nil {
+		return scenarios.Scenario{}, fmt.Errorf("-f %s: %w", path, err)
+	}
+	return s, nil
 }

@@ -2,6 +2,7 @@ package simrun_test
 
 import (
 	"encoding/json"
+	"github.com/etcdsim/etcdsim/scenarios"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,5 +55,26 @@ func TestRunWritesResultsAndReplays(t *testing.T) {
 	code, stdout, stderr = simrunRun(t, "replay", filepath.Join(run, "result.json"))
 	if code != 0 || !strings.Contains(stdout, "reproduced") {
 		t.Errorf("replay: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	// The recorded scenario, renamed and written to a file of its own, runs
+	// with -f as it ran by name.
+	res, err := scenarios.ReadResult(filepath.Join(run, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Scenario
+	s.Name = "lock/shared-session/from-file"
+	b, err = s.MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "scenario.json")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = simrunRun(t, "run", "-parallel", "1", "-out", t.TempDir(), "-f", file)
+	if code != 0 || !strings.Contains(stderr, "met    lock/shared-session/from-file seed=1") {
+		t.Errorf("run -f: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
