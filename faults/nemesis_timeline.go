@@ -3,7 +3,11 @@ package faults
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
 )
 
 // maxTimelineSteps bounds the timeline of a nemesis that draws until its
@@ -21,32 +25,103 @@ const maxTimelineSteps = 10000
 // the run's end heals it.
 //
 // The times are the nemesis's nominal ones: its run counts each fault's
-// duration from when the injection returned, so on a real cluster its
-// faults drift later by the time each injection takes. The targets are
+// duration from when the injection returned and each rest from when the
+// heal did, so on a real cluster its faults drift later by the time each
+// injection and heal takes (TimelineOfRun places them where a run fired
+// them). The targets are
 // resolved with the timeline's own random streams (from its Seed, set to
 // the nemesis's), so a role with a choice in it — Follower, Minority —
 // may pick other nodes than the nemesis's run did. The fault and its
 // duration are the same.
 func (n Nemesis) Timeline(d time.Duration) (Timeline, error) {
-	if err := n.checkDraws(); err != nil {
+	drawn, err := n.drawn(d)
+	if err != nil {
 		return Timeline{}, err
 	}
-	if d <= 0 {
-		return Timeline{}, fmt.Errorf("faults: nemesis timeline: run duration %v must be positive", d)
-	}
 	tl := Timeline{Seed: n.Seed}
+	for _, st := range drawn {
+		st.For = min(st.For, d-st.At)
+		tl.Steps = append(tl.Steps, st)
+	}
+	return tl, nil
+}
+
+// TimelineOfRun returns the timeline of a run of the nemesis that
+// recorded events (its Env's log, or a result's faults): the steps that
+// run fired — the draws of Timeline — each at the time the run fired it,
+// counted from its first step, rather than at its nominal time. An
+// injection and a heal take time, a restart most, and the nemesis counts
+// each rest from when they are done, so a run's steps drift later than
+// Timeline's; a timeline that fires them when the run did repeats it more
+// closely. A step the run did not fire is left out, and a fault still in
+// force at d ends at d. With no event of the nemesis in events it returns
+// Timeline(d).
+func (n Nemesis) TimelineOfRun(d time.Duration, events []checker.FaultEvent) (Timeline, error) {
+	fired := map[int]time.Duration{}
+	for _, ev := range events {
+		if k, ok := nemesisStep(ev.Detail); ok {
+			if _, dup := fired[k]; !dup {
+				fired[k] = ev.Start
+			}
+		}
+	}
+	if len(fired) == 0 {
+		return n.Timeline(d)
+	}
+	// A step fires no sooner than its nominal time: those fired before
+	// d are among the draws that start before d.
+	drawn, err := n.drawn(d)
+	if err != nil {
+		return Timeline{}, err
+	}
+	base := fired[0]
+	tl := Timeline{Seed: n.Seed}
+	for k, st := range drawn {
+		at, ok := fired[k]
+		if !ok || at-base >= d {
+			continue
+		}
+		st.At = max(0, at-base)
+		st.For = min(st.For, d-st.At)
+		tl.Steps = append(tl.Steps, st)
+	}
+	return tl, nil
+}
+
+// nemesisStep reads the step number from the detail a nemesis's run gives
+// the event of each step ("nemesis step 3", and what the fault adds after
+// a semicolon; see Nemesis.run).
+func nemesisStep(detail string) (int, bool) {
+	rest, ok := strings.CutPrefix(detail, "nemesis step ")
+	if !ok {
+		return 0, false
+	}
+	num, _, _ := strings.Cut(rest, ";")
+	k, err := strconv.Atoi(num)
+	return k, err == nil && k >= 0
+}
+
+// drawn returns the steps the nemesis draws, each at its nominal time,
+// that start before d; their durations are as drawn, not cut at d.
+func (n Nemesis) drawn(d time.Duration) ([]Step, error) {
+	if err := n.checkDraws(); err != nil {
+		return nil, err
+	}
+	if d <= 0 {
+		return nil, fmt.Errorf("faults: nemesis timeline: run duration %v must be positive", d)
+	}
 	root := n.root()
+	var out []Step
 	var at time.Duration
 	for k := 0; (n.Steps == 0 || k < n.Steps) && at < d; k++ {
 		if k == maxTimelineSteps {
-			return Timeline{}, fmt.Errorf("faults: nemesis timeline: more than %d faults start before %v: its draws do not move time on (instant faults and Quiet %v)", maxTimelineSteps, d, n.Quiet)
+			return nil, fmt.Errorf("faults: nemesis timeline: more than %d faults start before %v: its draws do not move time on (instant faults and Quiet %v)", maxTimelineSteps, d, n.Quiet)
 		}
 		dr := n.draw(root)
-		st := Step{At: at, For: min(dr.d, d-at), Fault: n.Mix[dr.choice].Fault}
-		tl.Steps = append(tl.Steps, st)
+		out = append(out, Step{At: at, For: dr.d, Fault: n.Mix[dr.choice].Fault})
 		at += dr.d + n.Quiet
 	}
-	return tl, nil
+	return out, nil
 }
 
 // checkDraws reports what keeps the nemesis from drawing, whatever the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
 )
@@ -137,5 +138,64 @@ func TestNemesisTimelineErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A run's events move each step to when the run fired it, counted from
+// its first; steps the run did not fire are left out.
+func TestNemesisTimelineOfRun(t *testing.T) {
+	s := time.Second
+	ms := time.Millisecond
+	nem := faults.Nemesis{Seed: 3, Mix: []faults.Choice{faults.Weighted(1, faults.Kill(faults.Leader))},
+		MinFor: s, MaxFor: s, Quiet: 500 * ms}
+	events := []checker.FaultEvent{
+		{Name: "kill(leader)", Start: 5 * ms, Detail: "nemesis step 0"},
+		{Name: "compact", Start: 900 * ms, Detail: "step 0"}, // a timeline's
+		{Name: "kill(leader)", Start: 1805 * ms, Detail: "nemesis step 1; m2"},
+		{Name: "kill(leader)", Start: 3705 * ms, Detail: "nemesis step 2", Err: "faults: kill(leader): no leader"},
+	}
+	tl, err := nem.TimelineOfRun(4*s, events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []stepView{{0, s, "kill(leader)"}, {1800 * ms, s, "kill(leader)"}, {3700 * ms, 300 * ms, "kill(leader)"}}
+	if diff := cmp.Diff(want, viewSteps(tl.Steps)); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	nominal, _ := nem.Timeline(4 * s)
+	none, err := nem.TimelineOfRun(4*s, events[1:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(viewSteps(nominal.Steps), viewSteps(none.Steps)); diff != "" {
+		t.Errorf("without the nemesis's events (-Timeline +TimelineOfRun):\n%s", diff)
+	}
+}
+
+// The events of a real run are read back: every step it fired, none
+// sooner than its nominal time.
+func TestNemesisTimelineOfARealRun(t *testing.T) {
+	ctx := clustertest.Context(t)
+	_, env := start(t, 3, "c1", "c2")
+	nem := faults.Nemesis{Seed: 5, Mix: []faults.Choice{
+		faults.Weighted(1, faults.Kill(faults.Follower)),
+		faults.Weighted(1, faults.Partition(faults.Minority)),
+	}, MinFor: 200 * time.Millisecond, MaxFor: 400 * time.Millisecond, Quiet: 100 * time.Millisecond, Steps: 3}
+	if err := nem.Run(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := nem.TimelineOfRun(time.Hour, env.Log().Events())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nominal, _ := nem.Timeline(time.Hour)
+	if len(tl.Steps) != len(nominal.Steps) {
+		t.Fatalf("%d steps read back, want %d: %v", len(tl.Steps), len(nominal.Steps), viewSteps(tl.Steps))
+	}
+	for k, st := range tl.Steps {
+		n := nominal.Steps[k]
+		if st.Fault.String() != n.Fault.String() || st.For != n.For || st.At < n.At {
+			t.Errorf("step %d: %v, want %v fired no sooner", k, st, n)
+		}
 	}
 }

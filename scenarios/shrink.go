@@ -161,14 +161,18 @@ func (c Candidate) key() (string, bool) {
 }
 
 // NemesisAsTimeline returns s with its nemesis replaced by the faults it
-// draws for s's seed and workload duration, as timeline steps (see
-// faults.Nemesis.Timeline) rounded to the millisecond, sorted by time
-// with the steps of s's own timeline if it has one. A scenario without a nemesis is returned as it
-// is. The steps fire at the nemesis's nominal times, and their targets are
-// resolved from the run's seed the way a timeline's are, not the way the
-// nemesis resolved them: a run of the result need not fail as the
-// nemesis's did, so run it to know.
-func (s Scenario) NemesisAsTimeline() (Scenario, error) {
+// draws for s's seed and workload duration, as timeline steps rounded to
+// the millisecond, sorted by time with the steps of s's own timeline if it
+// has one. events, if not nil, are the fault events of a run of s (its
+// result's Faults): each step then starts when that run's nemesis fired
+// it, and a step it did not fire is left out (see
+// faults.Nemesis.TimelineOfRun); otherwise at its nominal time (see
+// faults.Nemesis.Timeline). A scenario without a nemesis is returned as it
+// is. The steps' targets are resolved from the run's seed the way a
+// timeline's are, not the way the nemesis resolved them, and an injection
+// takes its own time: a run of the result need not fail as the nemesis's
+// did, so run it to know.
+func (s Scenario) NemesisAsTimeline(events []checker.FaultEvent) (Scenario, error) {
 	if s.Faults.Nemesis == nil {
 		return s, nil
 	}
@@ -178,7 +182,7 @@ func (s Scenario) NemesisAsTimeline() (Scenario, error) {
 			nem = n
 		}
 	}
-	drawn, err := nem.Timeline(s.withDefaults().Workload.Duration.D())
+	drawn, err := nem.TimelineOfRun(s.withDefaults().Workload.Duration.D(), events)
 	if err != nil {
 		return Scenario{}, fmt.Errorf("scenarios: %s: %w", s.Name, err)
 	}

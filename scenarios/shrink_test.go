@@ -297,7 +297,7 @@ func TestNemesisAsTimeline(t *testing.T) {
 	}, MinFor: 300 * time.Millisecond, MaxFor: 1200 * time.Millisecond, Quiet: 400 * time.Millisecond}
 	s.Faults.Nemesis = &nem
 	s.Faults.Timeline.Steps = s.Faults.Timeline.Steps[2:] // isolate(client c3) at 3s, away from the nemesis's targets
-	got, err := s.NemesisAsTimeline()
+	got, err := s.NemesisAsTimeline(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,11 +335,30 @@ func TestNemesisAsTimeline(t *testing.T) {
 	}
 
 	plain := shrinkable()
-	same, err := plain.NemesisAsTimeline()
+	same, err := plain.NemesisAsTimeline(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(plain.Faults.Lines(), same.Faults.Lines()); diff != "" {
 		t.Errorf("a scenario without a nemesis changed (-before +after):\n%s", diff)
+	}
+}
+
+// A run's events put each of the nemesis's steps where the run fired it.
+func TestNemesisAsTimelineOfARun(t *testing.T) {
+	s := shrinkable()
+	s.Faults = scenarios.Faults{Nemesis: &faults.Nemesis{Mix: []faults.Choice{faults.Weighted(1, faults.Kill(faults.Leader))},
+		MinFor: time.Second, MaxFor: time.Second, Quiet: 500 * time.Millisecond}}
+	events := []checker.FaultEvent{
+		{Name: "kill(leader)", Start: 2 * time.Millisecond, Detail: "nemesis step 0"},
+		{Name: "kill(leader)", Start: 1802 * time.Millisecond, Detail: "nemesis step 1"},
+	}
+	got, err := s.NemesisAsTimeline(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"#1 kill(leader) at 0s for 1s", "#2 kill(leader) at 1.8s for 1s"}
+	if diff := cmp.Diff(want, got.Faults.Lines()); diff != "" {
+		t.Errorf("faults (-want +got):\n%s", diff)
 	}
 }

@@ -90,7 +90,7 @@ func runShrink(e *env, args []string) (int, error) {
 		}
 		r.exe = exe
 	}
-	sh := &shrinker{e: e, r: r, parallel: b.parallel, out: b.out, want: want, seeds: seeds(s.Seed, f.trials)}
+	sh := &shrinker{e: e, r: r, parallel: b.parallel, out: b.out, want: want, seeds: seeds(s.Seed, f.trials), events: res.Faults}
 	return sh.run(path, s)
 }
 
@@ -151,9 +151,11 @@ type shrinker struct {
 	// first trial keeps the original's seed, so a candidate is at least
 	// tried against the run it came from.
 	seeds []checker.Seed
-	tries []tryRecord // guarded by nothing: one goroutine runs the shrink
-	best  *tryRecord  // the last try kept
-	t0    time.Time
+	// events are the original run's fault events.
+	events []checker.FaultEvent
+	tries  []tryRecord // guarded by nothing: one goroutine runs the shrink
+	best   *tryRecord  // the last try kept
+	t0     time.Time
 }
 
 // run shrinks s, the scenario of the failing run in input, and writes
@@ -169,14 +171,15 @@ func (sh *shrinker) run(input string, s scenarios.Scenario) (int, error) {
 		s.Name, s.Seed, sh.want, len(sh.seeds), len(sh.seeds), seedList(sh.seeds), sh.parallel, where, sh.out)
 	rec := &shrinkRecord{Version: shrinkVersion, Input: input, Want: sh.want, Seeds: sh.seeds, Original: s}
 
-	start, err := s.NemesisAsTimeline()
+	// The steps start when the run's nemesis fired them.
+	start, err := s.NemesisAsTimeline(sh.events)
 	if err != nil {
 		return exitMissed, fmt.Errorf("%w; nothing was shrunk", err)
 	}
 	first := scenarios.Candidate{Change: "the original", Scenario: start}
 	if s.Faults.Nemesis != nil {
 		first.Change = "the original's nemesis written down as a timeline"
-		fmt.Fprintf(e.stderr, "simrun shrink: the nemesis draws, for a run of %v:\n", s.Workload.Duration)
+		fmt.Fprintf(e.stderr, "simrun shrink: the nemesis's faults, where its run of %v fired them:\n", s.Workload.Duration)
 		for _, l := range start.Faults.Lines() {
 			fmt.Fprintf(e.stderr, "\t%s\n", l)
 		}
