@@ -48,40 +48,45 @@ func (n Nemesis) Timeline(d time.Duration) (Timeline, error) {
 
 // TimelineOfRun returns the timeline of a run of the nemesis that
 // recorded events (its Env's log, or a result's faults): the steps that
-// run fired — the draws of Timeline — each at the time the run fired it,
+// run fired — the nemesis's draws — each at the time the run fired it,
 // counted from its first step, rather than at its nominal time. An
 // injection and a heal take time, a restart most, and the nemesis counts
 // each rest from when they are done, so a run's steps drift later than
 // Timeline's; a timeline that fires them when the run did repeats it more
-// closely. A step the run did not fire is left out, and a fault still in
+// closely. A step the run did not fire is left out, and so is one whose
+// injection failed before it took effect (a role nobody held): the run
+// went on without it, and did not wait its duration. A fault still in
 // force at d ends at d. With no event of the nemesis in events it returns
 // Timeline(d).
 func (n Nemesis) TimelineOfRun(d time.Duration, events []checker.FaultEvent) (Timeline, error) {
-	fired := map[int]time.Duration{}
+	fired := map[int]checker.FaultEvent{}
+	last := -1
 	for _, ev := range events {
 		if k, ok := nemesisStep(ev.Detail); ok {
 			if _, dup := fired[k]; !dup {
-				fired[k] = ev.Start
+				fired[k] = ev
+				last = max(last, k)
 			}
 		}
 	}
 	if len(fired) == 0 {
 		return n.Timeline(d)
 	}
-	// A step fires no sooner than its nominal time: those fired before
-	// d are among the draws that start before d.
-	drawn, err := n.drawn(d)
+	if n.Steps > 0 && last >= n.Steps {
+		return Timeline{}, fmt.Errorf("faults: nemesis timeline: the run's events name step %d of a nemesis of %d steps", last, n.Steps)
+	}
+	drawn, err := n.drawnN(last + 1)
 	if err != nil {
 		return Timeline{}, err
 	}
-	base := fired[0]
+	base := fired[0].Start
 	tl := Timeline{Seed: n.Seed}
 	for k, st := range drawn {
-		at, ok := fired[k]
-		if !ok || at-base >= d {
+		ev, ok := fired[k]
+		if !ok || ev.Start-base >= d || ev.Err != "" && !ev.Healed && ev.End == ev.Start {
 			continue
 		}
-		st.At = max(0, at-base)
+		st.At = max(0, ev.Start-base)
 		st.For = min(st.For, d-st.At)
 		tl.Steps = append(tl.Steps, st)
 	}
@@ -104,18 +109,30 @@ func nemesisStep(detail string) (int, bool) {
 // drawn returns the steps the nemesis draws, each at its nominal time,
 // that start before d; their durations are as drawn, not cut at d.
 func (n Nemesis) drawn(d time.Duration) ([]Step, error) {
-	if err := n.checkDraws(); err != nil {
-		return nil, err
-	}
 	if d <= 0 {
 		return nil, fmt.Errorf("faults: nemesis timeline: run duration %v must be positive", d)
+	}
+	return n.draws(func(k int, at time.Duration) bool { return at < d })
+}
+
+// drawnN returns the first count steps the nemesis draws, each at its
+// nominal time.
+func (n Nemesis) drawnN(count int) ([]Step, error) {
+	return n.draws(func(k int, _ time.Duration) bool { return k < count })
+}
+
+// draws returns the nemesis's draws, each at its nominal time, while more
+// says to go on (and Steps allows).
+func (n Nemesis) draws(more func(k int, at time.Duration) bool) ([]Step, error) {
+	if err := n.checkDraws(); err != nil {
+		return nil, err
 	}
 	root := n.root()
 	var out []Step
 	var at time.Duration
-	for k := 0; (n.Steps == 0 || k < n.Steps) && at < d; k++ {
+	for k := 0; (n.Steps == 0 || k < n.Steps) && more(k, at); k++ {
 		if k == maxTimelineSteps {
-			return nil, fmt.Errorf("faults: nemesis timeline: more than %d faults start before %v: its draws do not move time on (instant faults and Quiet %v)", maxTimelineSteps, d, n.Quiet)
+			return nil, fmt.Errorf("faults: nemesis timeline: more than %d faults: its draws do not move time on (instant faults and Quiet %v)", maxTimelineSteps, n.Quiet)
 		}
 		dr := n.draw(root)
 		out = append(out, Step{At: at, For: dr.d, Fault: n.Mix[dr.choice].Fault})

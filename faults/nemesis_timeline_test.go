@@ -149,16 +149,19 @@ func TestNemesisTimelineOfRun(t *testing.T) {
 	nem := faults.Nemesis{Seed: 3, Mix: []faults.Choice{faults.Weighted(1, faults.Kill(faults.Leader))},
 		MinFor: s, MaxFor: s, Quiet: 500 * ms}
 	events := []checker.FaultEvent{
-		{Name: "kill(leader)", Start: 5 * ms, Detail: "nemesis step 0"},
+		{Name: "kill(leader)", Start: 5 * ms, End: 1100 * ms, Healed: true, Detail: "nemesis step 0"},
 		{Name: "compact", Start: 900 * ms, Detail: "step 0"}, // a timeline's
-		{Name: "kill(leader)", Start: 1805 * ms, Detail: "nemesis step 1; m2"},
-		{Name: "kill(leader)", Start: 3705 * ms, Detail: "nemesis step 2", Err: "faults: kill(leader): no leader"},
+		{Name: "kill(leader)", Start: 1805 * ms, End: 2900 * ms, Healed: true, Detail: "nemesis step 1; m2"},
+		// Failed before it took effect: the nemesis rested and went on.
+		{Name: "kill(leader)", Start: 3305 * ms, End: 3305 * ms, Detail: "nemesis step 2", Err: "faults: kill(leader): no leader"},
+		// Later than any nominal step of a 5s run: it fired all the same.
+		{Name: "kill(leader)", Start: 3805 * ms, End: 4805 * ms, Healed: true, Detail: "nemesis step 3", Err: "heal: restart m1: slow"},
 	}
-	tl, err := nem.TimelineOfRun(4*s, events)
+	tl, err := nem.TimelineOfRun(4500*ms, events)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []stepView{{0, s, "kill(leader)"}, {1800 * ms, s, "kill(leader)"}, {3700 * ms, 300 * ms, "kill(leader)"}}
+	want := []stepView{{0, s, "kill(leader)"}, {1800 * ms, s, "kill(leader)"}, {3800 * ms, 700 * ms, "kill(leader)"}}
 	if diff := cmp.Diff(want, viewSteps(tl.Steps)); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
 	}
