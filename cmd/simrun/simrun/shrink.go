@@ -194,9 +194,9 @@ func (sh *shrinker) run(input string, s scenarios.Scenario) (int, error) {
 		sh.writeRecord(rec, nil)
 		why := fmt.Sprintf("the original does not find %v in every trial", sh.want)
 		if s.Faults.Nemesis != nil {
-			why = fmt.Sprintf("the nemesis's faults written down as a timeline do not find %v in every trial: "+
-				"the nemesis's run depended on what a timeline does not repeat, such as the time each injection took "+
-				"or the nodes it picked for a role", sh.want)
+			why = fmt.Sprintf("the nemesis's faults written down as a timeline, at the times its run fired them, do not find %v in every trial: "+
+				"the run depended on what a timeline does not repeat, such as the nodes the nemesis picked for a role "+
+				"or a holder or leader there to be hit at that moment", sh.want)
 		}
 		if err != nil {
 			why += " (" + err.Error() + ")"
