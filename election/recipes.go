@@ -39,11 +39,15 @@ var registry = recipe.NewRegistry(recipe.Election,
 // slice is the caller's to keep.
 func Recipes() []Recipe { return registry.All() }
 
-// Lookup returns the recipe called name, or an error wrapping
+// Lookup returns the recipe called name, of the gallery or of
+// UpstreamRecipes, or an error wrapping
 // ErrUnknownRecipe that lists the names there are, the closest first.
 func Lookup(name string) (Recipe, error) {
 	r, err := registry.Lookup(name)
 	if err != nil {
+		if u, uerr := upstreamRegistry.Lookup(name); uerr == nil {
+			return u, nil
+		}
 		return Recipe{}, fmt.Errorf("election: %w: %w", ErrUnknownRecipe, err)
 	}
 	return r, nil
