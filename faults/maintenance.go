@@ -30,7 +30,14 @@ func Compact() Fault {
 				return noHeal, "", fmt.Errorf("reading the current revision: %w", err)
 			}
 			rev := resp.Header.Revision
-			_, err = cli.Compact(ctx, rev, clientv3.WithCompactPhysical())
+			// A loaded cluster may time a compaction out before it is
+			// applied; the same compaction again is harmless.
+			for try := 0; ; try++ {
+				_, err = cli.Compact(ctx, rev, clientv3.WithCompactPhysical())
+				if try == 4 || !errors.Is(err, rpctypes.ErrTimeout) || ctx.Err() != nil {
+					break
+				}
+			}
 			if errors.Is(err, rpctypes.ErrCompacted) {
 				return noHeal, fmt.Sprintf("revision %d was compacted already", rev), nil
 			}

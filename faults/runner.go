@@ -37,9 +37,12 @@ func newRunner(ctx context.Context, env *Env) *runner {
 	return &runner{env: env, ctx: ctx, wake: make(chan struct{}, 1)}
 }
 
-// fire injects f and, unless it is instant, keeps its heal due d later.
-// A fault that fails to inject is recorded and the schedule goes on.
+// fire injects f and, unless it is instant, keeps its heal due d after
+// the injection began: an injection that takes long under load (a member
+// slow to die) does not push its heal past the next step's time. A fault
+// that fails to inject is recorded and the schedule goes on.
 func (r *runner) fire(ctx context.Context, f Fault, rng *rand.Rand, note string, d time.Duration) {
+	start := r.env.clock.Now()
 	heal, err := r.env.inject(ctx, f, rng, note)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -48,7 +51,7 @@ func (r *runner) fire(ctx context.Context, f Fault, rng *rand.Rand, note string,
 		return
 	}
 	if !f.instant {
-		r.active = append(r.active, &activeFault{heal: heal, due: r.env.clock.Now() + d})
+		r.active = append(r.active, &activeFault{heal: heal, due: start + d})
 	}
 }
 
