@@ -167,7 +167,7 @@ func (sh *shrinker) run(input string, s scenarios.Scenario) (int, error) {
 	if sh.r.inProcess {
 		where = "in this process"
 	}
-	fmt.Fprintf(e.stderr, "simrun shrink: %s seed %s found %v; looking for a smaller run that finds it in %d of %d trials (seeds %s), %d at a time, %s, into %s\n",
+	fmt.Fprintf(e.stderr, "simrun shrink: %s seed %s found %v; looking for a smaller run that finds it in %d of %d trials (%s), %d at a time, %s, into %s\n",
 		s.Name, s.Seed, sh.want, len(sh.seeds), len(sh.seeds), seedList(sh.seeds), sh.parallel, where, sh.out)
 	rec := &shrinkRecord{Version: shrinkVersion, Input: input, Want: sh.want, Seeds: sh.seeds, Original: s}
 

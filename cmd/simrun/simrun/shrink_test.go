@@ -113,7 +113,11 @@ func TestShrinkFindsTheFaultThatMatters(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	defer func() {
+		if t.Failed() {
+			t.Logf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
+		}
+	}()
 
 	f, err := os.Open(filepath.Join(out, "scenario.json"))
 	if err != nil {

@@ -84,7 +84,7 @@ func (sh *shrinker) summary(w io.Writer, orig, start, best scenarios.Scenario, f
 	for _, l := range best.Faults.Lines() {
 		fmt.Fprintf(w, "\t%s\n", l)
 	}
-	fmt.Fprintf(w, "finds %v in %d of %d trials, seeds %s\n", sh.want, len(sh.seeds), len(sh.seeds), seedList(sh.seeds))
+	fmt.Fprintf(w, "finds %v in %d of %d trials, %s\n", sh.want, len(sh.seeds), len(sh.seeds), seedList(sh.seeds))
 	runs, kept := 0, 0
 	for _, t := range sh.tries {
 		runs += t.Ran

@@ -169,11 +169,14 @@ func (j *trialJudge) judge(o outcome) trialRun {
 	return t
 }
 
-// seedList writes seeds as "1, 2, 3".
+// seedList writes seeds as "seeds 1, 2, 3", or "seed 1".
 func seedList(seeds []checker.Seed) string {
 	var s []string
 	for _, sd := range seeds {
 		s = append(s, sd.String())
 	}
-	return strings.Join(s, ", ")
+	if len(s) == 1 {
+		return "seed " + s[0]
+	}
+	return "seeds " + strings.Join(s, ", ")
 }
