@@ -24,11 +24,10 @@ const maxTimelineSteps = 10000
 // run's end stops the nemesis. A fault still in force at d ends at d, when
 // the run's end heals it.
 //
-// The times are the nemesis's nominal ones: its run counts each fault's
-// duration from when the injection returned and each rest from when the
-// heal did, so on a real cluster its faults drift later by the time each
-// injection and heal takes (TimelineOfRun places them where a run fired
-// them). The targets are
+// The times are the nemesis's nominal ones: its run counts each rest from
+// when the heal returned, so on a real cluster its faults drift later by
+// the time each heal takes, a restart most (TimelineOfRun places them
+// where a run fired them). The targets are
 // resolved with the timeline's own random streams (from its Seed, set to
 // the nemesis's), so a role with a choice in it — Follower, Minority —
 // may pick other nodes than the nemesis's run did. The fault and its
@@ -49,11 +48,10 @@ func (n Nemesis) Timeline(d time.Duration) (Timeline, error) {
 // TimelineOfRun returns the timeline of a run of the nemesis that
 // recorded events (its Env's log, or a result's faults): the steps that
 // run fired — the nemesis's draws — each at the time the run fired it,
-// counted from its first step, rather than at its nominal time. An
-// injection and a heal take time, a restart most, and the nemesis counts
-// each rest from when they are done, so a run's steps drift later than
-// Timeline's; a timeline that fires them when the run did repeats it more
-// closely. A step the run did not fire is left out, and so is one whose
+// counted from its first step, rather than at its nominal time. A heal
+// takes time, a restart most, and the nemesis counts each rest from when
+// it is done, so a run's steps drift later than Timeline's; a timeline
+// that fires them when the run did repeats it more closely. A step the run did not fire is left out, and so is one whose
 // injection failed before it took effect (a role nobody held): the run
 // went on without it, and did not wait its duration. A fault still in
 // force at d ends at d. With no event of the nemesis in events it returns
