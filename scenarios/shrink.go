@@ -92,7 +92,8 @@ type ShrinkOptions struct {
 // fails; then the next reduction. After a round through all four that
 // kept anything it goes round again, since a shorter fault may let
 // another be dropped, and stops after a round that kept nothing. A
-// candidate judged not to fail is not tried again.
+// candidate that did not fail, or could not be judged, is not tried
+// again.
 //
 // It returns the smallest scenario found: s itself when nothing smaller
 // failed. When ctx ends it returns the smallest found so far and ctx's
