@@ -47,6 +47,9 @@ type Scenario struct {
 	// Seed seeds the run: the schedule, the workload's choices, the
 	// network's jitter.
 	Seed checker.Seed `json:"seed"`
+	// Upstream is, for a scenario that reproduces a report against etcd
+	// itself, that report and what the run shows of it; nil otherwise.
+	Upstream *Upstream `json:"upstream,omitempty"`
 }
 
 // Cluster shapes the run's cluster. The zero Cluster is 3 in-memory members.

@@ -1,0 +1,214 @@
+package scenarios
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+)
+
+// The upstream family reproduces reports against etcd itself. Each
+// scenario runs etcd's own code unchanged — client/v3/concurrency, or the
+// server's lock and election services — wrapped only in the calling
+// pattern the report describes, under a schedule aimed at the moment the
+// report says matters, and expects the violation the report describes.
+// Beside each reproduction a twin runs the same schedule with the fix and
+// expects a pass. A scenario whose report upstream has already fixed in
+// the etcd of go.mod expects a pass and says so.
+//
+// The reports are data (upstreamReports): the scenario constructors, the
+// test that pins each reproduction to the etcd version it was confirmed
+// on, and docs/upstream.md all read them.
+
+// ConfirmedOn is the etcd version every upstream scenario was confirmed
+// on: each reproduction met its violation, and each fix passed, with this
+// version of go.etcd.io/etcd in go.mod.
+const ConfirmedOn = "v3.7.3"
+
+// What an upstream scenario shows (Upstream.Shows).
+const (
+	// ShowsReport: the reproduction, expecting the violation the report
+	// describes.
+	ShowsReport = "report"
+	// ShowsFix: the same schedule with the fix, expecting a pass.
+	ShowsFix = "fix"
+	// ShowsFixedUpstream: etcd's own code already does the right thing in
+	// this version, expecting a pass.
+	ShowsFixedUpstream = "fixed-upstream"
+	// ShowsControl: the report's recipe without the fault that matters,
+	// expecting a pass, so that the reproduction's violation is the
+	// fault's doing.
+	ShowsControl = "control"
+)
+
+// Upstream is the evidence an upstream scenario carries: the report it
+// reproduces, what the run shows of it, and how to run it.
+type Upstream struct {
+	// Report is the report's URL.
+	Report string `json:"report"`
+	// Status is the report's status upstream when the scenario was
+	// written — "open", "closed", "closed, fixed", "closed, documented
+	// behaviour" — and what it means: a proposed fix, why it was closed.
+	Status string `json:"status"`
+	// API is what in etcd the report is about: package and method.
+	API string `json:"api"`
+	// Shows is ShowsReport, ShowsFix, ShowsFixedUpstream or ShowsControl.
+	Shows string `json:"shows"`
+	// ConfirmedOn is the etcd version the scenario was confirmed on.
+	ConfirmedOn string `json:"confirmed_on"`
+	// Etcd is the version of go.etcd.io/etcd/client/v3 the program that
+	// built the scenario runs, from its build info; "" when it has none
+	// (a test binary carries no module list).
+	Etcd string `json:"etcd,omitempty"`
+	// Command runs the scenario.
+	Command string `json:"command"`
+}
+
+// upstreamReport is one report against etcd and what the upstream
+// scenarios make of it.
+type upstreamReport struct {
+	id     string   // "etcd-22082": the second part of its scenarios' names
+	url    string   // the report
+	also   []string // related reports and analyses
+	status string   // "open", "closed", "closed, fixed", "closed, documented behaviour"
+	note   string   // what the status means here: a proposed fix, why it was closed
+	api    string   // see Upstream.API
+	what   string   // what goes wrong, in a sentence
+	fix    string   // what the fix twin changes, in a sentence; "" if there is none
+}
+
+// upstreamReports are the reports the upstream scenarios reproduce, in the
+// order the family lists them.
+var upstreamReports = []upstreamReport{
+	{
+		id: "etcd-22082", url: "https://github.com/etcd-io/etcd/issues/22082",
+		also:   []string{"https://github.com/etcd-io/etcd/pull/22115"},
+		status: "open", note: "fix proposed in etcd PR #22115",
+		api: "client/v3/concurrency: Mutex.Unlock",
+		what: "an Unlock whose delete committed but whose answer was lost, retried after the process locked again on " +
+			"the same session, deletes the newer lock by name, and a second client enters",
+		fix: "the release deletes the key only if its create revision is still the one the Mutex acquired, in one transaction",
+	},
+	{
+		id: "etcd-19597", url: "https://github.com/etcd-io/etcd/issues/19597",
+		also: []string{"https://github.com/etcd-io/etcd/pull/22387", "https://github.com/etcd-io/etcd/pull/19598",
+			"https://github.com/cagriekin/charts/pull/327"},
+		status: "open", note: "fix proposed in etcd PR #22387 (an earlier one, PR #19598, was closed)",
+		api: "client/v3/concurrency: Election.Campaign (Mutex.Lock re-reads its key since before v3.7.3)",
+		what: "a candidate whose session expires while it waits in Campaign keeps waiting, then returns success " +
+			"over a key that no longer exists: two leaders",
+		fix: "the wait ends with the lease, and a linearizable read after it checks the candidate's key (election recipe rechecked)",
+	},
+	{
+		id: "etcd-21128", url: "https://github.com/etcd-io/etcd/issues/21128",
+		also: []string{"https://github.com/etcd-io/etcd/pull/21165", "https://github.com/cadence-workflow/cadence/pull/7608",
+			"https://github.com/sorintlab/stolon/pull/659"},
+		status: "open", note: "fix proposed in etcd PR #21165",
+		api: "client/v3/concurrency: Election.Campaign, then Election.Resign",
+		what: "a Campaign whose wait fails with anything but its context's end (a watch resumed from a compacted " +
+			"revision) leaves its candidate key, which Resign cannot remove: it leads with no process behind it, " +
+			"and the election has no leader while the process lives",
+		fix: "after a failed Campaign the candidate key is deleted if it still has the create revision Campaign gave it",
+	},
+	{
+		id: "etcd-11456", url: "https://github.com/etcd-io/etcd/issues/11456",
+		also:   []string{"https://jepsen.io/analyses/etcd-3.4.3"},
+		status: "closed", note: "Mutex.Lock, which the lock service runs, re-reads its key after the wait, and the service returns its error",
+		api: "server v3lock: Lock (the lock service, etcdctl lock)",
+		what: "the lock service answered a Lock whose lease had expired while it waited, so the caller was told " +
+			"it held a lock it did not",
+	},
+	{
+		id: "etcd-11360", url: "https://github.com/etcd-io/etcd/issues/11360",
+		also:   []string{"https://github.com/etcd-io/etcd/pull/11364", "https://github.com/etcd-io/etcd/pull/11391"},
+		status: "closed", note: "documented: one session per holder; fixes #11364 and #11391 closed unmerged",
+		api: "client/v3/concurrency: Mutex on a shared Session",
+		what: "goroutines that share one session share the mutex key, so each Lock finds its key already there " +
+			"and all of them hold the lock",
+		fix: "a session per holder (lock recipe mutex)",
+	},
+	{
+		id: "etcd-10811", url: "https://github.com/etcd-io/etcd/issues/10811",
+		also:   []string{"https://jepsen.io/analyses/etcd-3.4.3", "https://github.com/etcd-io/etcd/issues/11456"},
+		status: "closed", note: "a lease cannot stop a holder that is paused or cut off; fence the resource",
+		api: "client/v3/concurrency: Mutex",
+		what: "a holder paused or cut off from etcd past its TTL loses the lock without knowing it, the next " +
+			"waiter takes it, and the first writes to the shared resource after its successor",
+		fix: "every write carries the holder's create revision as a fencing token, and the resource refuses a lower one (lock recipe mutex)",
+	},
+	{
+		id: "etcd-9395", url: "https://github.com/etcd-io/etcd/issues/9395",
+		also: []string{"https://github.com/etcd-io/etcd/issues/9888", "https://github.com/etcd-io/etcd/issues/13294",
+			"https://github.com/etcd-io/etcd/issues/17132"},
+		status: "closed, documented behaviour",
+		note: "lease checkpointing (feature gate LeaseCheckpoint) checkpoints every 5 minutes, so it keeps no " +
+			"lease shorter than that from the reset",
+		api: "server lessor: Promote on a leader change",
+		what: "every new leader gives every lease its full TTL again, so under a storm of leader changes a crashed " +
+			"holder's lock stays held until the storm ends plus a TTL",
+	},
+}
+
+// report returns the report called id; an unknown id is a programming
+// error.
+func report(id string) upstreamReport {
+	for _, r := range upstreamReports {
+		if r.id == id {
+			return r
+		}
+	}
+	panic("scenarios: no upstream report " + id)
+}
+
+// etcdVersion is the version of go.etcd.io/etcd/client/v3 this program was
+// built with, "" if its build info lists no modules.
+var etcdVersion = sync.OnceValue(func() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, d := range bi.Deps {
+		if d.Path == "go.etcd.io/etcd/client/v3" {
+			if d.Replace != nil {
+				return d.Replace.Version
+			}
+			return d.Version
+		}
+	}
+	return ""
+})
+
+// EtcdVersion returns the version of go.etcd.io/etcd/client/v3 the
+// running program was built with, from its build info: what the upstream
+// scenarios run. It is "" when the program carries no module list, as a
+// test binary does; read go.mod then.
+func EtcdVersion() string { return etcdVersion() }
+
+// scenario finishes s as a scenario of report id: its name, its
+// evidence, and a description that says what it shows, which report, its
+// status and the etcd version it was confirmed on.
+func (r upstreamReport) scenario(s Scenario, name, shows, desc string) Scenario {
+	s.Name = "upstream/" + r.id + "/" + name
+	s.Upstream = &Upstream{Report: r.url, Status: r.status + "; " + r.note, API: r.api, Shows: shows,
+		ConfirmedOn: ConfirmedOn, Etcd: EtcdVersion(), Command: "go run ./cmd/simrun run " + s.Name}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+	num := strings.TrimPrefix(r.id, "etcd-")
+	s.Description = fmt.Sprintf("etcd #%s, %s, confirmed on %s: %s", num, r.status, ConfirmedOn, desc)
+	return s
+}
+
+// upstreamScenarios are the upstream family: per report, its reproduction
+// first, then the fix or the control.
+func upstreamScenarios() []Scenario {
+	var out []Scenario
+	out = append(out, upstream22082()...)
+	out = append(out, upstream19597()...)
+	out = append(out, upstream21128()...)
+	out = append(out, upstream11456()...)
+	out = append(out, upstream11360()...)
+	out = append(out, upstream10811()...)
+	out = append(out, upstream9395()...)
+	return out
+}
