@@ -7,7 +7,9 @@
 // scenarios — every correct recipe of every family under the standard
 // fault mix, expecting a pass, and every pitfall of the gallery under the
 // schedule that exposes it, expecting the violation its recipe's registry
-// entry names — and the same list feeds go test and simrun.
+// entry names, and the upstream family, which reproduces reports against
+// etcd on etcd's own code beside their fixes — and the same list feeds go
+// test and simrun.
 //
 // Run runs one: it starts the cluster and clients, arms the schedule, runs
 // the workload (which records each operation once, on the run's recorder,
@@ -27,4 +29,9 @@
 // and a service registrar. TestParallel runs many scenarios side by side.
 // A run that misses its expectation fails with the violations, the seed
 // and the command that replays it.
+//
+// Shrink cuts a failing scenario down — fewer and shorter faults, fewer
+// clients, a shorter run — as long as a judge of the caller's says each
+// smaller one still fails; Reductions lists the candidates one step
+// smaller, and simrun shrink runs the search against real clusters.
 package scenarios
