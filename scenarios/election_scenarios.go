@@ -84,30 +84,19 @@ func pauseLeaderScenario(base Scenario) Scenario {
 }
 
 // pauseWaiterScenario pauses a candidate while it waits behind the leader,
-// until its lease has expired and the leader has resigned and won again.
-// Two candidates, c1 and c2, whose terms last 4s. Should c2 win the first
-// race, it crashes as it wins and comes back 800ms later: either way c1
-// leads the first term that lasts and c2 queues behind c1's key. At 2.5s
-// c2 is paused for 4.5s: its lease expires by about 4s; c1 resigns between
-// 4 and 6s, depending on who won the first race, and, alone, wins the
-// next term at once. c2 wakes at 7s within that term and learns that the
-// key it waited for is gone. The patience keeps c2's campaign waiting
-// through it all.
+// until its lease has expired and the leader has resigned and won again:
+// the schedule pauseWaiter describes, with two candidates whose terms
+// last 4s. c1 leads the first term that lasts and c2 queues behind c1's
+// key; c2 is paused from 2.5s to 7s, its lease expires by about 4s, c1
+// resigns between 4 and 6s and, alone, wins the next term at once. c2
+// wakes within that term and learns that the key it waited for is gone.
+// The patience keeps c2's campaign waiting through it all.
 func pauseWaiterScenario(base Scenario) Scenario {
 	s := base
 	s.Name = "election/" + s.Workload.Recipe + "/pause-waiter"
-	w := &s.Workload
-	w.Clients = 2
-	w.Hold = Duration(4 * time.Second)
-	w.Patience = Duration(8 * time.Second)
-	w.Duration = Duration(9 * time.Second)
-	c2 := faults.Client("c2")
-	s.Faults.Timeline = &faults.Timeline{
-		Steps: []faults.Step{faults.At(2500*time.Millisecond, 4500*time.Millisecond, faults.Pause(c2))},
-		Triggers: []faults.Trigger{
-			faults.On(faults.Match{Kind: checker.KindCampaign, Client: "c2", Key: "E"}, 800*time.Millisecond, faults.Crash(c2)),
-		},
-	}
+	w, pw := &s.Workload, pauseWaiterWorkload()
+	w.Clients, w.Hold, w.Patience, w.Duration = pw.Clients, pw.Hold, pw.Patience, pw.Duration
+	s.Faults.Timeline = pauseWaiter(checker.KindCampaign, "E")
 	return s
 }
 

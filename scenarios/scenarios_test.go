@@ -17,6 +17,9 @@ func TestRegistered(t *testing.T) {
 		t.Skip("runs every registered scenario against real clusters")
 	}
 	for _, s := range scenarios.All() {
+		if s.Upstream != nil && s.Upstream.Shows == scenarios.ShowsReport {
+			continue // TestUpstreamReproduces runs it, and says what a miss may mean
+		}
 		scenarios.TestParallel(t, s)
 	}
 }

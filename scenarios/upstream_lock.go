@@ -65,8 +65,8 @@ func upstream22082() []Scenario {
 // gives the key up and takes it again. Should c2 win the first race, it
 // crashes as it wins and comes back 300ms later, queued behind c1. The
 // crash is short, and the timeline ends half a second before the run, so
-// that should c2 first win late in the run its crash is healed in time
-// (pauseWaiterScenario's 800ms, with no end, may not be).
+// that should c2 first win late in the run its crash is healed in time.
+// The gallery's pause-waiter scenarios run it too.
 func pauseWaiter(take checker.Kind, key string) *faults.Timeline {
 	c2 := faults.Client("c2")
 	return &faults.Timeline{

@@ -168,8 +168,8 @@ func jsonDiff(t *testing.T, a, b any) string {
 // When one stops, the report may have been fixed upstream: the failure
 // says so, names both versions and the report. The fixes, controls and
 // scenarios fixed upstream run in TestRegistered with every registered
-// scenario; the reproductions run there too, but only here does a miss
-// say what it may mean.
+// scenario; the reproductions run only here, where a miss says what it
+// may mean.
 func TestUpstreamReproduces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every upstream reproduction against real clusters")
