@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 )
 
 // RevokeLease revokes, now, the session lease of each client t resolves
@@ -32,11 +34,17 @@ func RevokeLease(t Target) Fault {
 					errs = append(errs, fmt.Errorf("no session lease known for client %s: record its acquire, campaign or register with checker.Output.Lease", cl))
 					continue
 				}
-				if _, err := cli.Revoke(ctx, id); err != nil {
+				_, err := cli.Revoke(ctx, id)
+				switch {
+				case errors.Is(err, rpctypes.ErrLeaseNotFound):
+					// Its session ended it first (a holder that released
+					// and closed its session): what the fault would do is done.
+					done = append(done, fmt.Sprintf("%s lease %x (already gone)", cl, int64(id)))
+				case err != nil:
 					errs = append(errs, fmt.Errorf("revoking lease %x of client %s: %w", int64(id), cl, err))
-					continue
+				default:
+					done = append(done, fmt.Sprintf("%s lease %x", cl, int64(id)))
 				}
-				done = append(done, fmt.Sprintf("%s lease %x", cl, int64(id)))
 			}
 			return noHeal, "revoked " + strings.Join(done, ", "), errors.Join(errs...)
 		},

@@ -44,6 +44,12 @@ func TestRevokeLease(t *testing.T) {
 	if !strings.Contains(ev.Detail, strconv.FormatInt(int64(s1.Lease()), 16)) {
 		t.Errorf("event detail %q does not name lease %x", ev.Detail, int64(s1.Lease()))
 	}
+
+	// Revoking it again finds it gone: no error, and the event says so.
+	inject(ctx, t, env, faults.RevokeLease(faults.LockHolder("L")))
+	if ev := lastEvent(t, env); ev.Err != "" || !strings.Contains(ev.Detail, "already gone") {
+		t.Errorf("revoking a revoked lease: event detail %q, error %q; want no error and \"already gone\"", ev.Detail, ev.Err)
+	}
 }
 
 // A leader-change storm keeps a crashed client's lease — and the lock it
