@@ -216,12 +216,15 @@ func lockPitfalls() []Scenario {
 		pitfall("serializable-check", "partition-holder-member",
 			"a holder that asks a serializable read whether it still holds the lock: its member, cut off from the rest, keeps saying yes after the lease expired",
 			// Whoever acquires second waits in line for the first hold
-			// (patience 10s), so c1 holds at the start or at about 4s and
-			// its member's cut heals before the run ends.
-			Workload{Clients: 2, Pinned: true, OwnerCheck: OwnerCheckRead, Hold: Duration(4 * time.Second), Writes: 20,
-				Patience: Duration(10 * time.Second), Duration: Duration(14 * time.Second)},
+			// (patience 14s), so c1 holds at the start or at about 6s and
+			// its member's cut heals before the run ends. A hold of 6s
+			// leaves c1's lease time to expire on the majority's side even
+			// when a loaded machine makes it change leaders, each of which
+			// renews every lease.
+			Workload{Clients: 2, Pinned: true, OwnerCheck: OwnerCheckRead, Hold: Duration(6 * time.Second), Writes: 30,
+				Patience: Duration(14 * time.Second), Duration: Duration(16 * time.Second)},
 			&faults.Timeline{Triggers: []faults.Trigger{
-				faults.On(faults.Match{Kind: checker.KindAcquire, Client: "c1", Key: "L"}, 6*time.Second, faults.Partition(faults.Member(0))),
+				faults.On(faults.Match{Kind: checker.KindAcquire, Client: "c1", Key: "L"}, 8*time.Second, faults.Partition(faults.Member(0))),
 			}}, full),
 		pitfall("delete-name", "impatient-waiter",
 			"release and clean-up delete the lock's name: a waiter that gives up frees the holder's lock",
