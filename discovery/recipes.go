@@ -1,8 +1,6 @@
 package discovery
 
 import (
-	"fmt"
-
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/internal/recipe"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -55,7 +53,7 @@ func Resolvers() []ResolverRecipe { return resolvers.All() }
 func LookupRegistrar(name string) (RegistrarRecipe, error) {
 	r, err := registrars.Lookup(name)
 	if err != nil {
-		return RegistrarRecipe{}, fmt.Errorf("discovery: %w: registrar: %w", ErrUnknownRecipe, err)
+		return RegistrarRecipe{}, recipe.Unknown("discovery: registrar: ", ErrUnknownRecipe, err)
 	}
 	return r, nil
 }
@@ -65,7 +63,7 @@ func LookupRegistrar(name string) (RegistrarRecipe, error) {
 func LookupResolver(name string) (ResolverRecipe, error) {
 	r, err := resolvers.Lookup(name)
 	if err != nil {
-		return ResolverRecipe{}, fmt.Errorf("discovery: %w: resolver: %w", ErrUnknownRecipe, err)
+		return ResolverRecipe{}, recipe.Unknown("discovery: resolver: ", ErrUnknownRecipe, err)
 	}
 	return r, nil
 }

@@ -1,8 +1,6 @@
 package election
 
 import (
-	"fmt"
-
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/internal/recipe"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -48,7 +46,7 @@ func Lookup(name string) (Recipe, error) {
 		if u, uerr := upstreamRegistry.Lookup(name); uerr == nil {
 			return u, nil
 		}
-		return Recipe{}, fmt.Errorf("election: %w: %w", ErrUnknownRecipe, err)
+		return Recipe{}, recipe.Unknown("election: ", ErrUnknownRecipe, err)
 	}
 	return r, nil
 }

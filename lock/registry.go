@@ -1,8 +1,6 @@
 package lock
 
 import (
-	"fmt"
-
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/internal/recipe"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -82,7 +80,7 @@ func Lookup(name string) (Recipe, error) {
 		if u, uerr := upstreamRegistry.Lookup(name); uerr == nil {
 			return u, nil
 		}
-		return Recipe{}, fmt.Errorf("lock: %w: %w", ErrUnknownRecipe, err)
+		return Recipe{}, recipe.Unknown("lock: ", ErrUnknownRecipe, err)
 	}
 	return r, nil
 }

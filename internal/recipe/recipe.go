@@ -151,6 +151,22 @@ func (reg *Registry[New]) Names() []string {
 	return names
 }
 
+// Unknown is a family's error for a name its registry does not hold: it
+// reads as prefix followed by the registry's error (which names the name
+// and those there are) and wraps both sentinel, the family's own, and the
+// registry's error, so errors.Is finds ErrUnknown as well.
+func Unknown(prefix string, sentinel, err error) error {
+	return &unknownError{prefix: prefix, sentinel: sentinel, err: err}
+}
+
+type unknownError struct {
+	prefix        string
+	sentinel, err error
+}
+
+func (e *unknownError) Error() string   { return e.prefix + e.err.Error() }
+func (e *unknownError) Unwrap() []error { return []error{e.sentinel, e.err} }
+
 // ErrUnknown is wrapped by Lookup's error for a name not registered.
 var ErrUnknown = errors.New("no recipe named")
 

@@ -122,3 +122,18 @@ func TestNearest(t *testing.T) {
 		})
 	}
 }
+
+// A family's unknown-name error reads as its prefix and the registry's
+// error, once, and is both the family's sentinel and ErrUnknown.
+func TestUnknown(t *testing.T) {
+	family := errors.New("lock: no recipe named")
+	reg := NewRegistry(Lock, Recipe[func()]{Name: "mutex", Summary: "s", New: func() {}})
+	_, lookupErr := reg.Lookup("mutx")
+	err := Unknown("lock: ", family, lookupErr)
+	if got, want := err.Error(), `lock: no recipe named "mutx" among lock recipes; have mutex`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if !errors.Is(err, family) || !errors.Is(err, ErrUnknown) {
+		t.Errorf("errors.Is: family %v, ErrUnknown %v; want both", errors.Is(err, family), errors.Is(err, ErrUnknown))
+	}
+}
