@@ -45,26 +45,14 @@ func Weighted(w int, f Fault) Choice { return Choice{Weight: w, Fault: f} }
 func (n Nemesis) Validate(c *cluster.Cluster) error { return n.validate(shapeOf(c)) }
 
 func (n Nemesis) validate(s shape) error {
-	var errs []error
-	if len(n.Mix) == 0 {
-		errs = append(errs, errors.New("faults: nemesis: Mix is empty"))
-	}
+	errs := []error{n.checkDraws()}
 	for i, ch := range n.Mix {
-		if ch.Weight <= 0 {
-			errs = append(errs, fmt.Errorf("faults: nemesis: choice %d (%v): weight %d must be positive", i, ch.Fault, ch.Weight))
+		if ch.Fault.apply == nil {
+			continue // checkDraws said so
 		}
 		if err := ch.Fault.validate(s); err != nil {
 			errs = append(errs, fmt.Errorf("faults: nemesis: choice %d: %w", i, err))
 		}
-	}
-	if n.MinFor <= 0 || n.MaxFor < n.MinFor {
-		errs = append(errs, fmt.Errorf("faults: nemesis: durations MinFor %v and MaxFor %v must be positive, MinFor ≤ MaxFor", n.MinFor, n.MaxFor))
-	}
-	if n.Quiet < 0 {
-		errs = append(errs, fmt.Errorf("faults: nemesis: Quiet %v is negative", n.Quiet))
-	}
-	if n.Steps < 0 {
-		errs = append(errs, fmt.Errorf("faults: nemesis: Steps %d is negative", n.Steps))
 	}
 	return errors.Join(errs...)
 }
