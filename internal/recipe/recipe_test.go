@@ -2,6 +2,8 @@ package recipe
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -135,5 +137,37 @@ func TestUnknown(t *testing.T) {
 	}
 	if !errors.Is(err, family) || !errors.Is(err, ErrUnknown) {
 		t.Errorf("errors.Is: family %v, ErrUnknown %v; want both", errors.Is(err, family), errors.Is(err, ErrUnknown))
+	}
+}
+
+// CheckUpstream finds a broken upstream recipe no BROKEN comment names, a
+// gallery name reused, and a recipe lookup misses; and passes the same
+// recipes once a file names the report.
+func TestCheckUpstream(t *testing.T) {
+	dir := t.TempDir()
+	gallery := []Recipe[func()]{{Name: "mutex", Summary: "s", New: func() {}}}
+	up := []Recipe[func()]{
+		{Name: "retry", Summary: "s", New: func() {}, Broken: true, Upstream: "https://github.com/etcd-io/etcd/issues/22082",
+			Expect: checker.Expectation{Checker: checker.CheckerMutualExclusion, Violation: checker.ViolationOverlap}},
+		{Name: "mutex", Summary: "s", New: func() {}},
+	}
+	lookup := func(name string) (Recipe[func()], error) {
+		if name == "retry" {
+			return up[0], nil
+		}
+		return Recipe[func()]{}, ErrUnknown
+	}
+	err := CheckUpstream(dir, gallery, up, lookup)
+	for _, want := range []string{"names etcd #22082", "has the name of a gallery recipe", `lookup("mutex")`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckUpstream: %v; want an error saying %q", err, want)
+		}
+	}
+	src := "package x\n\n// BROKEN (deliberately): etcd #22082.\nfunc f() {}\n"
+	if err := os.WriteFile(filepath.Join(dir, "upstream_retry.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckUpstream(dir, gallery, up[:1], lookup); err != nil {
+		t.Errorf("CheckUpstream with the report named: %v", err)
 	}
 }
