@@ -3,7 +3,6 @@ package election
 import (
 	"context"
 	"fmt"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
@@ -38,23 +37,8 @@ func (e *unchecked) Campaign(ctx context.Context, value string) (Leadership, err
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	// The lease comes from a lease guard, for its checks of the TTL, and
-	// is handed at once to a concurrency.Session as users write it: the
-	// session alone renews it and decides when Done closes.
-	g, err := grant(ctx, e.cli, e.prefix, e.opts.TTL)
+	s, h, id, err := e.userSession(ctx)
 	if err != nil {
-		return nil, err
-	}
-	g.Stop()
-	id := g.ID()
-	s, err := concurrency.NewSession(e.cli, concurrency.WithLease(id), concurrency.WithTTL(int(e.opts.TTL/time.Second)))
-	if err != nil {
-		g.Close(ctx) // revoke what no session keeps
-		return nil, fmt.Errorf("election: session for lease %x: %w", int64(id), err)
-	}
-	h := sessionHolder{s}
-	if err := e.track(h); err != nil {
-		h.Close(ctx)
 		return nil, err
 	}
 	el := concurrency.NewElection(s, e.prefix)

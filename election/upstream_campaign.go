@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
@@ -48,20 +47,8 @@ func (e *retryingCampaigner) Campaign(ctx context.Context, value string) (Leader
 	if err := e.checkOpen(); err != nil {
 		return nil, err
 	}
-	g, err := grant(ctx, e.cli, e.prefix, e.opts.TTL)
+	s, h, id, err := e.userSession(ctx)
 	if err != nil {
-		return nil, err
-	}
-	g.Stop()
-	id := g.ID()
-	s, err := concurrency.NewSession(e.cli, concurrency.WithLease(id), concurrency.WithTTL(int(e.opts.TTL/time.Second)))
-	if err != nil {
-		g.Close(ctx) // revoke what no session keeps
-		return nil, fmt.Errorf("election: session for lease %x: %w", int64(id), err)
-	}
-	h := sessionHolder{s}
-	if err := e.track(h); err != nil { // the round's session, kept until Close
-		h.Close(ctx)
 		return nil, err
 	}
 	el := concurrency.NewElection(s, e.prefix)
