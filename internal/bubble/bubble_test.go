@@ -1,6 +1,7 @@
 package bubble_test
 
 import (
+	"context"
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -140,5 +141,47 @@ func TestHostGivesAProgramBubbles(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 7 {
 		t.Errorf("the program with -exit 7 ended with %v; want exit status 7", err)
+	}
+}
+
+func TestACarriedContextEndsWithTheOuterOne(t *testing.T) {
+	bubble.UseT(t)
+	outer, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		time.Sleep(50 * time.Millisecond) // wall time, outside the bubble
+		cancel(errors.New("stopped from outside"))
+	}()
+	var cause error
+	if err := bubble.Run(bubble.Options{}, func() error {
+		ctx, stop := bubble.Carry(outer).Context()
+		defer stop()
+		<-ctx.Done()
+		cause = context.Cause(ctx)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if cause == nil || cause.Error() != "stopped from outside" {
+		t.Errorf("the carried context ended with %v; want the outer one's cause", cause)
+	}
+}
+
+func TestACarriedDeadlineCountsOnTheBubblesClock(t *testing.T) {
+	bubble.UseT(t)
+	outer, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var waited time.Duration
+	if err := bubble.Run(bubble.Options{}, func() error {
+		ctx, stop := bubble.Carry(outer).Context()
+		defer stop()
+		t0 := time.Now()
+		<-ctx.Done()
+		waited = time.Since(t0)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if waited < 59*time.Second || waited > time.Minute {
+		t.Errorf("the carried minute ran out after %v of virtual time", waited)
 	}
 }
