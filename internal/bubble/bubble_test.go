@@ -153,7 +153,7 @@ func TestACarriedContextEndsWithTheOuterOne(t *testing.T) {
 	}()
 	var cause error
 	if err := bubble.Run(bubble.Options{}, func() error {
-		ctx, stop := bubble.Carry(outer).Context()
+		ctx, stop := bubble.Context(outer)
 		defer stop()
 		<-ctx.Done()
 		cause = context.Cause(ctx)
@@ -172,7 +172,7 @@ func TestACarriedDeadlineCountsOnTheBubblesClock(t *testing.T) {
 	defer cancel()
 	var waited time.Duration
 	if err := bubble.Run(bubble.Options{}, func() error {
-		ctx, stop := bubble.Carry(outer).Context()
+		ctx, stop := bubble.Context(outer)
 		defer stop()
 		t0 := time.Now()
 		<-ctx.Done()

@@ -2,6 +2,7 @@ package bubble
 
 import (
 	"context"
+	"syscall"
 	"time"
 )
 
@@ -9,38 +10,22 @@ import (
 // the context outside it.
 const cancelPoll = 50 * time.Millisecond
 
-// Carrier takes a context from outside a bubble into it. Code in a bubble
-// must not wait on an outside context itself: its Done channel was made
-// outside the bubble, so a goroutine waiting on it is never durably blocked
-// and the bubble's clock would stop.
-type Carrier struct {
-	outer     context.Context
-	remaining time.Duration // outer's time left when carried; 0 without a deadline
-}
-
-// Carry captures outer, outside the bubble, for Context inside it.
-func Carry(outer context.Context) Carrier {
-	c := Carrier{outer: outer}
-	if dl, ok := outer.Deadline(); ok {
-		c.remaining = max(time.Until(dl), time.Nanosecond)
-	}
-	return c
-}
-
-// Context returns, inside the bubble, a context that ends when the carried
-// one ends (with its cause), within cancelPoll of virtual time, and whose
-// deadline is the time the carried one had left, counted on the bubble's
-// clock. Call cancel when done; it ends the goroutine that watches outside.
-func (c Carrier) Context() (context.Context, context.CancelFunc) {
+// Context returns, for code inside a bubble, a context that carries outer
+// in: it ends when outer ends (with outer's cause), within cancelPoll of
+// virtual time, and its deadline is the wall time outer has left, counted
+// on the bubble's clock. Code in a bubble must not wait on outer itself:
+// outer's Done channel was made outside the bubble, so a goroutine waiting
+// on it is never durably blocked and the bubble's clock would stop. Call
+// cancel when done; it ends the goroutine that watches outer.
+func Context(outer context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancelCause := context.WithCancelCause(context.Background())
 	cancel := func() { cancelCause(context.Canceled) }
-	if c.remaining > 0 {
+	if dl, ok := outer.Deadline(); ok {
 		var stopTimer context.CancelFunc
-		ctx, stopTimer = context.WithTimeout(ctx, c.remaining)
+		ctx, stopTimer = context.WithTimeout(ctx, max(dl.Sub(wallNow()), time.Nanosecond))
 		outerCancel := cancel
 		cancel = func() { stopTimer(); outerCancel() }
 	}
-	outer := c.outer
 	go func() {
 		tick := time.NewTicker(cancelPoll)
 		defer tick.Stop()
@@ -57,4 +42,14 @@ func (c Carrier) Context() (context.Context, context.CancelFunc) {
 		}
 	}()
 	return ctx, cancel
+}
+
+// wallNow reads the wall clock, even in a bubble, whose time.Now is
+// virtual: the system call bypasses the time package.
+func wallNow() time.Time {
+	var tv syscall.Timeval
+	if err := syscall.Gettimeofday(&tv); err != nil {
+		return time.Now()
+	}
+	return time.Unix(tv.Unix())
 }
