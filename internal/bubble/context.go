@@ -22,7 +22,7 @@ func Context(outer context.Context) (context.Context, context.CancelFunc) {
 	cancel := func() { cancelCause(context.Canceled) }
 	if dl, ok := outer.Deadline(); ok {
 		var stopTimer context.CancelFunc
-		ctx, stopTimer = context.WithTimeout(ctx, max(dl.Sub(wallNow()), time.Nanosecond))
+		ctx, stopTimer = context.WithTimeout(ctx, max(dl.Sub(WallNow()), time.Nanosecond))
 		outerCancel := cancel
 		cancel = func() { stopTimer(); outerCancel() }
 	}
@@ -44,9 +44,9 @@ func Context(outer context.Context) (context.Context, context.CancelFunc) {
 	return ctx, cancel
 }
 
-// wallNow reads the wall clock, even in a bubble, whose time.Now is
+// WallNow reads the wall clock, even in a bubble, whose time.Now is
 // virtual: the system call bypasses the time package.
-func wallNow() time.Time {
+func WallNow() time.Time {
 	var tv syscall.Timeval
 	if err := syscall.Gettimeofday(&tv); err != nil {
 		return time.Now()
