@@ -309,10 +309,15 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 		g := &h.Ops[freedBy.give]
 		ops = append(ops, g)
 		switch {
+		case freedBy.crash && h.Ops[freedBy.op].Output.Lease != 0:
+			parts = append(parts, sprintf("its last %s %s crashed at %s, so its lease %x (TTL %s) should have taken its key by %s: "+
+				"either the key outlived the lease (each new etcd leader renews every lease) or the waiters missed its deletion",
+				holder, g.Client, fmtTime(g.Call), h.Ops[freedBy.op].Output.Lease, lv.ttl, fmtTime(freedBy.at)))
 		case freedBy.crash:
-			parts = append(parts, sprintf("its last %s %s crashed at %s, so its lease (TTL %s) should have taken its key by %s: "+
-				"either the key outlived the lease (a key on no lease, or a lease each new etcd leader renews) or the waiters missed its deletion",
-				holder, g.Client, fmtTime(g.Call), lv.ttl, fmtTime(freedBy.at)))
+			parts = append(parts, sprintf("its last %s %s crashed at %s, so its lease (TTL %s) should have taken its key by %s, "+
+				"but its %s recorded no lease: either the key is on none, or it outlived the lease (each new etcd leader renews every lease), "+
+				"or the waiters missed its deletion",
+				holder, g.Client, fmtTime(g.Call), lv.ttl, fmtTime(freedBy.at), p.take))
 		case g.Outcome == OutcomeUnknown:
 			parts = append(parts, sprintf("its last %s %s's %s %s, and the checker counted the %s free a TTL (%s) after that call, at %s, "+
 				"as if %s had closed its session; while that session lives, a %s whose outcome is unknown (stuck on a dropped proposal, say) "+

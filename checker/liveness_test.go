@@ -387,8 +387,23 @@ func TestLivenessNamesWhatHeld(t *testing.T) {
 			want: finding{
 				Message: "lock /jobs was acquired by nobody while c2 waited for it from 12.000s to 20.000s (8s, bound 3s), " +
 					"after the last heal at 10.000s; its last holder c1 crashed at 11.000s, so its lease (TTL 1s) should have " +
-					"taken its key by 12.000s: either the key outlived the lease (a key on no lease, or a lease each new etcd " +
-					"leader renews) or the waiters missed its deletion",
+					"taken its key by 12.000s, but its acquire recorded no lease: either the key is on none, or it outlived " +
+					"the lease (each new etcd leader renews every lease), or the waiters missed its deletion",
+				Ops: []int{2, 1},
+			},
+		},
+		{
+			name: "a crashed leader whose campaign recorded its lease",
+			h: withFaults(hist(
+				mk("c1", KindCampaign, "/e", 10, 10.5, withOut(Output{Lease: 0x694d})),
+				crash("c1", 11),
+				mk("c2", KindCampaign, "/e", 10.6, 20),
+			), fault),
+			want: finding{
+				Message: "election /e had no leader while c2 campaigned from 12.000s to 20.000s (8s, bound 3s), " +
+					"after the last heal at 10.000s; its last leader c1 crashed at 11.000s, so its lease 694d (TTL 1s) should have " +
+					"taken its key by 12.000s: either the key outlived the lease (each new etcd leader renews every lease) " +
+					"or the waiters missed its deletion",
 				Ops: []int{2, 1},
 			},
 		},
