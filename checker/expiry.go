@@ -32,7 +32,7 @@ var leaseNeutral = []string{"pause", "reset", "lose-responses", "crash", "revoke
 
 // lateDone names the pattern behind most holders that act after their lease
 // expired, and the fix.
-const lateDone = "a recipe that stops on concurrency.Session.Done learns of expiry late, since clientv3's lessor " +
+const lateDone = "whatever told it to stop came too late: a recipe that stops on concurrency.Session.Done learns of expiry late, since clientv3's lessor " +
 	"checks keep-alive deadlines about once a second; a lease guard that keeps its own deadline from the grant " +
 	"and renewal responses (lock/lease) stops the holder before the server can expire the lease"
 

@@ -25,7 +25,7 @@ func TestLeaseExpirySentences(t *testing.T) {
 	const (
 		expired = "c1 went on holding it for 2.5s after its lease 694d had expired on the server " +
 			"(by 2.000s: TTL 1s, and no renewal could reach the server once "
-		lateDoneTail = "; a recipe that stops on concurrency.Session.Done learns of expiry late, since clientv3's lessor " +
+		lateDoneTail = "; whatever told it to stop came too late: a recipe that stops on concurrency.Session.Done learns of expiry late, since clientv3's lessor " +
 			"checks keep-alive deadlines about once a second; a lease guard that keeps its own deadline from the grant " +
 			"and renewal responses (lock/lease) stops the holder before the server can expire the lease"
 		pausedTail = "no check in the holder can catch a pause between its last check and its next step; " +
