@@ -70,7 +70,14 @@ func (o LivenessOptions) resolve(h *History) (ttl, bound time.Duration) {
 //     client never learns so, waiters starve, and that is a violation.
 //
 // A lock left free too long is ViolationStarvation, an election left
-// without a leader ViolationLeaderless. Without a violation, the verdict is
+// without a leader ViolationLeaderless. "Free" is the checker's reckoning:
+// no client knew it held the key. The sentence names what may have held it
+// all the same, and the violation carries the operations that show it: the
+// last holder's crash (and the lease its take recorded, or that it recorded
+// none), its give of unknown outcome — timed out, or never returned — that
+// the checker took to free the key a TTL after its call, its give that
+// returned, and takes of unknown outcome from earlier waits whose clients
+// gave nothing back, any of which may have won unseen. Without a violation, the verdict is
 // unknown when a fault may still be in force at the end (see
 // FaultEvent.InForce), or when no client acquired a lock or won an election
 // after the last heal.
