@@ -36,7 +36,7 @@
 //
 // A sentence explains as well as it finds. When the faults prove that a
 // holder's session lease was gone on the server before the holder acted
-// (see expiry.go), an overlap, two-leaders or stale-write sentence says by
+// (MutualExclusion's doc comment says when they do), an overlap, two-leaders or stale-write sentence says by
 // how much the holder outlived it and what would have stopped it; a
 // liveness sentence names what held the lock or the leadership during the
 // wait. docs/flagged.md lists these sentences with the weakness each shows.
