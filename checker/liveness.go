@@ -365,7 +365,7 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 	}
 	for n, i := range suspects {
 		if n == maxSuspects {
-			parts = append(parts, sprintf("and %d more such %ss", len(suspects)-n, p.take))
+			parts = append(parts, sprintf("and %s like them", plural(len(suspects)-n, "more "+string(p.take))))
 			break
 		}
 		op := &h.Ops[i]
@@ -379,8 +379,8 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 	return strings.Join(parts, "; "), ops
 }
 
-// unreturned says how an operation of unknown outcome ended, e.g. "timed
-// out at 6.000s (context deadline exceeded)" or "never returned".
+// unreturned says how an operation of unknown outcome ended, e.g. "was
+// given up at 6.000s (context deadline exceeded)" or "never returned".
 func unreturned(op *Operation) string {
 	switch {
 	case op.Error == pendingError:

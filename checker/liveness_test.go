@@ -436,7 +436,7 @@ func TestLivenessNamesWhatHeld(t *testing.T) {
 					"after the last heal at 10.000s; c1's acquire called at 10.000s was given up at 10.500s (context deadline exceeded) " +
 					"and c1 gave nothing back after it: if it took effect, c1 never learnt so and its session keeps the key; " +
 					"c4's acquire called at 10.100s was given up at 10.600s and c4 gave nothing back after it: if it took effect, " +
-					"c4 never learnt so and its session keeps the key; and 1 more such acquires",
+					"c4 never learnt so and its session keeps the key; and 1 more acquire like them",
 				Ops: []int{5, 0, 1},
 			},
 		},
