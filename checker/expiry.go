@@ -21,6 +21,10 @@ import (
 //     lease by the cut's start plus the TTL — if the cut lasted that long,
 //     and no fault that may move etcd's leadership (a new leader extends
 //     every lease) was in force meanwhile.
+//
+// SessionTTL is taken as the TTL the server granted. etcd grants more than
+// asked only below its minimum, 1.5 election timeouts, which the clusters of
+// package cluster (100 ms elections by default) keep below a second.
 
 // cutsOff are the fault actions that, aimed at a client, stop every one of
 // its keep-alives from reaching the cluster.
