@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver"
+	"google.golang.org/grpc"
 )
 
 // memberState is a member's lifecycle.
@@ -65,6 +66,10 @@ func (m *Member) ID() uint64 {
 // touches it (it is refused only while the member is down), so it is for
 // observers and the harness; clients under test come from Cluster.Client.
 func (m *Member) Endpoint() string { return "http://" + m.front.addr() }
+
+// DialOptions returns the gRPC dial options that reach the member's
+// Endpoint: its cluster's (see Cluster.DialOptions).
+func (m *Member) DialOptions() []grpc.DialOption { return m.c.DialOptions() }
 
 // PeerURL returns the URL other members reach this one at.
 func (m *Member) PeerURL() string { return "https://" + m.peer.addr() }

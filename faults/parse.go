@@ -336,3 +336,6 @@ func count(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// Actions lists the actions a fault's text form may name, sorted.
+func Actions() []string { return slices.Clone(actionNames) }

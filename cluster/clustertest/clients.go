@@ -42,7 +42,8 @@ func Observer(t testing.TB, members ...*cluster.Member) *clientv3.Client {
 	for _, m := range members {
 		eps = append(eps, m.Endpoint())
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, Logger: zap.NewNop(), DialTimeout: 5 * time.Second})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, Logger: zap.NewNop(), DialTimeout: 5 * time.Second,
+		DialOptions: members[0].DialOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,29 @@
+package clustertest
+
+import (
+	"testing"
+
+	"github.com/etcdsim/etcdsim/internal/bubble"
+)
+
+// Virtual runs f with t in a synctest bubble, where a cluster
+// started with cluster.Config{Clock: cluster.ClockVirtual} runs on the
+// bubble's clock: time moves only when every goroutine in the bubble waits,
+// and then jumps to the next timer, so lease TTLs, election timeouts and
+// sleeps cost no wall time. Everything the test does with the cluster
+// belongs inside f — the cluster, its clients, Context, the waits — and f
+// must not call t.Run or t.Parallel. A bubble whose clock stands still for
+// a minute of wall time while f runs (a goroutine spinning, or stuck on a
+// mutex held by one that waits) fails the test with every goroutine's
+// stack.
+//
+//	clustertest.Virtual(t, func(t *testing.T) {
+//		c := cluster.New(t, cluster.Config{Clock: cluster.ClockVirtual})
+//		...
+//	})
+func Virtual(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	bubble.Test(t, bubble.Options{Name: t.Name(), OnFrozen: func(fr *bubble.Frozen) {
+		panic(fr.Error() + "\n" + fr.Stacks)
+	}}, f)
+}

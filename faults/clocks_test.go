@@ -1,0 +1,313 @@
+package faults_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
+	"github.com/etcdsim/etcdsim/faults"
+)
+
+// world is what one fault's case sees: the cluster, the Env, and what the
+// case noted before the fault went in.
+type world struct {
+	c      *cluster.Cluster
+	env    *faults.Env
+	leader *cluster.Member // the leader before the fault
+	term   uint64          // its term
+	lease  clientv3.LeaseID
+	event  string // the Env's last event, as describe writes it
+}
+
+// clockCase is one fault of the vocabulary and the effect it must have,
+// the same on both clocks.
+type clockCase struct {
+	fault   string
+	members int // 0 means 3
+	// effect checks, while the fault is in force, what it must have done.
+	effect func(ctx context.Context, w *world) error
+}
+
+var clockCases = []clockCase{
+	{fault: "kill(leader)", effect: func(ctx context.Context, w *world) error {
+		if w.leader.Running() {
+			return fmt.Errorf("the killed leader %s still runs", w.leader.Name())
+		}
+		return newLeader(ctx, w)
+	}},
+	{fault: "stop(follower)", effect: func(ctx context.Context, w *world) error {
+		if down := downMembers(w.c); len(down) != 1 {
+			return fmt.Errorf("members down: %v; want one", down)
+		}
+		return nil
+	}},
+	{fault: "isolate(leader)", effect: newLeader},
+	{fault: "partition(leader)", effect: newLeader},
+	{fault: "partition(minority)", effect: func(ctx context.Context, w *world) error {
+		return blackholed(w.c, 2*2) // one member cut from two, both ways
+	}},
+	{fault: "partition(majority)", effect: func(ctx context.Context, w *world) error {
+		return blackholed(w.c, 2*2)
+	}},
+	{fault: "ring", members: 5, effect: func(ctx context.Context, w *world) error {
+		if err := blackholed(w.c, 5*2); err != nil { // each member cut from its two far members
+			return err
+		}
+		return observerWrite(ctx, w) // every member still reaches a majority
+	}},
+	{fault: "cut(leader → follower)", effect: func(ctx context.Context, w *world) error {
+		return blackholed(w.c, 1)
+	}},
+	{fault: "delay(client c1, 200ms±0s)", effect: func(ctx context.Context, w *world) error {
+		t0 := time.Now()
+		if _, err := clientOf(w, "c1").Put(ctx, "k", "delayed"); err != nil {
+			return err
+		}
+		if took := time.Since(t0); took < 400*time.Millisecond {
+			return fmt.Errorf("a put through links delayed 200ms each way took %v", took)
+		}
+		return nil
+	}},
+	{fault: "isolate(client c1)", effect: c1CannotWrite},
+	{fault: "pause(client c1)", effect: c1CannotWrite},
+	{fault: "reset(client c1)", effect: c1CannotWrite},
+	{fault: "lose-responses(client c1)", effect: func(ctx context.Context, w *world) error {
+		if err := c1CannotWrite(ctx, w); err != nil {
+			return err
+		}
+		// The request went through: the write is there, its answer is not.
+		resp, err := clustertest.Observer(tb(ctx), w.c.Members()...).Get(ctx, "k")
+		if err != nil {
+			return err
+		}
+		if len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "c1" {
+			return fmt.Errorf("c1's write whose answer was lost is not in etcd: %v", resp.Kvs)
+		}
+		return nil
+	}},
+	{fault: "crash(client c1)", effect: func(ctx context.Context, w *world) error {
+		if _, err := w.c.Client("c1"); !errors.Is(err, cluster.ErrCrashed) {
+			return fmt.Errorf("Client(c1) of a crashed client = %v; want ErrCrashed", err)
+		}
+		return nil
+	}},
+	{fault: "revoke-lease(lock-holder L)", effect: func(ctx context.Context, w *world) error {
+		resp, err := clustertest.Observer(tb(ctx), w.c.Members()...).TimeToLive(ctx, w.lease)
+		if err != nil {
+			return err
+		}
+		if resp.TTL != -1 {
+			return fmt.Errorf("the revoked lease has TTL %d; want gone (-1)", resp.TTL)
+		}
+		return nil
+	}},
+	{fault: "leader-storm(every 200ms)", effect: func(ctx context.Context, w *world) error {
+		return termsPass(ctx, w, 2, 2*time.Second)
+	}},
+	{fault: "leader-kill-storm(every 500ms)", effect: func(ctx context.Context, w *world) error {
+		return termsPass(ctx, w, 1, 3*time.Second)
+	}},
+	{fault: "compact", effect: func(ctx context.Context, w *world) error {
+		_, err := clustertest.Observer(tb(ctx), w.c.Members()...).Get(ctx, "k", clientv3.WithRev(1))
+		if !errors.Is(err, rpctypes.ErrCompacted) {
+			return fmt.Errorf("a read at revision 1 after the compaction = %v; want ErrCompacted", err)
+		}
+		return nil
+	}},
+	{fault: "defrag(all-members)", effect: func(ctx context.Context, w *world) error {
+		if !strings.Contains(w.event, "db size") {
+			return fmt.Errorf("the defrag's event %q does not give the db sizes", w.event)
+		}
+		return nil
+	}},
+}
+
+// Every fault of the vocabulary has the same observable effect on the
+// real clock and on the virtual one. Replacing a member is the exception
+// the virtual clock names (see TestReplaceNeedsTheRealClock).
+func TestEveryFaultOnBothClocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two clusters a fault")
+	}
+	covered := map[string]bool{"replace": true}
+	for _, cc := range clockCases {
+		f, err := faults.Parse(cc.fault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		covered[strings.SplitN(f.String(), "(", 2)[0]] = true
+		for _, clock := range cluster.Clocks() {
+			t.Run(cc.fault+"/"+string(clock), func(t *testing.T) {
+				onClock(t, clock, func(t *testing.T) { runClockCase(t, clock, cc, f) })
+			})
+		}
+	}
+	for _, name := range faults.Actions() {
+		if !covered[name] {
+			t.Errorf("no case injects %s on both clocks", name)
+		}
+	}
+}
+
+// Replacing a member needs a member to join, which asks the others for the
+// membership over etcd's own sockets: on the virtual clock the fault fails
+// with an error that says so, and the cluster carries on.
+func TestReplaceNeedsTheRealClock(t *testing.T) {
+	clustertest.Virtual(t, func(t *testing.T) {
+		ctx := clustertest.Context(t)
+		c, env := startOn(t, cluster.ClockVirtual, 3)
+		_, err := env.Inject(ctx, faults.Replace(faults.Follower))
+		if !errors.Is(err, cluster.ErrNeedsRealClock) || !strings.Contains(err.Error(), "-clock real") {
+			t.Fatalf("replace on the virtual clock = %v; want ErrNeedsRealClock naming -clock real", err)
+		}
+		healthy(ctx, t, c)
+	})
+}
+
+func onClock(t *testing.T, clock cluster.Clock, f func(t *testing.T)) {
+	if clock == cluster.ClockVirtual {
+		clustertest.Virtual(t, f)
+		return
+	}
+	f(t)
+}
+
+func runClockCase(t *testing.T, clock cluster.Clock, cc clockCase, f faults.Fault) {
+	ctx := context.WithValue(clustertest.Context(t), tbKey{}, testing.TB(t))
+	c, env := startOn(t, clock, cmpOr(cc.members, 3), "c1")
+	w := &world{c: c, env: env}
+	var err error
+	if w.leader, err = c.Leader(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.term = w.leader.Term()
+	if _, err := clustertest.Observer(t, c.Members()...).Put(ctx, "k", "before"); err != nil {
+		t.Fatal(err)
+	}
+	s := session(ctx, t, clustertest.Client(t, c, "c1"), 60)
+	w.lease = s.Lease()
+	acquired(ctx, env, "c1", "L", w.lease)
+	heal := inject(ctx, t, env, f)
+	w.event = describe(lastEvent(t, env))
+	if err := cc.effect(ctx, w); err != nil {
+		t.Errorf("%s on the %s clock: %v (event: %s)", cc.fault, clock, err, w.event)
+	}
+	if err := heal(ctx); err != nil {
+		t.Fatalf("heal: %v", err)
+	}
+	healthy(ctx, t, c)
+}
+
+func startOn(t *testing.T, clock cluster.Clock, n int, clients ...string) (*cluster.Cluster, *faults.Env) {
+	t.Helper()
+	c := cluster.New(t, cluster.Config{Members: n, Clock: clock})
+	for _, name := range clients {
+		if _, err := c.Client(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c, faults.NewEnv(c, faults.Config{Timeout: 30 * time.Second})
+}
+
+type tbKey struct{}
+
+func tb(ctx context.Context) testing.TB { return ctx.Value(tbKey{}).(testing.TB) }
+
+func cmpOr(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func clientOf(w *world, name string) *clientv3.Client {
+	cli, err := w.c.Client(name)
+	if err != nil {
+		panic(err)
+	}
+	return cli
+}
+
+// newLeader waits for a leader other than the one before the fault.
+func newLeader(ctx context.Context, w *world) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		lctx, cancel := context.WithTimeout(ctx, time.Second)
+		m, err := w.c.Leader(lctx)
+		cancel()
+		if err == nil && m != w.leader {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("no leader other than %s within 10s", w.leader.Name())
+}
+
+// blackholed checks that exactly n directed links are blackholed.
+func blackholed(c *cluster.Cluster, n int) error {
+	var cut []string
+	for _, l := range c.Links() {
+		if l.Condition.Mode == cluster.Blackhole {
+			cut = append(cut, l.From+"→"+l.To)
+		}
+	}
+	if len(cut) != n {
+		return fmt.Errorf("blackholed links %v; want %d", cut, n)
+	}
+	return nil
+}
+
+// observerWrite checks that a write goes through within 30s. A member that
+// reaches no leader times a forwarded write out, so it tries again.
+func observerWrite(ctx context.Context, w *world) error {
+	cli := clustertest.Observer(tb(ctx), w.c.Members()...)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		_, err := cli.Put(wctx, "k", "during")
+		cancel()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+	}
+}
+
+// c1CannotWrite checks that a write by c1 gets no answer within a second.
+func c1CannotWrite(ctx context.Context, w *world) error {
+	wctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if _, err := clientOf(w, "c1").Put(wctx, "k", "c1"); err == nil {
+		return errors.New("c1 wrote and was answered")
+	}
+	return nil
+}
+
+// termsPass waits up to within for the leader's term to pass the one before
+// the fault by at least n.
+func termsPass(ctx context.Context, w *world, n uint64, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	var seen []uint64
+	for time.Now().Before(deadline) {
+		var top uint64
+		for _, m := range w.c.Members() {
+			top = max(top, m.Term())
+		}
+		if len(seen) == 0 || seen[len(seen)-1] != top {
+			seen = append(seen, top)
+		}
+		if top >= w.term+n {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("terms seen %v within %v; want at least %d past %d", slices.Compact(seen), within, n, w.term)
+}
