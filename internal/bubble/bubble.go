@@ -168,3 +168,24 @@ func run(t *testing.T, opts Options, f func(*testing.T) error, subtest bool) (er
 	t.Run(opts.Name, body)
 	return err
 }
+
+// Hosting runs f with a host for Run, for code that has no *testing.T to
+// give — a benchmark, say — inside a test binary: it opens one with
+// testing.RunTests, which go test has set up. f runs as a test: t.Fatal
+// and friends are not for it; it reports through its own values.
+func Hosting(f func()) error {
+	ran := false
+	ok := testing.RunTests(func(string, string) (bool, error) { return true, nil },
+		[]testing.InternalTest{{Name: "bubble-host", F: func(t *testing.T) {
+			UseT(t)
+			ran = true
+			f()
+		}}})
+	switch {
+	case !ran:
+		return errors.New("bubble: Hosting: testing ran no host test; call it from a test binary's test or benchmark")
+	case !ok:
+		return errors.New("bubble: Hosting: the host test failed")
+	}
+	return nil
+}
