@@ -81,6 +81,9 @@ func Hosted() bool {
 
 // Options shape Run. The zero Options are the defaults each field names.
 type Options struct {
+	// Host is the *testing.T whose subtest the bubble runs in. nil means
+	// the process's host: Host's, or the latest UseT's.
+	Host *testing.T
 	// Name names the subtest the bubble runs in. "" means "bubble".
 	Name string
 	// FrozenAfter is how long, in wall time, the bubble's clock may stand
@@ -126,13 +129,25 @@ func Test(t *testing.T, opts Options, f func(t *testing.T)) {
 // goroutines do not all end is an error (a *Stuck naming them); a bubble
 // whose clock freezes goes to opts.OnFrozen.
 func Run(opts Options, f func() error) error {
-	hostMu.Lock()
-	t := host
-	hostMu.Unlock()
+	t := opts.Host
 	if t == nil {
+		hostMu.Lock()
+		t = host
+		hostMu.Unlock()
+	}
+	if t != nil {
+		return run(t, opts, func(*testing.T) error { return f() }, true)
+	}
+	if !testing.Testing() {
 		return ErrNoHost
 	}
-	return run(t, opts, func(*testing.T) error { return f() }, true)
+	// In a test binary a test of its own hosts the bubble: code that
+	// gets no *testing.T — an example, a benchmark, a helper — runs too.
+	var err error
+	if herr := hosting(func(t *testing.T) { err = run(t, opts, func(*testing.T) error { return f() }, false) }); herr != nil {
+		return herr
+	}
+	return err
 }
 
 func run(t *testing.T, opts Options, f func(*testing.T) error, subtest bool) (err error) {
@@ -174,12 +189,19 @@ func run(t *testing.T, opts Options, f func(*testing.T) error, subtest bool) (er
 // testing.RunTests, which go test has set up. f runs as a test: t.Fatal
 // and friends are not for it; it reports through its own values.
 func Hosting(f func()) error {
+	return hosting(func(t *testing.T) {
+		UseT(t)
+		f()
+	})
+}
+
+// hosting runs f as a test of its own, with testing.RunTests.
+func hosting(f func(t *testing.T)) error {
 	ran := false
 	ok := testing.RunTests(func(string, string) (bool, error) { return true, nil },
 		[]testing.InternalTest{{Name: "bubble-host", F: func(t *testing.T) {
-			UseT(t)
 			ran = true
-			f()
+			f(t)
 		}}})
 	switch {
 	case !ran:
@@ -189,3 +211,4 @@ func Hosting(f func()) error {
 	}
 	return nil
 }
+

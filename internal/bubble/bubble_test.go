@@ -62,10 +62,17 @@ func TestRunsGoOnSideBySide(t *testing.T) {
 	}
 }
 
-func TestWithoutHostRunSaysHowToGetOne(t *testing.T) {
-	err := bubble.Run(bubble.Options{}, func() error { return nil })
-	if !errors.Is(err, bubble.ErrNoHost) {
-		t.Fatalf("Run without a host = %v; want ErrNoHost", err)
+// In a test binary code with no *testing.T to give opens bubbles too.
+func TestWithoutHostATestBinaryHostsItself(t *testing.T) {
+	var slept time.Duration
+	err := bubble.Run(bubble.Options{}, func() error {
+		t0 := time.Now()
+		time.Sleep(time.Minute)
+		slept = time.Since(t0)
+		return nil
+	})
+	if err != nil || slept != time.Minute {
+		t.Fatalf("Run without a host: %v, slept %v; want nil and 1m", err, slept)
 	}
 }
 
@@ -136,6 +143,13 @@ func TestHostGivesAProgramBubbles(t *testing.T) {
 	}
 	if got, want := strings.TrimSpace(string(out)), "-flag of-the-program: slept 10h0m0s in a bubble"; got != want {
 		t.Errorf("the program said %q; want %q", got, want)
+	}
+	unhosted := filepath.Join(t.TempDir(), "unhosted")
+	if out, err := exec.Command("go", "build", "-o", unhosted, "./testdata/unhosted").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if out, _ := exec.Command(unhosted).CombinedOutput(); !strings.HasPrefix(string(out), "true bubble: the virtual clock needs a host") {
+		t.Errorf("a program without Host said %q; want ErrNoHost, which says how to get one", out)
 	}
 	err = exec.Command(exe, "-exit", "7").Run()
 	var ee *exec.ExitError
