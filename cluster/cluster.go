@@ -55,6 +55,10 @@ func New(t testing.TB, cfg Config) *Cluster {
 	return c
 }
 
+// closeSettle is how long Close waits, on the virtual clock, for what etcd
+// leaves running briefly after its servers have stopped.
+const closeSettle = 200 * time.Millisecond
+
 // DefaultStartTimeout bounds Start when its context has no deadline.
 const DefaultStartTimeout = time.Minute
 
@@ -277,6 +281,14 @@ func (c *Cluster) Close() error {
 		}
 		if c.net != nil {
 			c.net.close()
+			if c.net.mem != nil {
+				// etcd's lease-renewal forwarder (EtcdServer.LeaseRenew, run
+				// by a goroutine the keep-alive handler leaves behind) sleeps
+				// 50ms between tries and sees its stream cancelled only
+				// after: let it end before the bubble's time stops with the
+				// run. Virtual time: it costs nothing.
+				time.Sleep(closeSettle)
+			}
 		}
 		if c.ownDir && c.dir != "" {
 			if err := os.RemoveAll(c.dir); err != nil {

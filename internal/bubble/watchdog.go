@@ -210,7 +210,7 @@ func describe(g string) string {
 	header := strings.TrimSuffix(lines[0], ":")
 	for i := 1; i < len(lines); i += 2 {
 		fn := lines[i]
-		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/") || strings.HasPrefix(fn, "sync.") {
+		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "time.") {
 			continue
 		}
 		if j := strings.LastIndex(fn, "("); j > 0 {

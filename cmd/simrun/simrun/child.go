@@ -31,6 +31,7 @@ const (
 	harnessErrorFile = "harness-error.txt" // why the child has no result
 	processFile      = "process.json"      // the child's procStats once its cluster had closed
 	frozenStacksFile = "frozen-stacks.txt" // every goroutine's stack when the run's virtual clock froze
+	stuckStacksFile  = "stuck-stacks.txt"  // the stacks of the goroutines a run's bubble was left with
 )
 
 // exitHarness is a child's exit code when its run's harness failed; it
@@ -85,6 +86,11 @@ func runChildCommand(e *env, args []string) int {
 	if err != nil {
 		if e.ctx.Err() != nil {
 			return fail(exitInterrupted, err)
+		}
+		var stuck *bubble.Stuck
+		if errors.As(err, &stuck) {
+			os.WriteFile(filepath.Join(*out, stuckStacksFile), []byte(stuck.Stacks), 0o644) //nolint:errcheck // the reason matters more
+			err = fmt.Errorf("%w; the stacks of the goroutines left are in %s", err, stuckStacksFile)
 		}
 		return fail(exitHarness, err)
 	}
