@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/etcdsim/etcdsim/internal/lease"
+	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // Sentinel errors. The errors returned wrap them with the prefix, key or
