@@ -14,8 +14,8 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// leased is implemented by a Held that knows its lease, so that faults
-// aimed at a holder's lease can find it.
+// leased is implemented by a leadership or a registrar that knows its
+// lease, so that faults aimed at it can find it: lock.Leaser's method.
 type leased interface{ Lease() clientv3.LeaseID }
 
 // lockRecipe returns the scenario's lock recipe.
@@ -120,6 +120,7 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 	key := wl.Key
 	for n := 0; wl.Ops == 0 || n < wl.Ops; n++ {
 		l, gen := p.locker()
+		r := p.r
 		var held lock.Held
 		err := w.step(ctx, name, func() error {
 			p := rec.Invoke(ctx, name, checker.KindAcquire, key, checker.Input{})
@@ -130,10 +131,7 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 				p.Unknown(ctx, err)
 				return nil
 			}
-			out := checker.Output{Token: h.Token()}
-			if ls, ok := h.(leased); ok {
-				out.Lease = int64(ls.Lease())
-			}
+			out := checker.Output{Token: h.Token(), Lease: w.holderLease(r, name, h)}
 			held = h
 			return p.OK(ctx, out)
 		})
@@ -162,6 +160,23 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 		}
 	}
 	return nil
+}
+
+// holderLease returns the lease of holder h of recipe r (lock.Leaser), for
+// faults aimed at it, or 0. For a holder without one it tells the Env why,
+// before the acquire is recorded, so that such a fault — a trigger on this
+// very acquire — is recorded as not applicable to the recipe.
+func (w *world) holderLease(r lock.Recipe, client string, h lock.Held) int64 {
+	ls, ok := h.(lock.Leaser)
+	if !ok {
+		w.env.NoLease(client, fmt.Sprintf("lock recipe %q: its holder (%T) has no Lease method (lock.Leaser), so no fault can revoke its lease", r.Name, h))
+		return 0
+	}
+	id := int64(ls.Lease())
+	if id == 0 {
+		w.env.NoLease(client, fmt.Sprintf("lock recipe %q: its holder (%T) holds no lease (its Lease method, lock.Leaser, returned 0)", r.Name, h))
+	}
+	return id
 }
 
 // release unlocks h and records it. A holder that finds it had lost the
