@@ -144,3 +144,9 @@ func (b *base) Close() error {
 	}
 	return nil
 }
+
+// Every recipe built on base reads and follows the leader.
+var (
+	_ LeaderReader = (*base)(nil)
+	_ Observer     = (*base)(nil)
+)

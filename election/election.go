@@ -32,26 +32,40 @@ var (
 	ErrUnknownRecipe = errors.New("election: no recipe named")
 )
 
-// Elector is one candidate's way into the election on one prefix. The
-// recipes of this package implement it; a user's own recipe that does can
-// run in every scenario.
+// Elector is one candidate's way into the election on one prefix: what
+// every scenario needs of a recipe. The recipes of this package implement
+// it and the optional LeaderReader and Observer too; a user's own recipe
+// needs only Elector to run in every scenario.
 type Elector interface {
 	// Campaign blocks until the candidate leads with value, ctx ends, or
 	// its lease is lost. It is safe to campaign again after a Resign or a
 	// loss; each Campaign holds a lease of its own.
 	Campaign(ctx context.Context, value string) (Leadership, error)
+	// Close ends every campaign, observer and lease the Elector holds
+	// (a leader it holds is resigned by its lease's revocation) and waits
+	// for its goroutines. It is idempotent.
+	Close() error
+}
+
+// LeaderReader is implemented by an Elector that can read who leads. It is
+// optional: the election workload's observers poll it when the Elector is
+// no Observer.
+type LeaderReader interface {
 	// Leader returns the current leader as a linearizable read sees it,
 	// or an error wrapping ErrNoLeader.
 	Leader(ctx context.Context) (LeaderInfo, error)
+}
+
+// Observer is implemented by an Elector that can follow the election. It
+// is optional: the election workload's observers follow the election with
+// it, poll LeaderReader instead when it is missing, and record that they
+// could see nothing when both are.
+type Observer interface {
 	// Observe sends the leader, then every change of leader or value, until
 	// ctx ends or the Elector is closed; then it closes the channel. Times
 	// with no leader are not sent. A slow reader sees the latest change, not
 	// each one.
 	Observe(ctx context.Context) <-chan LeaderInfo
-	// Close ends every campaign, observer and lease the Elector holds
-	// (a leader it holds is resigned by its lease's revocation) and waits
-	// for its goroutines. It is idempotent.
-	Close() error
 }
 
 // Leadership is one term of office won by Campaign.

@@ -50,3 +50,4 @@ func Lookup(name string) (Recipe, error) {
 	}
 	return r, nil
 }
+

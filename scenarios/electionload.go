@@ -34,8 +34,8 @@ const kindProclaim checker.Kind = "x-proclaim"
 // campaign → term of office → resign, with think time; in office it writes
 // once to a resource fenced by its term and proclaims its value again,
 // unless it knows it lost office.
-// Each observer follows the election with Elector.Observe and records
-// every leader it sees. A campaign that does not win within the patience
+// Each observer follows the election (election.Observer, or
+// election.LeaderReader polled) and records every leader it sees. A campaign that does not win within the patience
 // is recorded as unknown, never as failed: it may have won.
 //
 // A term ends, in the history, when the leader resigns or, if its
@@ -103,7 +103,7 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 	for n := 0; wl.Ops == 0 || n < wl.Ops; n++ {
 		var t *leaderTerm
 		err := w.step(ctx, name, func() error {
-			t = w.campaign(ctx, name, fmt.Sprintf("%s-%d", name, n), cli, e)
+			t = w.campaign(ctx, r, name, fmt.Sprintf("%s-%d", name, n), cli, e)
 			return nil
 		})
 		if err == nil && t != nil {
@@ -139,7 +139,7 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 
 // campaign campaigns with value and records it. It returns the term won,
 // or nil if the campaign did not win within the patience.
-func (w *world) campaign(ctx context.Context, name, value string, cli *clientv3.Client, e election.Elector) *leaderTerm {
+func (w *world) campaign(ctx context.Context, r election.Recipe, name, value string, cli *clientv3.Client, e election.Elector) *leaderTerm {
 	rec := w.env.Recorder()
 	key := w.s.Workload.Key
 	p := rec.Invoke(ctx, name, checker.KindCampaign, key, checker.Input{Value: value})
@@ -155,6 +155,11 @@ func (w *world) campaign(ctx context.Context, name, value string, cli *clientv3.
 		return nil
 	}
 	out := checker.Output{Token: l.Term(), Value: l.Value(), Lease: leaseOf(l)}
+	if out.Lease == 0 {
+		// Said before the campaign is recorded, for a trigger on it.
+		w.env.NoLease(name, fmt.Sprintf("election recipe %q: its leadership (%T) has no Lease() clientv3.LeaseID method, and its key %q does not end in its lease in hex as concurrency.Election's do, so no fault can revoke its lease",
+			r.Name, l, l.Key()))
+	}
 	p.OK(ctx, out) // a trigger on the campaign fires here, before the leader's next step
 	return newLeaderTerm(ctx, rec, cli, name, key, l)
 }
@@ -233,15 +238,27 @@ func (w *world) proclaim(ctx context.Context, t *leaderTerm) error {
 	return nil
 }
 
+// kindObserve is an observer's attempt to follow the election, recorded
+// only when it cannot: the recipe's Elector has neither Observe nor
+// Leader. The checkers do not read it; it tells the run's reader why the
+// observers saw nothing.
+const kindObserve checker.Kind = "x-observe"
+
 // electionObserver is one observer of the election workload: it records
-// every leader Elector.Observe sends. It steps at least every think time,
-// so that a crash is noticed even when the election is quiet.
+// every leader it sees. It follows the election with the Elector's Observe
+// (election.Observer) or, without it, polls its Leader
+// (election.LeaderReader) every think time; with neither, it records that
+// it can see nothing, naming the recipe and what it lacks, and the run is
+// judged on what the candidates recorded. It steps at least every think
+// time, so that a crash is noticed even when the election is quiet.
 func (w *world) electionObserver(ctx context.Context, r election.Recipe, name string) error {
 	wl := w.s.Workload
 	rec := w.env.Recorder()
 	var e election.Elector
 	var seen <-chan election.LeaderInfo
-	var dead sync.WaitGroup // closes what dead processes left
+	var poll election.LeaderReader
+	var last election.LeaderInfo // the last leader polled
+	var dead sync.WaitGroup      // closes what dead processes left
 	defer dead.Wait()
 	fresh := func() error {
 		if old := e; old != nil {
@@ -251,7 +268,13 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 		if _, e, err = w.newElector(r, name); err != nil {
 			return err
 		}
-		seen = e.Observe(ctx)
+		seen, poll, last = nil, nil, election.LeaderInfo{}
+		switch x := e.(type) {
+		case election.Observer:
+			seen = x.Observe(ctx)
+		case election.LeaderReader:
+			poll = x
+		}
 		return nil
 	}
 	defer func() {
@@ -262,6 +285,12 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 	if err := fresh(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if seen == nil && poll == nil {
+		rec.Invoke(ctx, name, kindObserve, wl.Key, checker.Input{}).Fail(ctx, fmt.Errorf(
+			"election recipe %q: its Elector (%T) has neither Observe (election.Observer) nor Leader (election.LeaderReader), so observer %s sees nothing; the run is judged on what the candidates recorded",
+			r.Name, e, name))
+		return nil
+	}
 	tick := time.NewTicker(max(wl.Think.D(), 10*time.Millisecond))
 	defer tick.Stop()
 	for {
@@ -270,7 +299,7 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 		select {
 		case <-ctx.Done():
 			return nil
-		case i, ok := <-seen:
+		case i, ok := <-seen: // never ready when seen is nil: the Elector is polled
 			if !ok {
 				if ctx.Err() != nil {
 					return nil
@@ -279,6 +308,9 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 			}
 			info, got = i, true
 		case <-tick.C:
+			if poll != nil {
+				info, got = w.pollLeader(ctx, poll, &last)
+			}
 		}
 		err := w.step(ctx, name, func() error {
 			if got {
@@ -298,6 +330,21 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
+}
+
+// pollLeader reads the leader, within the patience, and returns it if it
+// differs from *last, which it updates: a polling observer, like a slow
+// reader of Observe, sees the latest change, not each one. No leader, or
+// a read that fails, is nothing seen.
+func (w *world) pollLeader(ctx context.Context, r election.LeaderReader, last *election.LeaderInfo) (election.LeaderInfo, bool) {
+	pctx, cancel := context.WithTimeout(ctx, w.s.Workload.Patience.D())
+	info, err := r.Leader(pctx)
+	cancel()
+	if err != nil || info == *last {
+		return election.LeaderInfo{}, false
+	}
+	*last = info
+	return info, true
 }
 
 // leaderTerm is one term of office, from a won campaign to its end, which is
