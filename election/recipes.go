@@ -50,4 +50,3 @@ func Lookup(name string) (Recipe, error) {
 	}
 	return r, nil
 }
-
