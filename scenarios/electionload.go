@@ -63,12 +63,15 @@ func (w *world) electionWorkload(ctx context.Context) error {
 
 // newElector makes the Elector of client name: a new process's, after a
 // crash.
-func (w *world) newElector(r election.Recipe, name string) (*clientv3.Client, election.Elector, error) {
+func (w *world) newElector(ctx context.Context, r election.Recipe, name string) (*clientv3.Client, election.Elector, error) {
 	cli, err := w.env.Cluster().Client(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := r.New(cli, w.s.Workload.Key, election.Options{TTL: w.s.Workload.TTL.D()})
+	wl := w.s.Workload
+	e, err := construct(ctx, "election", r.Name, name, "election.Elector", wl.Patience.D(), func() (election.Elector, error) {
+		return r.New(cli, wl.Key, election.Options{TTL: wl.TTL.D()})
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,7 +92,7 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 			dead.Go(func() { old.Close() })
 		}
 		var err error
-		cli, e, err = w.newElector(r, name)
+		cli, e, err = w.newElector(ctx, r, name)
 		return err
 	}
 	defer func() {
@@ -103,8 +106,9 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 	for n := 0; wl.Ops == 0 || n < wl.Ops; n++ {
 		var t *leaderTerm
 		err := w.step(ctx, name, func() error {
-			t = w.campaign(ctx, r, name, fmt.Sprintf("%s-%d", name, n), cli, e)
-			return nil
+			var err error
+			t, err = w.campaign(ctx, r, name, fmt.Sprintf("%s-%d", name, n), cli, e)
+			return err
 		})
 		if err == nil && t != nil {
 			err = w.office(ctx, t, store)
@@ -138,21 +142,27 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 }
 
 // campaign campaigns with value and records it. It returns the term won,
-// or nil if the campaign did not win within the patience.
-func (w *world) campaign(ctx context.Context, r election.Recipe, name, value string, cli *clientv3.Client, e election.Elector) *leaderTerm {
+// or nil if the campaign did not win within the patience; an error only
+// for a recipe that cannot be run (ErrRecipe).
+func (w *world) campaign(ctx context.Context, r election.Recipe, name, value string, cli *clientv3.Client, e election.Elector) (*leaderTerm, error) {
 	rec := w.env.Recorder()
 	key := w.s.Workload.Key
 	p := rec.Invoke(ctx, name, checker.KindCampaign, key, checker.Input{Value: value})
 	cctx, cancel := context.WithTimeout(ctx, w.s.Workload.Patience.D())
 	l, err := e.Campaign(cctx, value)
 	cancel()
+	if err == nil && isNil(l) {
+		err = nilResult("election", r.Name, name, "Campaign", "election.Leadership")
+		p.Fail(ctx, err)
+		return nil, err
+	}
 	if err == nil && cli.Ctx().Err() != nil {
 		// The process crashed as it won: it never learnt that it did.
 		err = fmt.Errorf("won term %d as the client was closed: %w", l.Term(), context.Cause(cli.Ctx()))
 	}
 	if err != nil {
 		p.Unknown(ctx, err)
-		return nil
+		return nil, nil
 	}
 	out := checker.Output{Token: l.Term(), Value: l.Value(), Lease: leaseOf(l)}
 	if out.Lease == 0 {
@@ -161,7 +171,7 @@ func (w *world) campaign(ctx context.Context, r election.Recipe, name, value str
 			r.Name, l, l.Key()))
 	}
 	p.OK(ctx, out) // a trigger on the campaign fires here, before the leader's next step
-	return newLeaderTerm(ctx, rec, cli, name, key, l)
+	return newLeaderTerm(ctx, rec, cli, name, key, l), nil
 }
 
 // leaseOf returns the lease of a leadership: its Lease method's if it has
@@ -265,13 +275,15 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 			dead.Go(func() { old.Close() }) // ends its Observe
 		}
 		var err error
-		if _, e, err = w.newElector(r, name); err != nil {
+		if _, e, err = w.newElector(ctx, r, name); err != nil {
 			return err
 		}
 		seen, poll, last = nil, nil, election.LeaderInfo{}
 		switch x := e.(type) {
 		case election.Observer:
-			seen = x.Observe(ctx)
+			if seen = x.Observe(ctx); seen == nil {
+				return nilResult("election", r.Name, name, "Observe", "channel")
+			}
 		case election.LeaderReader:
 			poll = x
 		}

@@ -39,12 +39,16 @@ func (w *world) lockWorkload(ctx context.Context) error {
 		return err
 	}
 	res := &lockResources{}
-	var g errgroup.Group
-	for i := 1; i <= w.s.Workload.Clients; i++ {
+	var procs []*lockProcess
+	for i := 1; i <= w.s.Workload.Clients; i++ { // every process made before any thread runs
 		p := &lockProcess{w: w, r: r, name: fmt.Sprintf("c%d", i)}
-		if err := p.start(); err != nil {
+		if err := p.start(ctx); err != nil {
 			return err
 		}
+		procs = append(procs, p)
+	}
+	var g errgroup.Group
+	for _, p := range procs {
 		for j := 1; j <= w.s.Workload.Threads; j++ {
 			thread := p.name
 			if w.s.Workload.Threads > 1 {
@@ -71,14 +75,17 @@ type lockProcess struct {
 
 // start makes the process's client and Locker: at the run's start and
 // after a crash, as a restarted process would.
-func (p *lockProcess) start() error {
+func (p *lockProcess) start(ctx context.Context) error {
 	cli, err := p.w.env.Cluster().Client(p.name) // pinned or not, as Run made it; a restarted client keeps its links
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
-	l, err := p.r.New(cli, p.w.s.Workload.Key, lock.Options{TTL: p.w.s.Workload.TTL.D()})
+	wl := p.w.s.Workload
+	l, err := construct(ctx, "lock", p.r.Name, p.name, "lock.Locker", wl.Patience.D(), func() (lock.Locker, error) {
+		return p.r.New(cli, wl.Key, lock.Options{TTL: wl.TTL.D()})
+	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.name, err)
+		return err
 	}
 	p.cli, p.l = cli, l
 	p.gen++
@@ -101,13 +108,13 @@ func (p *lockProcess) crashed() bool {
 
 // restart starts the process afresh unless another thread has done so
 // since generation gen.
-func (p *lockProcess) restart(gen int) error {
+func (p *lockProcess) restart(ctx context.Context, gen int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.gen != gen {
 		return nil
 	}
-	if err := p.start(); err != nil {
+	if err := p.start(ctx); err != nil {
 		return fmt.Errorf("restarting: %w", err)
 	}
 	return nil
@@ -127,6 +134,11 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 			lctx, cancel := context.WithTimeout(ctx, wl.Patience.D())
 			h, err := l.Lock(lctx)
 			cancel()
+			if err == nil && isNil(h) {
+				err = nilResult("lock", r.Name, name, "Lock", "lock.Held")
+				p.Fail(ctx, err)
+				return err
+			}
 			if err != nil {
 				p.Unknown(ctx, err)
 				return nil
@@ -143,7 +155,7 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 		}
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
-			if err := p.restart(gen); err != nil {
+			if err := p.restart(ctx, gen); err != nil {
 				return err
 			}
 			continue
