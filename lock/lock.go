@@ -62,7 +62,10 @@ type Locker interface {
 //   - Checker: a read that asks etcd whether it still holds the lock,
 //     needed only by a workload whose owner check is "read".
 //
-// Its fencing token is Token; a recipe without one returns 0.
+// Its fencing token is Token; a recipe without one returns 0. Such a
+// holder is judged too: the fencing checker says it cannot decide, and the
+// guarded resource, which then cannot refuse a late write, shows what a
+// holder paused past its TTL does.
 type Held interface {
 	// Key is the etcd key that stands for this holder.
 	Key() string

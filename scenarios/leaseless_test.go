@@ -20,9 +20,10 @@ import (
 // a lease.Guard whose Done is the holder's, and the key's create revision
 // as the fencing token — so the standard mix has every reason to pass it.
 type leaselessLock struct {
-	cli *clientv3.Client
-	key string
-	ttl time.Duration
+	cli     *clientv3.Client
+	key     string
+	ttl     time.Duration
+	noToken bool // its holders' Token is 0: it hands out no fencing token
 }
 
 func newLeaselessLock(cli *clientv3.Client, name string, opts lock.Options) (lock.Locker, error) {
@@ -59,7 +60,11 @@ func (l *leaselessLock) Lock(ctx context.Context) (lock.Held, error) {
 			Then(clientv3.OpPut(l.key, "", clientv3.WithLease(g.ID()))).
 			Commit()
 		if err == nil && resp.Succeeded {
-			return &leaselessHeld{g: g, key: l.key, token: resp.Header.Revision}, nil
+			h := &leaselessHeld{g: g, key: l.key, token: resp.Header.Revision}
+			if l.noToken {
+				h.token = 0
+			}
+			return h, nil
 		}
 		if err == nil {
 			err = l.waitDeleted(ctx, g, resp.Header.Revision)
@@ -136,4 +141,32 @@ func TestLockSafetyLeaselessHolder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A lock that hands out no fencing token (Token 0) is judged too: fencing
+// cannot decide and says why, instead of calling the history invalid, and
+// the guarded resource shows what a paused holder without a token does.
+func TestLockSafetyTokenlessHolder(t *testing.T) {
+	r := lock.Recipe{Name: "tokenless", Summary: "a user's lock without tokens",
+		New: func(cli *clientv3.Client, name string, opts lock.Options) (lock.Locker, error) {
+			l, err := newLeaselessLock(cli, name, opts)
+			l.(*leaselessLock).noToken = true
+			return l, err
+		}}
+	s := scenarios.LockSafety(r)[1] // pause-holder
+	s.Workload.Duration = scenarios.Duration(6 * time.Second)
+	res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
+	if err != nil {
+		t.Fatalf("Run: %v; want a verdict", err)
+	}
+	for _, c := range res.Checks {
+		t.Logf("%s: %s: %s", c.Checker, c.Verdict, c.Summary)
+		if c.Verdict == checker.VerdictInvalid {
+			t.Errorf("%s: invalid: %s", c.Checker, c.Summary)
+		}
+		if c.Checker == checker.CheckerFencing && (c.Verdict != checker.VerdictUnknown || !strings.Contains(c.Summary, "no guarded write carried a fencing token")) {
+			t.Errorf("fencing of a lock without tokens: %s: %s; want unknown, saying no write carried a token", c.Verdict, c.Summary)
+		}
+	}
+	t.Logf("met %v: %s", res.Met, res.Why)
 }
