@@ -43,6 +43,7 @@ func TestBadRecipe(t *testing.T) {
 		name     string
 		lock     lockNew
 		election electionNew
+		ownRead  bool // the workload asks the holder whether it still holds (lock.Checker)
 		says     string
 	}{
 		{name: "lock-nil", lock: func(*clientv3.Client, string, lock.Options) (lock.Locker, error) { return nil, nil },
@@ -57,6 +58,8 @@ func TestBadRecipe(t *testing.T) {
 			says: `lock recipe "lock-blocks": its constructor (New) did not return within 1s (the workload's patience) for client c1`},
 		{name: "lock-nil-holder", lock: func(*clientv3.Client, string, lock.Options) (lock.Locker, error) { return nilHolder{}, nil },
 			says: `lock recipe "lock-nil-holder": Lock returned a nil lock.Held and no error for client c`},
+		{name: "lock-no-owned", lock: newLeaselessLock, ownRead: true,
+			says: `lock recipe "lock-no-owned": its holder (*scenarios_test.leaselessHeld) has no Owned method (lock.Checker), which workload.owner_check "read" needs`},
 		{name: "election-nil", election: func(*clientv3.Client, string, election.Options) (election.Elector, error) { return nil, nil },
 			says: `election recipe "election-nil": its constructor (New) returned a nil election.Elector and no error for client`},
 		{name: "election-panics", election: func(*clientv3.Client, string, election.Options) (election.Elector, error) { panic("oops") },
@@ -80,6 +83,9 @@ func TestBadRecipe(t *testing.T) {
 			}
 			s.Workload.Duration = scenarios.Duration(3 * time.Second)
 			s.Workload.Patience = scenarios.Duration(time.Second)
+			if tt.ownRead {
+				s.Workload.OwnerCheck = scenarios.OwnerCheckRead
+			}
 			_, err := scenarios.Run(context.Background(), s, scenarios.Options{})
 			switch {
 			case err == nil:
