@@ -35,8 +35,9 @@ const kindProclaim checker.Kind = "x-proclaim"
 // once to a resource fenced by its term and proclaims its value again,
 // unless it knows it lost office.
 // Each observer follows the election (election.Observer, or
-// election.LeaderReader polled) and records every leader it sees. A campaign that does not win within the patience
-// is recorded as unknown, never as failed: it may have won.
+// election.LeaderReader polled) and records every leader it sees. A
+// campaign that does not win within the patience is recorded as unknown,
+// never as failed: it may have won.
 //
 // A term ends, in the history, when the leader resigns or, if its
 // Leadership.Done closes first, at that instant: a careful leader stops
