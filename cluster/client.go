@@ -155,6 +155,9 @@ func (c *Cluster) NewClient(name string, cfg ClientConfig) (*clientv3.Client, er
 // later gets a link to a client created for every member, so ask again to
 // include it.
 func (c *Cluster) ClientEndpoints(name string) ([]string, error) {
+	if c.cfg.Clock.Resolve() == ClockVirtual {
+		return nil, fmt.Errorf("%w: ClientEndpoints(%q) gives out addresses for code that dials etcd with sockets of its own, and the virtual clock's network is in memory; build the client with Client or NewClient, or give it Cluster.DialOptions, or run on the real clock (Config.Clock: ClockReal, simrun -clock real)", ErrNeedsRealClock, name)
+	}
 	nc, _, err := c.openClient(name)
 	if err != nil {
 		return nil, err
@@ -225,7 +228,7 @@ func (c *Cluster) link(nc *namedClient) error {
 	}
 	c.net.addClient(nc.name)
 	for _, m := range targets {
-		p, err := c.net.newProxy(m.name, nc.name, nil, false)
+		p, err := c.net.newProxy(m.name, nc.name, nil, false, "")
 		if err != nil {
 			c.drop(nc)
 			return fmt.Errorf("cluster: client %q: proxy to %s: %w", nc.name, m.name, err)
@@ -285,6 +288,9 @@ func (c *Cluster) dial(nc *namedClient) (*clientv3.Client, error) {
 		nc.cfg.Configure(&ccfg)
 		ccfg.Endpoints = endpoints
 	}
+	// Last, so the client's every connection is the network's: clientv3
+	// appends Config.DialOptions after its own.
+	ccfg.DialOptions = append(ccfg.DialOptions, c.DialOptions()...)
 	cli, err := clientv3.New(ccfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: client %q: %w", nc.name, err)

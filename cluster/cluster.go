@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,9 +72,16 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
 		defer cancel()
 	}
+	var mem *memNet
+	if cfg.Clock.Resolve() == ClockVirtual {
+		if err := checkVirtual(); err != nil {
+			return nil, err
+		}
+		mem = newMemNet()
+	}
 	c := &Cluster{
 		cfg:     cfg,
-		net:     newNetwork(cfg.Seed),
+		net:     newNetwork(cfg.Seed, mem),
 		clients: make(map[string]*namedClient),
 		harness: make(map[string]*clientv3.Client),
 	}
@@ -151,17 +159,25 @@ func (c *Cluster) newMember() (*Member, error) {
 	name := fmt.Sprintf("m%d", index)
 	m := &Member{c: c, name: name, index: index, dir: filepath.Join(c.dir, name)}
 	var err error
-	if m.cert, m.tls, err = c.pki.issue(name); err != nil {
+	var peerAt string // where the peer proxy listens: any port on the real clock
+	var also []net.IP
+	if c.net.mem != nil {
+		// The in-memory network's addresses are made up; the peer proxy's
+		// must be known before it exists, to be in the certificate it shows.
+		ip := net.IPv4(127, 0, 9, byte(1+index%250))
+		peerAt, also = net.JoinHostPort(ip.String(), "1"), []net.IP{ip}
+	}
+	if m.cert, m.tls, err = c.pki.issue(name, also...); err != nil {
 		return nil, fmt.Errorf("cluster: certificate for %s: %w", name, err)
 	}
 	if m.log, err = newMemberLog(c.cfg.LogDir, name); err != nil {
 		return nil, fmt.Errorf("cluster: log for %s: %w", name, err)
 	}
 	c.net.addMember(name)
-	if m.peer, err = c.net.newProxy(name, "", c.pki.serverConfig(m.cert), false); err != nil {
+	if m.peer, err = c.net.newProxy(name, "", c.pki.serverConfig(m.cert), false, peerAt); err != nil {
 		return nil, fmt.Errorf("cluster: peer proxy for %s: %w", name, err)
 	}
-	if m.front, err = c.net.newProxy(name, "", nil, true); err != nil {
+	if m.front, err = c.net.newProxy(name, "", nil, true, ""); err != nil {
 		return nil, fmt.Errorf("cluster: client proxy for %s: %w", name, err)
 	}
 	c.mu.Lock()

@@ -37,6 +37,11 @@ type Config struct {
 	// 0 means etcd's default (10000). Small values exercise snapshot
 	// transfer to lagging members.
 	SnapshotCount uint64 `json:"snapshot_count,omitempty"`
+	// Clock is the clock the cluster runs on: ClockReal (embedded etcd on
+	// loopback sockets, the wall clock) or ClockVirtual (the same etcd
+	// server on an in-memory network, on the clock of the synctest bubble
+	// Start must be called in). ClockDefault means DefaultClock.
+	Clock Clock `json:"clock,omitempty"`
 	// Seed seeds the network's jitter, from its own stream of the seed
 	// (see checker.Seed.Rand), so a run's seed gives it the same samples
 	// every time. 0 is a valid seed.
@@ -49,6 +54,10 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Members == 0 {
 		cfg.Members = 3
 	}
+	if err := cfg.Clock.Validate(); err != nil {
+		return cfg, err
+	}
+	cfg.Clock = cfg.Clock.Resolve()
 	if cfg.Members < 1 || cfg.Members > MaxMembers {
 		return cfg, fmt.Errorf("cluster: Config.Members is %d; valid: 1 to %d (0 means 3)", cfg.Members, MaxMembers)
 	}

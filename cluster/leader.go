@@ -104,11 +104,11 @@ func (c *Cluster) MoveLeader(ctx context.Context, name string) error {
 		if lead == to {
 			return nil
 		}
-		e := lead.etcd()
-		if e == nil {
+		s := lead.server()
+		if s == nil {
 			continue // it died meanwhile; ask again
 		}
-		if err := e.Server.MoveLeader(ctx, lead.ID(), to.ID()); err != nil {
+		if err := s.MoveLeader(ctx, lead.ID(), to.ID()); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("cluster: moving leadership from %s to %s: %w", lead.name, name, err)
 			}
@@ -171,7 +171,7 @@ func (c *Cluster) harnessClient(m *Member) (*clientv3.Client, error) {
 	if cli, ok := c.harness[m.name]; ok {
 		return cli, nil
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{m.Endpoint()}, Logger: quietLogger()})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{m.Endpoint()}, Logger: quietLogger(), DialOptions: c.DialOptions()})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: harness client for %s: %w", m.name, err)
 	}

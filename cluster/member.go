@@ -9,6 +9,7 @@ import (
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver"
 )
 
 // memberState is a member's lifecycle.
@@ -42,8 +43,8 @@ type Member struct {
 	// lifeMu serializes Kill, Stop and Restart, which take time; mu is held
 	// only briefly, to read or change the fields it guards.
 	lifeMu sync.Mutex
-	mu     sync.Mutex // guards e, state, id, clientAddr
-	e      *embed.Etcd
+	mu     sync.Mutex // guards s, state, id, clientAddr
+	s      server
 	state  memberState
 	id     uint64
 	// clientAddr is the member's real client listener while it runs.
@@ -78,8 +79,8 @@ func (m *Member) Running() bool {
 // IsLeader reports whether the member, in its own view, leads now. A member
 // cut off from the others may still think so; Cluster.Leader asks a quorum.
 func (m *Member) IsLeader() bool {
-	e := m.etcd()
-	return e != nil && e.Server.Leader() == e.Server.MemberID()
+	s := m.server()
+	return s != nil && s.Leader() == s.MemberID()
 }
 
 // Term returns the term of the last entry the member applied, or 0 if it is
@@ -88,32 +89,49 @@ func (m *Member) IsLeader() bool {
 // and it reaches the new leader's term once that leader's first entry is
 // committed and applied, a heartbeat or two later.
 func (m *Member) Term() uint64 {
-	if e := m.etcd(); e != nil {
-		return e.Server.Term()
+	if s := m.server(); s != nil {
+		return s.Term()
 	}
 	return 0
 }
 
 // LeaderID returns the ID of the member this member believes leads, or 0.
 func (m *Member) LeaderID() uint64 {
-	if e := m.etcd(); e != nil {
-		return uint64(e.Server.Leader())
+	if s := m.server(); s != nil {
+		return uint64(s.Leader())
 	}
 	return 0
 }
 
-// Etcd returns the running embedded server, or nil while the member is
-// down. It is an escape hatch: it changes on every restart, and closing it
-// behind the cluster's back is not supported.
-func (m *Member) Etcd() *embed.Etcd { return m.etcd() }
+// Etcd returns the running embedded server on the real clock, or nil while
+// the member is down and on the virtual clock (see Server). It is an escape
+// hatch: it changes on every restart, and closing it behind the cluster's
+// back is not supported.
+func (m *Member) Etcd() *embed.Etcd {
+	if s := m.running(); s != nil {
+		return s.embedded()
+	}
+	return nil
+}
 
-func (m *Member) etcd() *embed.Etcd {
+// Server returns the running etcd server, on either clock, or nil while the
+// member is down. It is an escape hatch, like Etcd.
+func (m *Member) Server() *etcdserver.EtcdServer { return m.server() }
+
+func (m *Member) server() *etcdserver.EtcdServer {
+	if s := m.running(); s != nil {
+		return s.etcd()
+	}
+	return nil
+}
+
+func (m *Member) running() server {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.state != stateRunning {
 		return nil
 	}
-	return m.e
+	return m.s
 }
 
 func (m *Member) String() string { return m.name }
@@ -138,29 +156,26 @@ func (m *Member) halt(to memberState) error {
 	m.lifeMu.Lock()
 	defer m.lifeMu.Unlock()
 	m.mu.Lock()
-	e, state := m.e, m.state
+	s, state := m.s, m.state
 	if state != stateRunning {
 		m.mu.Unlock()
 		return fmt.Errorf("%w: %s is %v", ErrNotRunning, m.name, state)
 	}
 	m.state = to
 	m.mu.Unlock()
-	shutdown(e, m.c.net, m.name, to == stateStopped)
+	shutdown(s, m.c.net, m.name, to == stateStopped)
 	return nil
 }
 
-// shutdown ends a running embedded server. graceful hands leadership over
-// first, while the network still works; otherwise the member's sockets are
+// shutdown ends a running server. graceful hands leadership over first,
+// while the network still works; otherwise the member's connections are
 // reset before raft stops, as when a process dies.
-func shutdown(e *embed.Etcd, n *network, name string, graceful bool) {
+func shutdown(s server, n *network, name string, graceful bool) {
 	if graceful {
-		e.Server.Stop()
+		s.etcd().Stop()
 	}
 	n.setDown(name, true)
-	// HardStop before Close: Close would otherwise try a leadership
-	// transfer and wait for client streams.
-	e.Server.HardStop()
-	e.Close()
+	s.halt()
 }
 
 // Restart brings a killed or stopped member back with its data directory
@@ -212,51 +227,48 @@ func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.
 	return cfg
 }
 
-// start starts the embedded server and points the member's proxies at it;
-// it does not wait for the member to be ready.
+// start starts the member's etcd on the cluster's clock and points the
+// member's proxies at it; it does not wait for the member to be ready.
 func (m *Member) start(clusterState string) (err error) {
 	cfg := m.embedConfig(clusterState, m.c.initialCluster())
 	// Up before etcd starts, so its own bootstrap requests to peers pass;
 	// connections to it are still refused until its proxies have targets.
 	m.c.net.setDown(m.name, false)
-	e, err := startEtcd(cfg)
+	var s server
+	if m.c.net.mem != nil {
+		s, err = startVirtual(cfg, m.c.net.mem)
+	} else {
+		s, err = startEmbed(cfg)
+	}
 	if err != nil {
 		m.c.net.setDown(m.name, true)
 		return fmt.Errorf("cluster: member %s failed to start: %w\n--- last lines of %s's log ---\n%s", m.name, err, m.name, m.log.tail(15))
 	}
-	peerAddr := e.Peers[0].Listener.Addr().String()
-	clientAddr := e.Clients[0].Addr().String()
+	clientAddr := s.clientAddr()
 	m.mu.Lock()
-	m.e, m.state, m.id, m.clientAddr = e, stateRunning, uint64(e.Server.MemberID()), clientAddr
+	m.s, m.state, m.id, m.clientAddr = s, stateRunning, uint64(s.etcd().MemberID()), clientAddr
 	m.mu.Unlock()
-	m.peer.setTarget(peerAddr)
+	m.peer.setTarget(s.peerAddr())
 	m.front.setTarget(clientAddr)
 	m.c.retargetClients(m.name, clientAddr)
 	return nil
 }
 
-// startEtcd calls embed.StartEtcd, turning a fatal log (which panics with
-// our logger) into an error.
-func startEtcd(cfg *embed.Config) (e *embed.Etcd, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("etcd panicked while starting: %v", r)
-		}
-	}()
-	return embed.StartEtcd(cfg)
-}
+// fmtPanic is the error of a server that panicked while starting: a fatal
+// log panics with our logger instead of exiting the process.
+func fmtPanic(r any) error { return fmt.Errorf("etcd panicked while starting: %v", r) }
 
 // waitReady waits until the member has joined the cluster and serves.
 func (m *Member) waitReady(ctx context.Context) error {
 	m.mu.Lock()
-	e := m.e
+	s := m.s
 	m.mu.Unlock()
 	select {
-	case <-e.Server.ReadyNotify():
+	case <-s.etcd().ReadyNotify():
 		return nil
-	case err := <-e.Err():
+	case err := <-s.errc():
 		return fmt.Errorf("cluster: member %s stopped while starting: %w\n--- last lines of %s's log ---\n%s", m.name, err, m.name, m.log.tail(15))
-	case <-e.Server.StopNotify():
+	case <-s.etcd().StopNotify():
 		return fmt.Errorf("cluster: member %s stopped while starting\n--- last lines of %s's log ---\n%s", m.name, m.name, m.log.tail(15))
 	case <-ctx.Done():
 		return fmt.Errorf("cluster: member %s not ready: %w\n--- last lines of %s's log ---\n%s", m.name, context.Cause(ctx), m.name, m.log.tail(15))
@@ -268,13 +280,13 @@ func (m *Member) closeForCluster() error {
 	m.lifeMu.Lock()
 	defer m.lifeMu.Unlock()
 	m.mu.Lock()
-	e, state := m.e, m.state
+	s, state := m.s, m.state
 	if state == stateRunning {
 		m.state = stateKilled
 	}
 	m.mu.Unlock()
-	if state == stateRunning && e != nil {
-		shutdown(e, m.c.net, m.name, false)
+	if state == stateRunning && s != nil {
+		shutdown(s, m.c.net, m.name, false)
 	}
 	return m.log.close()
 }

@@ -16,6 +16,9 @@ import (
 // so just after a start or a partition AddMember waits, retrying until ctx
 // ends.
 func (c *Cluster) AddMember(ctx context.Context) (*Member, error) {
+	if c.cfg.Clock.Resolve() == ClockVirtual {
+		return nil, errJoinVirtual
+	}
 	if n := len(c.Members()); n >= MaxMembers {
 		return nil, fmt.Errorf("cluster: cannot add a member to %d; at most %d", n, MaxMembers)
 	}
@@ -81,11 +84,11 @@ func (c *Cluster) RemoveMember(ctx context.Context, name string) error {
 	}
 	m.lifeMu.Lock()
 	m.mu.Lock()
-	e, state := m.e, m.state
+	s, state := m.s, m.state
 	m.state = stateRemoved
 	m.mu.Unlock()
 	if state == stateRunning {
-		shutdown(e, c.net, name, false)
+		shutdown(s, c.net, name, false)
 	}
 	m.lifeMu.Unlock()
 	c.unlinkClientsFrom(m)
@@ -125,7 +128,7 @@ func (c *Cluster) linkClientTo(nc *namedClient, m *Member) error {
 	if !linked {
 		return nil // dropped meanwhile
 	}
-	p, err := c.net.newProxy(m.name, nc.name, nil, false)
+	p, err := c.net.newProxy(m.name, nc.name, nil, false, "")
 	if err != nil {
 		return fmt.Errorf("cluster: client %q: proxy to %s: %w", nc.name, m.name, err)
 	}

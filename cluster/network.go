@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 type network struct {
 	ctx    context.Context // cancelled by close; bounds handshakes and dials
 	cancel context.CancelFunc
+	mem    *memNet // the virtual clock's in-memory network; nil on the real clock, which uses loopback sockets
 
 	rngMu sync.Mutex // guards rng
 	rng   *rand.Rand // jitter samples, Config.Seed's network stream
@@ -40,16 +42,36 @@ type network struct {
 // choice drawn from a run's seed.
 const networkStream = 0x6e6574776f726b // "network"
 
-func newNetwork(seed checker.Seed) *network {
+func newNetwork(seed checker.Seed, mem *memNet) *network {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &network{
 		ctx:    ctx,
 		cancel: cancel,
+		mem:    mem,
 		rng:    seed.Rand(networkStream),
 		links:  make(map[linkKey]*link),
 		down:   make(map[string]bool),
 		conns:  make(map[*pconn]struct{}),
 	}
+}
+
+// listen opens a listener at a new address: a kernel-chosen loopback port
+// on the real clock, an address of the in-memory network on the virtual.
+// at, if set, is the address to take (on the virtual clock only).
+func (n *network) listen(at string) (net.Listener, error) {
+	if n.mem != nil {
+		return n.mem.listen(at)
+	}
+	return net.Listen("tcp", "127.0.0.1:0")
+}
+
+// dial connects to a listener that listen opened, here or in a member.
+func (n *network) dial(ctx context.Context, addr string) (net.Conn, error) {
+	if n.mem != nil {
+		return n.mem.dial(ctx, addr)
+	}
+	d := net.Dialer{Timeout: dialTimeout}
+	return d.DialContext(ctx, "tcp", addr)
 }
 
 // addMember creates the links between a new member and every node.

@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// A proxy listens on a kernel-chosen loopback port and forwards every
+// A proxy listens on a kernel-chosen loopback port (an address of the
+// in-memory network on the virtual clock) and forwards every
 // connection to one member's real listener. Its address is what the rest of
 // the cluster knows the member by, so it stays the same across restarts
 // while the member's real ports change.
@@ -40,9 +41,9 @@ const (
 )
 
 // newProxy starts a proxy for member; for a client proxy client is the
-// client's name.
-func (n *network) newProxy(member, client string, tlsConf *tls.Config, front bool) (*proxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// client's name. at is the address to listen at, "" for any.
+func (n *network) newProxy(member, client string, tlsConf *tls.Config, front bool, at string) (*proxy, error) {
+	ln, err := n.listen(at)
 	if err != nil {
 		return nil, err
 	}
@@ -118,8 +119,7 @@ func (p *proxy) handle(raw net.Conn) {
 			return
 		}
 	}
-	d := net.Dialer{Timeout: dialTimeout}
-	b, err := d.DialContext(p.n.ctx, "tcp", target)
+	b, err := p.n.dial(p.n.ctx, target)
 	if err != nil {
 		resetConn(raw)
 		return

@@ -21,7 +21,8 @@ type Result struct {
 	Scenario Scenario `json:"scenario"`
 	// Started is when the run began, on the wall clock.
 	Started time.Time `json:"started"`
-	// Timings are how long each phase took.
+	// Timings are how long each phase took, on the run's clock
+	// (Scenario.Cluster.Clock), and the run's wall time.
 	Timings Timings `json:"timings"`
 	// Checks are the checkers' results, in the scenario's order.
 	Checks []checker.Result `json:"checks"`
@@ -47,12 +48,16 @@ type Result struct {
 	history checker.History
 }
 
-// Timings are the wall-clock durations of a run's phases.
+// Timings are the durations of a run's phases on the run's clock — virtual
+// or real — and the wall time it took.
 type Timings struct {
 	Start    Duration `json:"start"`    // cluster and clients up
 	Workload Duration `json:"workload"` // workload and schedule, to the last heal
 	Check    Duration `json:"check"`    // checkers
 	Total    Duration `json:"total"`
+	// Wall is the run's wall time, from its start to its verdict; on the
+	// real clock it is about Total.
+	Wall Duration `json:"wall,omitempty"`
 }
 
 // History returns the run's recorded history.

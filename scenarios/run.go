@@ -12,6 +12,7 @@ import (
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/bubble"
 )
 
 // Options shape how Run runs a scenario. The zero Options writes nothing.
@@ -24,6 +25,14 @@ type Options struct {
 	// failure message show it. "" means simrun's: replay of the result
 	// file when Out is set, else run by name and seed.
 	Replay string
+	// OnFrozen, on the virtual clock, is called from outside the run's
+	// bubble when the bubble's clock has stood still for a minute of wall
+	// time while the run was unfinished; its error names the goroutines
+	// that were not durably blocked and holds every goroutine's stack. A
+	// frozen bubble cannot be unblocked, so OnFrozen should end the
+	// process (simrun's child writes its harness failure and exits). nil
+	// panics with the error.
+	OnFrozen func(error)
 }
 
 // ErrHarness is wrapped by Run's error when the harness itself failed — a
@@ -38,12 +47,46 @@ var ErrHarness = errors.New("scenarios: harness failure")
 // heals and closes what it started, whatever happens. A scenario that is
 // not valid, or a harness that fails, is an error, not a verdict. Many
 // runs may go on in one process at once.
+//
+// On the virtual clock Run opens a synctest bubble for the run, unless it
+// is called in one already (as Test does): that needs a host for bubbles —
+// a test (use Test), or a program under simrun.Main — and is otherwise an
+// error that says so.
 func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	s = s.withDefaults()
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	res := &Result{Version: SchemaVersion, Scenario: s, Started: time.Now()}
+	if s.Cluster.Clock != cluster.ClockVirtual || bubble.Inside() {
+		return run(ctx, s, opts)
+	}
+	var res *Result
+	var err error
+	berr := bubble.Run(bubble.Options{Name: s.Name, OnFrozen: onFrozen(opts)}, func() error {
+		bctx, cancel := bubble.Context(ctx)
+		defer cancel()
+		res, err = run(bctx, s, opts)
+		return nil
+	})
+	if errors.Is(berr, bubble.ErrNoHost) {
+		return nil, fmt.Errorf("%w: %s: the virtual clock runs a scenario in a synctest bubble, which needs a test (use scenarios.Test) or a program under simrun.Main; or set cluster.clock to \"real\"", ErrHarness, s.Name)
+	}
+	if berr != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrHarness, s.Name, berr)
+	}
+	return res, err
+}
+
+func onFrozen(opts Options) func(*bubble.Frozen) {
+	if opts.OnFrozen == nil {
+		return nil
+	}
+	return func(f *bubble.Frozen) { opts.OnFrozen(f) }
+}
+
+// run is Run on the scenario's own clock: in a bubble on the virtual one.
+func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
+	res := &Result{Version: SchemaVersion, Scenario: s, Started: bubble.WallNow()}
 	res.Replay = replayCommand(s, opts)
 	var logDir string
 	if opts.Out != "" {
@@ -55,7 +98,7 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	}
 	t0 := time.Now()
 	c, err := cluster.Start(ctx, cluster.Config{Members: s.Cluster.Members, Durable: s.Cluster.Durable,
-		Seed: s.Seed, LogDir: logDir})
+		Clock: s.Cluster.Clock, Seed: s.Seed, LogDir: logDir})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: starting the cluster: %w", ErrHarness, s.Name, err)
 	}
@@ -104,6 +147,7 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	}
 	res.Timings.Check = Duration(time.Since(t2))
 	res.Timings.Total = Duration(time.Since(t0))
+	res.Timings.Wall = Duration(bubble.WallNow().Sub(res.Started))
 
 	if opts.Out != "" {
 		if res.Met {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
@@ -52,12 +53,24 @@ type Scenario struct {
 	Upstream *Upstream `json:"upstream,omitempty"`
 }
 
-// Cluster shapes the run's cluster. The zero Cluster is 3 in-memory members.
+// Cluster shapes the run's cluster. The zero Cluster is 3 in-memory members
+// on the default clock.
 type Cluster struct {
 	// Members is the number of members; 0 means 3.
 	Members int `json:"members,omitempty"`
 	// Durable keeps the members' data on disk across kills.
 	Durable bool `json:"durable,omitempty"`
+	// Clock is the clock the run goes on: "virtual" (the cluster, clients
+	// and workload in a synctest bubble, on an in-memory network: the run
+	// costs its CPU time, not its wall time) or "real" (embedded etcd on
+	// loopback sockets, on the wall clock). "" means cluster.DefaultClock,
+	// or "real" when RealClock says why the scenario needs it. See
+	// cluster.Clock.
+	Clock cluster.Clock `json:"clock,omitempty"`
+	// RealClock, if set, says why the scenario needs the real clock — code
+	// of its own that dials etcd through real sockets, say — and asking
+	// for the virtual clock is then an error that says so.
+	RealClock string `json:"real_clock,omitempty"`
 }
 
 // The workload families.
@@ -181,6 +194,10 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Cluster.Members == 0 {
 		s.Cluster.Members = 3
 	}
+	if s.Cluster.Clock == cluster.ClockDefault && s.Cluster.RealClock != "" {
+		s.Cluster.Clock = cluster.ClockReal
+	}
+	s.Cluster.Clock = s.Cluster.Clock.Resolve()
 	w := &s.Workload
 	if w.Clients == 0 {
 		w.Clients = 3

@@ -7,9 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/internal/bubble"
 )
 
-// Test runs s as a subtest of t named after it. The run's files go to the
+// Test runs s as a subtest of t named after it, in a synctest bubble of
+// the subtest's own on the virtual clock. The run's files go to the
 // subtest's artifact directory (t.ArtifactDir: kept under the -artifacts
 // flag's directory, removed otherwise). When the expectation is not met the
 // subtest fails with every violation's sentence, the seed and the command
@@ -37,22 +41,37 @@ func test(t *testing.T, s Scenario, parallel bool) *Result {
 		if parallel {
 			t.Parallel()
 		}
-		// Not t.Context: it ends before cleanups run, and the run must
-		// heal and close its cluster whatever happens.
-		ctx, cancel := context.WithTimeout(context.Background(), budget(s))
-		defer cancel()
-		r, err := Run(ctx, s, Options{Out: t.ArtifactDir(), Replay: goTestCommand(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res = r
-		if err := r.Err(); err != nil {
-			t.Error(err)
+		opts := Options{Out: t.ArtifactDir(), Replay: goTestCommand(t)}
+		if s.withDefaults().Cluster.Clock != cluster.ClockVirtual {
+			res = runTest(t, s, opts)
 			return
 		}
-		t.Logf("%s: %s in %v (%d operations, %d fault events)", s.Name, r.Why, r.Timings.Total, r.Ops, len(r.Faults))
+		// The subtest outside, the bubble inside: t.Run and t.Parallel
+		// are not allowed in a bubble.
+		bubble.Test(t, bubble.Options{Name: s.Name}, func(t *testing.T) { res = runTest(t, s, opts) })
 	})
 	return res
+}
+
+// runTest runs s for Test, in a bubble on the virtual clock, and fails t
+// with what it found.
+func runTest(t *testing.T, s Scenario, opts Options) *Result {
+	t.Helper()
+	// Not t.Context: it ends before cleanups run, and the run must heal
+	// and close its cluster whatever happens.
+	ctx, cancel := context.WithTimeout(context.Background(), budget(s))
+	defer cancel()
+	r, err := Run(ctx, s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Err(); err != nil {
+		t.Error(err)
+		return r
+	}
+	t.Logf("%s: %s in %v on the %s clock (%v of wall time; %d operations, %d fault events)",
+		s.Name, r.Why, r.Timings.Total, r.Scenario.Cluster.Clock, r.Timings.Wall, r.Ops, len(r.Faults))
+	return r
 }
 
 // budget bounds one run: the workload, a settle after the schedule, the

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
@@ -37,6 +38,11 @@ func (s Scenario) Validate() error {
 	}
 	if s.Cluster.Members < 1 || s.Cluster.Members > maxMembers {
 		bad("cluster.members %d: want 1 to %d", s.Cluster.Members, maxMembers)
+	}
+	if err := s.Cluster.Clock.Validate(); err != nil {
+		bad("cluster.clock: %v", err)
+	} else if s.Cluster.Clock == cluster.ClockVirtual && s.Cluster.RealClock != "" {
+		bad("cluster.clock is virtual, but this scenario needs the real clock: %s; run it with -clock real (cluster.clock \"real\")", s.Cluster.RealClock)
 	}
 	w := s.Workload
 	if !slices.Contains(Families(), w.Family) {

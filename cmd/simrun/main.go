@@ -3,20 +3,6 @@
 // github.com/etcdsim/etcdsim/cmd/simrun/simrun for the commands.
 package main
 
-import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
+import "github.com/etcdsim/etcdsim/cmd/simrun/simrun"
 
-	"github.com/etcdsim/etcdsim/cmd/simrun/simrun"
-)
-
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// After the first signal a second one kills simrun at once.
-	go func() { <-ctx.Done(); stop() }()
-	code := simrun.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { simrun.Main() }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/reports"
 )
 
@@ -18,10 +19,16 @@ type batchFlags struct {
 	out        string
 	inProcess  bool
 	runTimeout time.Duration
+	clock      string
 }
 
+// defaultParallel is -parallel's default: a run on the virtual clock is
+// CPU-bound, so one run a CPU.
+func defaultParallel() int { return runtime.NumCPU() }
+
 func (b *batchFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&b.parallel, "parallel", 2, "how many clusters run at once (each a few etcd members in a child process of its own)")
+	fs.IntVar(&b.parallel, "parallel", defaultParallel(), "how many clusters run at once (each a few etcd members in a child process of its own)")
+	fs.StringVar(&b.clock, "clock", "", "the clock every run goes on: virtual (in a synctest bubble, costing CPU time, not wall time) or real (embedded etcd on loopback sockets); default each scenario's own")
 	fs.StringVar(&b.out, "out", "", "directory for the results (default results/<timestamp>)")
 	fs.BoolVar(&b.inProcess, "inprocess", defaultInProcess(),
 		"run every run in this process, not each in a child process (for debugging; a run that hangs then holds up simrun)")
@@ -40,6 +47,9 @@ func (b *batchFlags) check(e *env) error {
 	}
 	if b.runTimeout < 0 {
 		return usagef("-run-timeout %v: must not be negative", b.runTimeout)
+	}
+	if _, err := cluster.ParseClock(b.clock); err != nil {
+		return usagef("-clock %q: want virtual or real (default each scenario's own)", b.clock)
 	}
 	if !b.inProcess && !childSupported {
 		return configErr(errNoChild)
@@ -68,6 +78,11 @@ func writable(dir string) error {
 // command knows of the batch (its command, campaign, shards); batch fills
 // in the rest. It returns the exit code.
 func (e *env) batch(jobs []job, b batchFlags, sum Summary) (int, error) {
+	if b.clock != "" {
+		for i := range jobs {
+			jobs[i].scenario.Cluster.Clock = cluster.Clock(b.clock)
+		}
+	}
 	if err := validateJobs(jobs); err != nil {
 		return exitUsage, configErr(err)
 	}

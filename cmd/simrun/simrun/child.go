@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/etcdsim/etcdsim/internal/bubble"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 
@@ -29,6 +30,7 @@ const (
 	childLogFile     = "child.log"         // the child's stdout and stderr, a panic's trace included
 	harnessErrorFile = "harness-error.txt" // why the child has no result
 	processFile      = "process.json"      // the child's procStats once its cluster had closed
+	frozenStacksFile = "frozen-stacks.txt" // every goroutine's stack when the run's virtual clock froze
 )
 
 // exitHarness is a child's exit code when its run's harness failed; it
@@ -66,7 +68,17 @@ func runChildCommand(e *env, args []string) int {
 	if err != nil {
 		return fail(exitHarness, err)
 	}
-	_, err = scenarios.Run(e.ctx, s, scenarios.Options{Out: *out, Replay: *replay})
+	frozen := func(err error) {
+		// The bubble cannot be unblocked: record why, with every
+		// goroutine's stack, and end the process.
+		var f *bubble.Frozen
+		if errors.As(err, &f) {
+			os.WriteFile(filepath.Join(*out, frozenStacksFile), []byte(f.Stacks), 0o644) //nolint:errcheck // the reason below matters more
+			err = fmt.Errorf("%w: %w; every goroutine's stack is in %s", scenarios.ErrHarness, err, frozenStacksFile)
+		}
+		os.Exit(fail(exitHarness, err))
+	}
+	_, err = scenarios.Run(e.ctx, s, scenarios.Options{Out: *out, Replay: *replay, OnFrozen: frozen})
 	if b, jerr := json.Marshal(sampleProc()); jerr == nil {
 		os.WriteFile(filepath.Join(*out, processFile), b, 0o644) //nolint:errcheck // the stats are optional
 	}

@@ -32,7 +32,7 @@ type shrinkFlags struct {
 
 func (f *shrinkFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.trials, "trials", 3, "runs of each candidate, with seeds seed, seed+1, …; it is kept only if every one finds the violation")
-	fs.IntVar(&f.parallel, "parallel", 2, "how many clusters run at once (each a few etcd members in a child process of its own)")
+	fs.IntVar(&f.parallel, "parallel", defaultParallel(), "how many clusters run at once (each a few etcd members in a child process of its own)")
 	fs.StringVar(&f.out, "out", "", "directory for the shrunk scenario, its report and every trial's run (default shrunk/ beside RESULT.json)")
 	fs.BoolVar(&f.inProcess, "inprocess", defaultInProcess(),
 		"run every run in this process, not each in a child process (for debugging; a run that hangs then holds up simrun)")

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/etcdsim/etcdsim/internal/bubble"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 
@@ -27,11 +28,15 @@ const (
 // exits with its code. extra are a program's own scenarios, added to the
 // registered ones.
 func Main(extra ...scenarios.Scenario) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() { <-ctx.Done(); stop() }() // a second signal kills at once
-	code := Run(ctx, os.Args[1:], os.Stdout, os.Stderr, extra...)
-	stop()
-	os.Exit(code)
+	// Runs on the virtual clock each open a synctest bubble, which needs a
+	// *testing.T: the host gives the program one (see bubble.Host).
+	bubble.Host(func() int {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		go func() { <-ctx.Done(); stop() }() // a second signal kills at once
+		code := Run(ctx, os.Args[1:], os.Stdout, os.Stderr, extra...)
+		stop()
+		return code
+	})
 }
 
 // Run runs simrun with args (without the program name) and returns its

@@ -1,0 +1,102 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"google.golang.org/grpc"
+
+	"github.com/etcdsim/etcdsim/internal/bubble"
+)
+
+// Clock is the clock a cluster's members, clients and network run on.
+//
+// On the real clock the members are embedded etcd servers (etcd's embed
+// package) on loopback sockets, and a run waits on the wall clock. On the
+// virtual clock the members are the same etcd server code, built from
+// etcdserver directly, on an in-memory network; the cluster must be started
+// inside a testing/synctest bubble, whose clock moves only when every
+// goroutine of the bubble is blocked and then jumps to the next timer, so a
+// run costs its CPU time, not its wall time. Links, faults and members
+// behave the same on both; what the virtual clock cannot show is anything
+// that needs time to pass while the CPU works — a slow apply, a slow disk —
+// and it has no sockets for code that dials etcd itself (ClientEndpoints).
+type Clock string
+
+const (
+	// ClockDefault is the zero Clock: DefaultClock.
+	ClockDefault Clock = ""
+	// ClockReal runs on the wall clock, on loopback sockets.
+	ClockReal Clock = "real"
+	// ClockVirtual runs on a synctest bubble's clock, on an in-memory
+	// network.
+	ClockVirtual Clock = "virtual"
+)
+
+// DefaultClock is the clock a Config with no Clock runs on.
+const DefaultClock = ClockReal
+
+// Clocks lists the valid clock names.
+func Clocks() []Clock { return []Clock{ClockVirtual, ClockReal} }
+
+// ParseClock reads a clock's name; "" is ClockDefault.
+func ParseClock(s string) (Clock, error) {
+	c := Clock(s)
+	if err := c.Validate(); err != nil {
+		return "", err
+	}
+	return c, nil
+}
+
+// Validate reports a clock that does not exist, naming the valid ones.
+func (c Clock) Validate() error {
+	switch c {
+	case ClockDefault, ClockReal, ClockVirtual:
+		return nil
+	}
+	names := make([]string, 0, 2)
+	for _, v := range Clocks() {
+		names = append(names, string(v))
+	}
+	return fmt.Errorf("cluster: unknown clock %q; valid: %s (\"\" means %s)", string(c), strings.Join(names, ", "), DefaultClock)
+}
+
+// Resolve returns the clock c stands for: DefaultClock for ClockDefault.
+func (c Clock) Resolve() Clock {
+	if c == ClockDefault {
+		return DefaultClock
+	}
+	return c
+}
+
+func (c Clock) String() string { return string(c.Resolve()) }
+
+// ErrNeedsRealClock is wrapped by the errors of calls that need real
+// sockets, made on a cluster on the virtual clock.
+var ErrNeedsRealClock = errors.New("cluster: needs the real clock")
+
+// errJoinVirtual is AddMember's error on the virtual clock.
+var errJoinVirtual = fmt.Errorf("%w: AddMember: a member joining a running cluster asks the others for the membership before it starts, over sockets of etcd's own that the in-memory network cannot reach; run on the real clock (Config.Clock: ClockReal, simrun -clock real)", ErrNeedsRealClock)
+
+// checkVirtual says why a cluster cannot start on the virtual clock here:
+// outside a synctest bubble, or on an etcd whose internals differ.
+func checkVirtual() error {
+	if !bubble.Inside() {
+		return errors.New("cluster: Config.Clock is virtual, but Start was not called inside a synctest bubble: in a test use clustertest.Virtual (or synctest.Test); in a program run under bubble.Run; or use the real clock (Config.Clock: ClockReal)")
+	}
+	return checkInternals()
+}
+
+// DialOptions returns the gRPC dial options a client of this cluster's
+// members needs: on the virtual clock, the dialer of the in-memory network
+// (a clientv3.Config takes them in DialOptions); nothing on the real clock.
+// Code that builds its own client with these reaches the members' proxies
+// like the harness does.
+func (c *Cluster) DialOptions() []grpc.DialOption {
+	if c.net == nil || c.net.mem == nil {
+		return nil
+	}
+	mem := c.net.mem
+	return []grpc.DialOption{grpc.WithContextDialer(mem.dial)}
+}

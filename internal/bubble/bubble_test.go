@@ -1,0 +1,187 @@
+package bubble_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/etcdsim/etcdsim/internal/bubble"
+)
+
+// leftBehind stays blocked in its bubble for good, on purpose.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/etcdsim/etcdsim/internal/bubble_test.leftBehind"))
+}
+
+func TestRunMovesTheVirtualClock(t *testing.T) {
+	bubble.UseT(t)
+	wall := time.Now()
+	var slept time.Duration
+	var inside bool
+	err := bubble.Run(bubble.Options{Name: "sleep"}, func() error {
+		inside = bubble.Inside()
+		t0 := time.Now()
+		time.Sleep(time.Hour)
+		slept = time.Since(t0)
+		return errors.New("from the bubble")
+	})
+	if err == nil || err.Error() != "from the bubble" {
+		t.Errorf("Run returned %v; want f's error", err)
+	}
+	if slept != time.Hour || !inside {
+		t.Errorf("in the bubble: slept %v (want 1h), Inside %v (want true)", slept, inside)
+	}
+	if bubble.Inside() {
+		t.Error("Inside is true outside any bubble")
+	}
+	t.Logf("an hour of virtual time took %v of wall time", time.Since(wall))
+}
+
+func TestRunsGoOnSideBySide(t *testing.T) {
+	bubble.UseT(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() {
+			errs[i] = bubble.Run(bubble.Options{}, func() error {
+				time.Sleep(time.Duration(i+1) * time.Minute)
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWithoutHostRunSaysHowToGetOne(t *testing.T) {
+	err := bubble.Run(bubble.Options{}, func() error { return nil })
+	if !errors.Is(err, bubble.ErrNoHost) {
+		t.Fatalf("Run without a host = %v; want ErrNoHost", err)
+	}
+}
+
+func TestABubbleThatWillNotEndNamesWhatIsLeft(t *testing.T) {
+	bubble.UseT(t)
+	err := bubble.Run(bubble.Options{Name: "leaky"}, func() error {
+		go leftBehind(make(chan struct{}))
+		return nil
+	})
+	var s *bubble.Stuck
+	if !errors.As(err, &s) {
+		t.Fatalf("Run = %v; want a *bubble.Stuck", err)
+	}
+	if len(s.Left) != 1 || !strings.Contains(s.Left[0], "leftBehind") {
+		t.Errorf("Stuck.Left = %q; want the one goroutine in leftBehind", s.Left)
+	}
+}
+
+func leftBehind(release chan struct{}) { <-release }
+
+func TestAFrozenClockIsReportedWithTheGoroutineThatHeldIt(t *testing.T) {
+	bubble.UseT(t)
+	frozen := make(chan *bubble.Frozen, 1)
+	var mu sync.Mutex
+	mu.Lock() // held outside the bubble: a goroutine waiting on it is not durably blocked
+	err := bubble.Run(bubble.Options{Name: "frozen", FrozenAfter: 500 * time.Millisecond, OnFrozen: func(f *bubble.Frozen) {
+		frozen <- f
+		mu.Unlock()
+	}}, func() error {
+		time.Sleep(time.Second)
+		waitOnMutex(&mu)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case f := <-frozen:
+		if len(f.Running) != 1 || !strings.Contains(f.Running[0], "waitOnMutex") {
+			t.Errorf("Frozen.Running = %q; want the goroutine in waitOnMutex", f.Running)
+		}
+		if !strings.Contains(f.Error(), "stood still at 00:00:01") {
+			t.Errorf("Frozen.Error() = %q; want where the clock stood", f.Error())
+		}
+	default:
+		t.Fatal("the bubble froze on a mutex held outside and OnFrozen was not called")
+	}
+}
+
+func waitOnMutex(mu *sync.Mutex) {
+	mu.Lock()
+	mu.Unlock() //nolint:staticcheck // only the wait matters
+}
+
+// A program — not a test — opens bubbles under Host, with its own flags
+// left alone.
+func TestHostGivesAProgramBubbles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	exe := filepath.Join(t.TempDir(), "hosted")
+	if out, err := exec.Command("go", "build", "-o", exe, "./testdata/hosted").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(exe, "-flag", "of-the-program").CombinedOutput()
+	if err != nil {
+		t.Fatalf("the program: %v\n%s", err, out)
+	}
+	if got, want := strings.TrimSpace(string(out)), "-flag of-the-program: slept 10h0m0s in a bubble"; got != want {
+		t.Errorf("the program said %q; want %q", got, want)
+	}
+	err = exec.Command(exe, "-exit", "7").Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+		t.Errorf("the program with -exit 7 ended with %v; want exit status 7", err)
+	}
+}
+
+func TestACarriedContextEndsWithTheOuterOne(t *testing.T) {
+	bubble.UseT(t)
+	outer, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		time.Sleep(50 * time.Millisecond) // wall time, outside the bubble
+		cancel(errors.New("stopped from outside"))
+	}()
+	var cause error
+	if err := bubble.Run(bubble.Options{}, func() error {
+		ctx, stop := bubble.Context(outer)
+		defer stop()
+		<-ctx.Done()
+		cause = context.Cause(ctx)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if cause == nil || cause.Error() != "stopped from outside" {
+		t.Errorf("the carried context ended with %v; want the outer one's cause", cause)
+	}
+}
+
+func TestACarriedDeadlineCountsOnTheBubblesClock(t *testing.T) {
+	bubble.UseT(t)
+	outer, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var waited time.Duration
+	if err := bubble.Run(bubble.Options{}, func() error {
+		ctx, stop := bubble.Context(outer)
+		defer stop()
+		t0 := time.Now()
+		<-ctx.Done()
+		waited = time.Since(t0)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if waited < 59*time.Second || waited > time.Minute {
+		t.Errorf("the carried minute ran out after %v of virtual time", waited)
+	}
+}

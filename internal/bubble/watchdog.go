@@ -1,0 +1,222 @@
+package bubble
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// watchdog watches one bubble's clock from outside it, on the wall clock.
+// Inside, a heartbeat stamps the bubble's clock every heartbeat of virtual
+// time; outside, watch sees whether the stamp still moves.
+type watchdog struct {
+	opts     Options
+	id       atomic.Int64  // the bubble's id, read from its own stack; 0 until it starts
+	stamp    atomic.Int64  // the bubble's clock at its last heartbeat, in UnixNano; 0 until it starts
+	finished atomic.Bool   // f has returned: the bubble is only winding down
+	fin      chan struct{} // made and closed in the bubble; ends the heartbeat
+	done     chan struct{} // closed by stop; ends watch
+	exited   chan struct{} // closed when watch has returned
+}
+
+// wallTick is how often, in wall time, the watchdog looks at the stamp.
+const wallTick = 250 * time.Millisecond
+
+func newWatchdog(opts Options) *watchdog {
+	return &watchdog{opts: opts, done: make(chan struct{}), exited: make(chan struct{})}
+}
+
+// start runs in the bubble before f: it learns the bubble's id and starts
+// the heartbeat, a bubbled goroutine that ends when f has returned.
+func (w *watchdog) start() {
+	w.id.Store(int64(currentBubble()))
+	w.stamp.Store(time.Now().UnixNano())
+	w.fin = make(chan struct{})
+	fin := w.fin
+	go func() {
+		tick := time.NewTicker(heartbeat)
+		defer tick.Stop()
+		for {
+			select {
+			case <-fin:
+				return
+			case now := <-tick.C:
+				w.stamp.Store(now.UnixNano())
+			}
+		}
+	}()
+}
+
+// finish runs in the bubble once f has returned.
+func (w *watchdog) finish() {
+	w.finished.Store(true)
+	close(w.fin)
+}
+
+func (w *watchdog) bubbleID() int { return int(w.id.Load()) }
+
+// watch runs outside the bubble until stop, and reports the bubble frozen
+// once its stamp has stood still for opts.FrozenAfter of wall time while f
+// had not returned.
+func (w *watchdog) watch() {
+	defer close(w.exited)
+	tick := time.NewTicker(wallTick)
+	defer tick.Stop()
+	last, since := int64(0), time.Now()
+	for {
+		select {
+		case <-w.done:
+			return
+		case now := <-tick.C:
+			stamp := w.stamp.Load()
+			if stamp != last || stamp == 0 || w.finished.Load() {
+				last, since = stamp, now
+				continue
+			}
+			if now.Sub(since) < w.opts.FrozenAfter {
+				continue
+			}
+			f := &Frozen{
+				Name:    w.opts.Name,
+				Wall:    now.Sub(since),
+				Virtual: time.Unix(0, stamp).UTC(),
+			}
+			f.Stacks, f.Running = bubbleStacks(w.bubbleID())
+			if w.opts.OnFrozen != nil {
+				w.opts.OnFrozen(f)
+			} else {
+				panic(f.Error())
+			}
+			return
+		}
+	}
+}
+
+// stop ends watch and waits for it.
+func (w *watchdog) stop() {
+	close(w.done)
+	<-w.exited
+}
+
+// Frozen describes a bubble whose clock stood still.
+type Frozen struct {
+	Name    string        // the bubble's name (Options.Name)
+	Wall    time.Duration // how long, in wall time, its clock stood still
+	Virtual time.Time     // where its clock stood
+	// Running lists the header lines of the bubble's goroutines that were
+	// not durably blocked: running, runnable, in a syscall, waiting on a
+	// mutex or a socket. One of them holds the clock.
+	Running []string
+	// Stacks is every goroutine of the bubble, as runtime.Stack prints them.
+	Stacks string
+}
+
+func (f *Frozen) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "bubble: %s: the virtual clock stood still at %s for %v of wall time while the run was unfinished",
+		f.Name, f.Virtual.Format("15:04:05.000"), f.Wall.Round(time.Second))
+	if len(f.Running) == 0 {
+		b.WriteString("; every goroutine was durably blocked (a CPU-bound step, or a goroutine outside the bubble, held it)")
+	} else {
+		fmt.Fprintf(&b, "; not durably blocked: %s", strings.Join(f.Running, "; "))
+	}
+	return b.String()
+}
+
+// Stuck is Run's error when a bubble would not end: its main function
+// returned but goroutines it started stayed blocked, or every goroutine
+// blocked with no timer to wake one.
+type Stuck struct {
+	Reason string   // what synctest said
+	Left   []string // the header lines of the goroutines left in the bubble
+	Stacks string   // their stacks
+}
+
+func (s *Stuck) Error() string {
+	return fmt.Sprintf("bubble: %s; %d goroutines left: %s", s.Reason, len(s.Left), strings.Join(s.Left, "; "))
+}
+
+func stuck(reason string, id int) *Stuck {
+	stacks, _ := bubbleStacks(id)
+	var left []string
+	for _, g := range splitGoroutines(stacks) {
+		left = append(left, describe(g))
+	}
+	return &Stuck{Reason: reason, Left: left, Stacks: stacks}
+}
+
+var bubbleRE = regexp.MustCompile(`, synctest bubble (\d+)`)
+
+// currentBubble returns the id of the calling goroutine's bubble, or 0.
+func currentBubble() int {
+	buf := make([]byte, 1024)
+	buf = buf[:runtime.Stack(buf, false)]
+	header, _, _ := bytes.Cut(buf, []byte("\n"))
+	if m := bubbleRE.FindSubmatch(header); m != nil {
+		id, _ := strconv.Atoi(string(m[1]))
+		return id
+	}
+	return 0
+}
+
+// bubbleStacks returns the stacks of bubble id's goroutines (every
+// goroutine's if id is 0) and the header lines of those not durably
+// blocked.
+func bubbleStacks(id int) (stacks string, running []string) {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var b strings.Builder
+	for _, g := range splitGoroutines(string(buf)) {
+		header, _, _ := strings.Cut(g, "\n")
+		if id != 0 && !strings.Contains(header, fmt.Sprintf(", synctest bubble %d]", id)) &&
+			!strings.Contains(header, fmt.Sprintf(", synctest bubble %d,", id)) {
+			continue
+		}
+		b.WriteString(g)
+		b.WriteString("\n\n")
+		if !strings.Contains(header, "(durable)") {
+			running = append(running, describe(g))
+		}
+	}
+	return b.String(), running
+}
+
+func splitGoroutines(dump string) []string {
+	var out []string
+	for g := range strings.SplitSeq(strings.TrimSpace(dump), "\n\n") {
+		if strings.HasPrefix(g, "goroutine ") {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// describe names a goroutine by its header and the first function of its
+// stack that is not the runtime's or the standard library's waiting code.
+func describe(g string) string {
+	lines := strings.Split(g, "\n")
+	header := strings.TrimSuffix(lines[0], ":")
+	for i := 1; i < len(lines); i += 2 {
+		fn := lines[i]
+		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/") || strings.HasPrefix(fn, "sync.") {
+			continue
+		}
+		if j := strings.LastIndex(fn, "("); j > 0 {
+			fn = fn[:j]
+		}
+		return header + " in " + fn
+	}
+	return header
+}
