@@ -165,6 +165,9 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 			}
 			return nil
 		case err != nil:
+			if held != nil { // a holder the workload gives up on (ErrRecipe) is released, not left to its lease
+				release(ctx, rec, name, key, held, wl.TTL.D())
+			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if err := sleep(ctx, wl.Think.D()); err != nil {
