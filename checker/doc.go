@@ -33,6 +33,13 @@
 //     re-listing after ErrCompacted.
 //
 // Each checker's doc comment lists the operation kinds and fields it reads.
+//
+// A sentence explains as well as it finds. When the faults prove that a
+// holder's session lease was gone on the server before the holder acted
+// (MutualExclusion's doc comment says when they do), an overlap, two-leaders or stale-write sentence says by
+// how much the holder outlived it and what would have stopped it; a
+// liveness sentence names what held the lock or the leadership during the
+// wait. docs/flagged.md lists these sentences with the weakness each shows.
 // A history a checker cannot judge (a return before its call, an operation
 // without a client, a release with no acquire, two runs mixed) gets the
 // verdict invalid, naming the first offending operation; a search that runs

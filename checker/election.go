@@ -24,6 +24,11 @@ type ElectionOptions struct {
 //     term seen is led by the campaign that won it (same proposal,
 //     Input.Value).
 //
+// For its sentences only, it reads History.SessionTTL, campaign's
+// Output.Lease and History.Faults, as MutualExclusion does: a two-leaders
+// sentence says by how much the earlier leader outlived its lease on the
+// server when the faults prove it.
+//
 // Invalid: a resign with no matching campaign, a campaign while already
 // leading, an operation without an election name, and whatever
 // History.Validate rejects. With no leadership and no observation to judge

@@ -265,5 +265,34 @@ func describeOverlap(h *History, p pairKinds, key string, o overlap) (string, []
 		msg += sprintf("%s %s at %s", o.earlier.client, p.gave, fmtTime(o.earlier.end))
 		ops = append(ops, &h.Ops[o.earlier.give])
 	}
-	return msg, ops
+	return msg + heldPastExpiry(h, p, o.earlier), ops
+}
+
+// heldPastExpiry says, when the faults prove it, that the holder of hd went
+// on holding after its lease had expired on the server, by how much, and
+// why; "" otherwise. E.g. "; c2 went on leading for 2.101s after its lease
+// 542fa20cc928df02 had expired on the server (by 1.018s: ...); a recipe
+// that stops on concurrency.Session.Done ...".
+func heldPastExpiry(h *History, p pairKinds, hd hold) string {
+	e, ok := leaseExpiry(h, hd.client, hd.take, hd.end)
+	if !ok || hd.give >= 0 && h.Ops[hd.give].Kind == KindCrash {
+		return ""
+	}
+	verb := "holding it"
+	if p.take == KindCampaign {
+		verb = "leading"
+	}
+	how := "to the end of the run"
+	if hd.end < Infinity {
+		how = "for " + fmtDur(hd.end-e.at)
+	}
+	msg := sprintf("; %s went on %s %s after %s", hd.client, verb, how, e.since(hd.client))
+	// A lock holder paused when its lease expired could not let go until
+	// the pause ended. An election's term ends, in the history, when the
+	// recipe's Done closes, paused or not: a late end is the recipe's.
+	if p.take == KindAcquire && e.pausedThrough(e.at) {
+		return msg + sprintf("; %s was paused until %s and could not let go: %s",
+			hd.client, fmtTime(e.fault.End), pausedFix)
+	}
+	return msg + "; " + lateDone
 }

@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -69,7 +70,14 @@ func (o LivenessOptions) resolve(h *History) (ttl, bound time.Duration) {
 //     client never learns so, waiters starve, and that is a violation.
 //
 // A lock left free too long is ViolationStarvation, an election left
-// without a leader ViolationLeaderless. Without a violation, the verdict is
+// without a leader ViolationLeaderless. "Free" is the checker's reckoning:
+// no client knew it held the key. The sentence names what may have held it
+// all the same, and the violation carries the operations that show it: the
+// last holder's crash (and the lease its take recorded, or that it recorded
+// none), its give of unknown outcome — timed out, or never returned — that
+// the checker took to free the key a TTL after its call, its give that
+// returned, and takes of unknown outcome from earlier waits whose clients
+// gave nothing back, any of which may have won unseen. Without a violation, the verdict is
 // unknown when a fault may still be in force at the end (see
 // FaultEvent.InForce), or when no client acquired a lock or won an election
 // after the last heal.
@@ -134,7 +142,8 @@ type livenessEdge struct {
 	at    time.Duration
 	held  int // +1, -1 or 0
 	wait  int // +1, -1 or 0
-	op    int // the operation behind the edge
+	op    int // the operation behind the edge: the take, or the wait's take
+	give  int // for a hold's end: the give or crash that ended it
 	crash bool
 }
 
@@ -166,7 +175,7 @@ func (lv *livenessRun) key(p pairKinds, kh keyHolds) {
 		}
 		edges = append(edges,
 			livenessEdge{at: hd.start, held: +1, op: hd.take},
-			livenessEdge{at: free, held: -1, op: max(hd.give, hd.take), crash: crash})
+			livenessEdge{at: free, held: -1, op: hd.take, give: hd.give, crash: crash})
 		if hd.start >= lv.heal {
 			firstAfterHeal = min(firstAfterHeal, hd.start)
 		}
@@ -187,8 +196,8 @@ func (lv *livenessRun) key(p pairKinds, kh keyHolds) {
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(b.held, a.held), cmp.Compare(a.wait, b.wait))
 	})
 	held, waiting := 0, 0
-	since := time.Duration(-1) // start of the current wanted-but-free stretch
-	var freedBy livenessEdge   // the edge that last freed the key
+	since := time.Duration(-1)        // start of the current wanted-but-free stretch
+	freedBy := livenessEdge{give: -1} // the edge that last freed the key
 	for _, e := range edges {
 		wasStarving := held == 0 && waiting > 0
 		held += e.held
@@ -267,7 +276,7 @@ func (lv *livenessRun) stretch(p pairKinds, kh keyHolds, waits []livenessWait, f
 			waiter = w
 		}
 	}
-	kind, what, verb := ViolationStarvation, "was free", "waited for it"
+	kind, what, verb := ViolationStarvation, "was acquired by nobody", "waited for it"
 	if p.take == KindCampaign {
 		kind, what, verb = ViolationLeaderless, "had no leader", "campaigned"
 	}
@@ -281,12 +290,106 @@ func (lv *livenessRun) stretch(p pairKinds, kh keyHolds, waits []livenessWait, f
 			ops = append(ops, &h.Ops[waiter.last])
 		}
 	}
-	why := ""
-	if freedBy.crash {
-		c := &h.Ops[freedBy.op]
-		ops = append(ops, c)
-		why = sprintf("; its holder %s crashed at %s (TTL %s)", c.Client, fmtTime(c.Call), lv.ttl)
+	why, evidence := lv.holder(p, kh, waits, from, freedBy)
+	ops = append(ops, evidence...)
+	lv.rep.violation(kind, ops, "%s %s %s while %s %s from %s to %s (%s, bound %s%s), after the last heal at %s; %s",
+		p.noun, kh.key, what, who, verb, fmtTime(from), fmtTime(to), fmtDur(to-from), lv.bound, attempts, fmtTime(lv.heal), why)
+}
+
+// maxSuspects caps the takes of unknown outcome a sentence names.
+const maxSuspects = 2
+
+// holder says what may have held the key during the stretch from from
+// although no client knew it held it, and returns the operations that show
+// it: the give (release, resign) or crash that last freed it in the
+// checker's reckoning, and takes of unknown outcome that may have
+// succeeded unseen.
+func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, from time.Duration, freedBy livenessEdge) (string, []*Operation) {
+	h := lv.h
+	holder := "holder"
+	if p.take == KindCampaign {
+		holder = "leader"
 	}
-	lv.rep.violation(kind, ops, "%s %s %s while %s %s from %s to %s (%s, bound %s%s), after the last heal at %s%s",
-		p.noun, kh.key, what, who, verb, fmtTime(from), fmtTime(to), to-from, lv.bound, attempts, fmtTime(lv.heal), why)
+	var parts []string
+	var ops []*Operation
+	if freedBy.give >= 0 && freedBy.at <= from {
+		g := &h.Ops[freedBy.give]
+		ops = append(ops, g)
+		switch {
+		case freedBy.crash && h.Ops[freedBy.op].Output.Lease != 0:
+			parts = append(parts, sprintf("its last %s %s crashed at %s, so its lease %x (TTL %s) should have taken its key by %s: "+
+				"either the key outlived the lease (each new etcd leader renews every lease) or the waiters missed its deletion",
+				holder, g.Client, fmtTime(g.Call), h.Ops[freedBy.op].Output.Lease, lv.ttl, fmtTime(freedBy.at)))
+		case freedBy.crash:
+			parts = append(parts, sprintf("its last %s %s crashed at %s, so its lease (TTL %s) should have taken its key by %s, "+
+				"but its %s recorded no lease: either the key is on none, or it outlived the lease (each new etcd leader renews every lease), "+
+				"or the waiters missed its deletion",
+				holder, g.Client, fmtTime(g.Call), lv.ttl, fmtTime(freedBy.at), p.take))
+		case g.Outcome == OutcomeUnknown:
+			parts = append(parts, sprintf("its last %s %s's %s %s, and the checker counted the %s free a TTL (%s) after that call, at %s, "+
+				"as if %s had closed its session; while that session lives, a %s whose outcome is unknown (stuck on a dropped proposal, say) "+
+				"may have left the key in etcd: on such an error, close the session or delete the key again",
+				holder, g.Client, p.give, unreturned(g), p.noun, lv.ttl, fmtTime(freedBy.at), g.Client, p.give))
+		default:
+			parts = append(parts, sprintf("its last %s %s %s at %s: either that %s left the key in etcd or the waiters missed its deletion",
+				holder, g.Client, p.gave, fmtTime(g.Return), p.give))
+		}
+	}
+	// Takes of unknown outcome from waits that ended before the stretch
+	// began, whose client gave nothing back (and did not crash) before it
+	// began: if one took effect, its client never learnt so, and its live
+	// session keeps the key. The takes of the waits the stretch starves are
+	// the starving, not suspects.
+	var suspects []int
+	for _, i := range kh.ops {
+		op := &h.Ops[i]
+		if op.Kind != p.take || op.Outcome != OutcomeUnknown || op.Call >= from {
+			continue
+		}
+		if slices.ContainsFunc(waits, func(w livenessWait) bool {
+			return w.client == op.Client && w.from <= op.Call && op.Call <= w.to && w.to > from
+		}) {
+			continue
+		}
+		cleared := false
+		for _, j := range kh.ops {
+			o := &h.Ops[j]
+			if o.Client == op.Client && (o.Kind == p.give || o.Kind == KindCrash) && o.Call > op.Call && o.Call <= from {
+				cleared = true
+				break
+			}
+		}
+		if !cleared {
+			suspects = append(suspects, i)
+		}
+	}
+	for n, i := range suspects {
+		if n == maxSuspects {
+			parts = append(parts, sprintf("and %s like them", plural(len(suspects)-n, "more "+string(p.take))))
+			break
+		}
+		op := &h.Ops[i]
+		ops = append(ops, op)
+		parts = append(parts, sprintf("%s's %s called at %s %s and %s gave nothing back after it: if it took effect, %s never learnt so and its session keeps the key",
+			op.Client, p.take, fmtTime(op.Call), unreturned(op), op.Client, op.Client))
+	}
+	if len(parts) == 0 {
+		return sprintf("no client held the %s as far as the history shows, and nothing it records explains the wait", p.noun), ops
+	}
+	return strings.Join(parts, "; "), ops
+}
+
+// unreturned says how an operation of unknown outcome ended, e.g. "was
+// given up at 6.000s (context deadline exceeded)" or "never returned".
+func unreturned(op *Operation) string {
+	switch {
+	case op.Error == pendingError:
+		return "never returned"
+	case op.GaveUp > 0 && op.Error != "":
+		return sprintf("was given up at %s (%s)", fmtTime(op.GaveUp), op.Error)
+	case op.GaveUp > 0:
+		return sprintf("was given up at %s", fmtTime(op.GaveUp))
+	default:
+		return "has an unknown outcome"
+	}
 }

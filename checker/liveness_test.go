@@ -58,7 +58,7 @@ func TestLiveness(t *testing.T) {
 			), fault),
 			opts:    opts,
 			want:    VerdictViolation,
-			wantMsg: "lock /jobs was free while c2 waited for it from 11.500s to 20.000s (8.5s, bound 3s), after the last heal at 10.000s",
+			wantMsg: "lock /jobs was acquired by nobody while c2 waited for it from 11.500s to 20.000s (8.5s, bound 3s), after the last heal at 10.000s",
 		},
 		{
 			name: "a crashed holder's lock is not taken in time",
@@ -69,7 +69,7 @@ func TestLiveness(t *testing.T) {
 			), fault),
 			opts:    opts,
 			want:    VerdictViolation,
-			wantMsg: "lock /jobs was free while c2 waited for it from 13.000s to 18.000s (5s, bound 3s), after the last heal at 10.000s; its holder c1 crashed at 12.000s (TTL 1s)",
+			wantMsg: "lock /jobs was acquired by nobody while c2 waited for it from 13.000s to 18.000s (5s, bound 3s), after the last heal at 10.000s; its last holder c1 crashed at 12.000s, so its lease (TTL 1s) should have taken its key by 13.000s",
 		},
 		{
 			name: "an acquire that timed out but succeeded starves the others",
@@ -81,7 +81,7 @@ func TestLiveness(t *testing.T) {
 			), fault),
 			opts:    opts,
 			want:    VerdictViolation,
-			wantMsg: "lock /jobs was free while c3 waited for it from 12.000s to 30.000s",
+			wantMsg: "lock /jobs was acquired by nobody while c3 waited for it from 12.000s to 30.000s",
 		},
 		{
 			name: "an election without a leader while a candidate campaigns",
@@ -225,7 +225,7 @@ func TestLivenessRetries(t *testing.T) {
 			h: withFaults(hist(slices.Concat(crashedHolder,
 				retries("c2", KindAcquire, "/jobs", 12, 1.1, 1, 32))...), fault),
 			want:    VerdictViolation,
-			wantMsg: "lock /jobs was free while c2 waited for it from 13.000s to 32.800s (19.8s, bound 3s, over 19 attempts), after the last heal at 10.000s; its holder c1 crashed at 12.000s (TTL 1s)",
+			wantMsg: "lock /jobs was acquired by nobody while c2 waited for it from 13.000s to 32.800s (19.8s, bound 3s, over 19 attempts), after the last heal at 10.000s; its last holder c1 crashed at 12.000s, so its lease (TTL 1s) should have taken its key by 13.000s",
 		},
 		{
 			name: "a waiter that gives up after two attempts and never returns",
@@ -252,7 +252,7 @@ func TestLivenessRetries(t *testing.T) {
 			h: withFaults(hist(slices.Concat(crashedHolder,
 				polls("c2", "/jobs", 11, 0.5, 30))...), fault),
 			want:    VerdictViolation,
-			wantMsg: "lock /jobs was free while c2 waited for it from 13.000s to 29.550s (16.55s, bound 3s, over 38 attempts)",
+			wantMsg: "lock /jobs was acquired by nobody while c2 waited for it from 13.000s to 29.550s (16.55s, bound 3s, over 38 attempts)",
 		},
 		{
 			name: "a candidate retrying for 20s never leads after the leader crashed",
@@ -260,14 +260,14 @@ func TestLivenessRetries(t *testing.T) {
 				[]Operation{mk("c1", KindCampaign, "/e", 10.5, 11), crash("c1", 12)},
 				retries("c2", KindCampaign, "/e", 12, 1.1, 1, 32))...), fault),
 			want:    VerdictViolation,
-			wantMsg: "election /e had no leader while c2 campaigned from 13.000s to 32.800s (19.8s, bound 3s, over 19 attempts), after the last heal at 10.000s; its holder c1 crashed at 12.000s (TTL 1s)",
+			wantMsg: "election /e had no leader while c2 campaigned from 13.000s to 32.800s (19.8s, bound 3s, over 19 attempts), after the last heal at 10.000s; its last leader c1 crashed at 12.000s, so its lease (TTL 1s) should have taken its key by 13.000s",
 		},
 		{
 			name: "retries on a free lock with nobody taking it after the heal",
 			h: withFaults(hist(
 				retries("c2", KindAcquire, "/jobs", 11, 1.1, 1, 20)...), fault),
 			want:    VerdictViolation,
-			wantMsg: "lock /jobs was free while c2 waited for it from 11.000s to 20.800s (9.8s, bound 3s, over 9 attempts)",
+			wantMsg: "lock /jobs was acquired by nobody while c2 waited for it from 11.000s to 20.800s (9.8s, bound 3s, over 9 attempts)",
 		},
 		{
 			name: "a waiter that stays away longer than the bound starts a new wait",
@@ -308,6 +308,162 @@ func TestLivenessRetries(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			checkResult(t, Liveness(tc.h, opts), tc.want, tc.wantMsg)
+		})
+	}
+}
+
+// errMsg sets the error an operation saw.
+func errMsg(e string) mod { return func(op *Operation) { op.Error = e } }
+
+// TestLivenessNamesWhatHeld: a starvation or leaderless sentence names what
+// held the key while the waiter waited, with the operations that show it.
+func TestLivenessNamesWhatHeld(t *testing.T) {
+	opts := LivenessOptions{TTL: time.Second, Bound: 3 * time.Second}
+	fault := healed("partition(leader)", 5, 10)
+	type finding struct {
+		Message string
+		Ops     []int
+	}
+	tests := []struct {
+		name string
+		h    History
+		want finding
+	}{
+		{
+			name: "a release that timed out",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 10.5),
+				mk("c1", KindRelease, "/jobs", 11, never, gaveUp(16), errMsg("context deadline exceeded")),
+				mk("c2", KindAcquire, "/jobs", 10.6, 20),
+			), fault),
+			want: finding{
+				Message: "lock /jobs was acquired by nobody while c2 waited for it from 12.000s to 20.000s (8s, bound 3s), " +
+					"after the last heal at 10.000s; its last holder c1's release was given up at 16.000s (context deadline exceeded), " +
+					"and the checker counted the lock free a TTL (1s) after that call, at 12.000s, as if c1 had closed its session; " +
+					"while that session lives, a release whose outcome is unknown (stuck on a dropped proposal, say) may have left " +
+					"the key in etcd: on such an error, close the session or delete the key again",
+				Ops: []int{2, 1},
+			},
+		},
+		{
+			name: "a release still stuck when the history was taken",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 10.5),
+				mk("c1", KindRelease, "/jobs", 11, never, gaveUp(20), errMsg(pendingError)),
+				mk("c2", KindAcquire, "/jobs", 10.6, 20),
+			), fault),
+			want: finding{
+				Message: "lock /jobs was acquired by nobody while c2 waited for it from 12.000s to 20.000s (8s, bound 3s), " +
+					"after the last heal at 10.000s; its last holder c1's release never returned, " +
+					"and the checker counted the lock free a TTL (1s) after that call, at 12.000s, as if c1 had closed its session; " +
+					"while that session lives, a release whose outcome is unknown (stuck on a dropped proposal, say) may have left " +
+					"the key in etcd: on such an error, close the session or delete the key again",
+				Ops: []int{2, 1},
+			},
+		},
+		{
+			name: "a resign that timed out",
+			h: withFaults(hist(
+				mk("c1", KindCampaign, "/e", 10, 10.5),
+				mk("c1", KindResign, "/e", 11, never, gaveUp(16)),
+				mk("c2", KindCampaign, "/e", 10.6, 20),
+			), fault),
+			want: finding{
+				Message: "election /e had no leader while c2 campaigned from 12.000s to 20.000s (8s, bound 3s), " +
+					"after the last heal at 10.000s; its last leader c1's resign was given up at 16.000s, " +
+					"and the checker counted the election free a TTL (1s) after that call, at 12.000s, as if c1 had closed its session; " +
+					"while that session lives, a resign whose outcome is unknown (stuck on a dropped proposal, say) may have left " +
+					"the key in etcd: on such an error, close the session or delete the key again",
+				Ops: []int{2, 1},
+			},
+		},
+		{
+			name: "a crashed holder",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 10.5),
+				crash("c1", 11),
+				mk("c2", KindAcquire, "/jobs", 10.6, 20),
+			), fault),
+			want: finding{
+				Message: "lock /jobs was acquired by nobody while c2 waited for it from 12.000s to 20.000s (8s, bound 3s), " +
+					"after the last heal at 10.000s; its last holder c1 crashed at 11.000s, so its lease (TTL 1s) should have " +
+					"taken its key by 12.000s, but its acquire recorded no lease: either the key is on none, or it outlived " +
+					"the lease (each new etcd leader renews every lease), or the waiters missed its deletion",
+				Ops: []int{2, 1},
+			},
+		},
+		{
+			name: "a crashed leader whose campaign recorded its lease",
+			h: withFaults(hist(
+				mk("c1", KindCampaign, "/e", 10, 10.5, withOut(Output{Lease: 0x694d})),
+				crash("c1", 11),
+				mk("c2", KindCampaign, "/e", 10.6, 20),
+			), fault),
+			want: finding{
+				Message: "election /e had no leader while c2 campaigned from 12.000s to 20.000s (8s, bound 3s), " +
+					"after the last heal at 10.000s; its last leader c1 crashed at 11.000s, so its lease 694d (TTL 1s) should have " +
+					"taken its key by 12.000s: either the key outlived the lease (each new etcd leader renews every lease) " +
+					"or the waiters missed its deletion",
+				Ops: []int{2, 1},
+			},
+		},
+		{
+			name: "a release that returned",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 10.5),
+				mk("c1", KindRelease, "/jobs", 11, 11.2),
+				mk("c2", KindAcquire, "/jobs", 10.6, 20),
+			), fault),
+			want: finding{
+				Message: "lock /jobs was acquired by nobody while c2 waited for it from 11.200s to 20.000s (8.8s, bound 3s), " +
+					"after the last heal at 10.000s; its last holder c1 released at 11.200s: either that release left the key " +
+					"in etcd or the waiters missed its deletion",
+				Ops: []int{2, 1},
+			},
+		},
+		{
+			name: "acquires that may have succeeded unseen",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, never, gaveUp(10.5), errMsg("context deadline exceeded")),
+				mk("c4", KindAcquire, "/jobs", 10.1, never, gaveUp(10.6)),
+				mk("c5", KindAcquire, "/jobs", 10.2, never, gaveUp(10.7)),
+				mk("c6", KindAcquire, "/jobs", 10.3, never, gaveUp(10.8)),
+				mk("c6", KindRelease, "/jobs", 10.9, 11), // c6 gave its maybe-lock back
+				mk("c3", KindAcquire, "/jobs", 12, never, gaveUp(30)),
+			), fault),
+			want: finding{
+				Message: "lock /jobs was acquired by nobody while c3 waited for it from 12.000s to 30.000s (18s, bound 3s), " +
+					"after the last heal at 10.000s; c1's acquire called at 10.000s was given up at 10.500s (context deadline exceeded) " +
+					"and c1 gave nothing back after it: if it took effect, c1 never learnt so and its session keeps the key; " +
+					"c4's acquire called at 10.100s was given up at 10.600s and c4 gave nothing back after it: if it took effect, " +
+					"c4 never learnt so and its session keeps the key; and 1 more acquire like them",
+				Ops: []int{5, 0, 1},
+			},
+		},
+		{
+			name: "nothing the history records",
+			h: withFaults(hist(
+				mk("c2", KindAcquire, "/jobs", 11, 20),
+			), fault),
+			want: finding{
+				Message: "lock /jobs was acquired by nobody while c2 waited for it from 11.000s to 20.000s (9s, bound 3s), " +
+					"after the last heal at 10.000s; no client held the lock as far as the history shows, and nothing it " +
+					"records explains the wait",
+				Ops: []int{0},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Liveness(tc.h, opts)
+			checkResult(t, res, VerdictViolation, "")
+			if len(res.Violations) == 0 {
+				return
+			}
+			v := res.Violations[0]
+			if diff := cmp.Diff(tc.want, finding{v.Message, v.OpIDs()}); diff != "" {
+				t.Errorf("first violation (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

@@ -42,6 +42,13 @@ type MutexOptions struct {
 //     most the number of ok or unknown increments called before it
 //     returned.
 //
+// For its sentences only, it reads History.SessionTTL, acquire's
+// Output.Lease and History.Faults: when they prove that a holder's lease had
+// expired on the server (a revoke-lease aimed at it, or a pause, isolate,
+// partition or reset that cut it off for a TTL while no fault could move
+// etcd's leadership), an overlap or stale-write sentence says by how much
+// the holder outlived its lease, and what would have stopped it.
+//
 // Invalid: a release with no matching acquire, an acquire while already
 // holding, a release called before its acquire returned, an acquire without
 // a lock name, and whatever History.Validate rejects. With no hold and no

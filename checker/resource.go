@@ -89,9 +89,9 @@ func checkGuardedWrites(h *History, byKey map[string]*keyHolds, rep *report) int
 			}
 			if h.Ops[newer.take].Call > holds[own].start {
 				rep.violation(ViolationStaleWrite, []*Operation{&h.Ops[holds[own].take], &h.Ops[newer.take], w},
-					"the resource guarded by lock %s accepted %s's write of %q at %s although %s had acquired the lock at %s, after %s acquired it at %s",
+					"the resource guarded by lock %s accepted %s's write of %q at %s although %s had acquired the lock at %s, after %s acquired it at %s%s",
 					k, w.Client, w.Input.Value, fmtTime(w.Call), newer.client, fmtTime(newer.start),
-					w.Client, fmtTime(holds[own].start))
+					w.Client, fmtTime(holds[own].start), wrotePastExpiry(h, holds[own], wi))
 			}
 		}
 	}
@@ -247,4 +247,32 @@ func checkCounters(h *History, rep *report) int {
 	}
 	rep.res.Metrics["lost_counter_updates"] = float64(lost)
 	return n
+}
+
+// wrotePastExpiry says, when the faults prove it, that the write w (an
+// index in History.Ops) came after the writer's lease, that of its hold hd,
+// had expired on the server, by how much, and why; "" otherwise.
+func wrotePastExpiry(h *History, hd hold, wi int) string {
+	w := &h.Ops[wi]
+	e, ok := leaseExpiry(h, hd.client, hd.take, w.Call)
+	if !ok {
+		return ""
+	}
+	msg := sprintf("; %s wrote %s after %s", w.Client, fmtDur(w.Call-e.at), e.since(hd.client))
+	// The writer's last step before the write: if it came before a pause
+	// that lasted past the expiry ended, the pause fell between a check and
+	// the write; otherwise the holder ran on after its lease expired, and
+	// whatever told it to stop came late.
+	last := h.Ops[hd.take].Return
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if i != wi && op.Client == w.Client && op.Call > last && op.Call < w.Call {
+			last = op.Call
+		}
+	}
+	if e.fault.Action == "pause" && e.fault.Healed && last < e.fault.End {
+		return msg + sprintf("; its last step before the write was at %s, before the pause ended at %s: %s",
+			fmtTime(last), fmtTime(e.fault.End), pausedFix)
+	}
+	return msg + "; " + lateDone
 }

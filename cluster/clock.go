@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -99,4 +100,16 @@ func (c *Cluster) DialOptions() []grpc.DialOption {
 	}
 	mem := c.net.mem
 	return []grpc.DialOption{grpc.WithContextDialer(mem.dial)}
+}
+
+// ListenService opens a listener for a service of the caller's own — a
+// backend that registers itself in etcd, say — on the cluster's network:
+// a kernel-chosen loopback port on the real clock, an address of the
+// in-memory network on the virtual one. Clients reach it with the dial
+// options of DialOptions. The caller closes it.
+func (c *Cluster) ListenService() (net.Listener, error) {
+	if err := c.checkOpen(); err != nil {
+		return nil, err
+	}
+	return c.net.listen("")
 }

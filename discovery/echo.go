@@ -35,6 +35,13 @@ func StartBackend(name string) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery: backend %s: %w", name, err)
 	}
+	return StartBackendOn(name, lis), nil
+}
+
+// StartBackendOn starts a Backend called name on lis, which it closes when
+// it closes: on a cluster's network, say (cluster.Cluster.ListenService),
+// where the cluster's dial options reach it.
+func StartBackendOn(name string, lis net.Listener) *Backend {
 	b := &Backend{name: name, lis: lis, srv: grpc.NewServer(grpc.ForceServerCodec(rawCodec{}))}
 	b.srv.RegisterService(&echoService, b)
 	b.wg.Add(1)
@@ -44,7 +51,7 @@ func StartBackend(name string) (*Backend, error) {
 			b.err = fmt.Errorf("discovery: backend %s: %w", name, err)
 		}
 	}()
-	return b, nil
+	return b
 }
 
 // Name returns the name the backend answers with.

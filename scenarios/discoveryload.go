@@ -109,7 +109,7 @@ func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name s
 	var dead sync.WaitGroup // closes what dead processes left
 	defer dead.Wait()
 	fresh := func() error { // a new process: a new server, client and registrar
-		b, err := discovery.StartBackend(name)
+		b, err := w.startBackend(name)
 		if err != nil {
 			return err
 		}
@@ -254,7 +254,7 @@ func (w *world) resolverClient(ctx context.Context, r discovery.ResolverRecipe, 
 		if res, err = r.New(cli, wl.Key, discovery.Options{}); err != nil {
 			return err
 		}
-		if cc, err = discovery.Dial(res, wl.Key); err != nil {
+		if cc, err = discovery.Dial(res, wl.Key, w.env.Cluster().DialOptions()...); err != nil {
 			return err
 		}
 		states = res.Observe(ctx)
@@ -365,4 +365,14 @@ type peerConn struct {
 
 func (c peerConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
 	return c.ClientConn.Invoke(ctx, method, args, reply, append(opts, grpc.Peer(c.p))...)
+}
+
+// startBackend starts a backend's echo server on the cluster's network, so
+// that on the virtual clock its calls are in the bubble too.
+func (w *world) startBackend(name string) (*discovery.Backend, error) {
+	lis, err := w.env.Cluster().ListenService()
+	if err != nil {
+		return nil, fmt.Errorf("backend %s: %w", name, err)
+	}
+	return discovery.StartBackendOn(name, lis), nil
 }

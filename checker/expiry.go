@@ -1,0 +1,137 @@
+package checker
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// This file works out, for the sentences of MutualExclusion and
+// ElectionSafety, when a holder's session lease had expired on the server,
+// from what a history records: the session TTL (History.SessionTTL), the
+// lease of the holder's take (Output.Lease) and the faults aimed at the
+// holder. A history records no lease renewals, so the time is a bound, and
+// it is given only when the faults prove it:
+//
+//   - a revoke-lease aimed at the holder during its hold ended the lease at
+//     the fault's start;
+//   - a fault that cut the holder off from every member (pause, isolate,
+//     partition or reset aimed at it) stops its keep-alives: no renewal
+//     reaches the server after the cut begins, so the server expires the
+//     lease by the cut's start plus the TTL — if the cut lasted that long,
+//     and no fault that may move etcd's leadership (a new leader extends
+//     every lease) was in force meanwhile.
+//
+// SessionTTL is taken as the TTL the server granted. etcd grants more than
+// asked only below its minimum, 1.5 election timeouts, which the clusters of
+// package cluster (100 ms elections by default) keep below a second.
+
+// cutsOff are the fault actions that, aimed at a client, stop every one of
+// its keep-alives from reaching the cluster.
+var cutsOff = []string{"pause", "isolate", "partition", "reset"}
+
+// leaseNeutral are the fault actions that cannot move etcd's leadership, and
+// so cannot extend a lease the server is about to expire.
+var leaseNeutral = []string{"pause", "reset", "lose-responses", "crash", "revoke-lease", "compact", "defrag"}
+
+// lateDone names the pattern behind most holders that act after their lease
+// expired, and the fix.
+const lateDone = "whatever told it to stop came too late: a recipe that stops on concurrency.Session.Done learns of expiry late, since clientv3's lessor " +
+	"checks keep-alive deadlines about once a second; a lease guard that keeps its own deadline from the grant " +
+	"and renewal responses (lock/lease) stops the holder before the server can expire the lease"
+
+// pausedFix is the fix for a holder paused between its last check and its
+// next step: nothing it runs can notice in time.
+const pausedFix = "no check in the holder can catch a pause between its last check and its next step; " +
+	"only a fencing token the resource checks refuses the late write"
+
+// expiry is when a holder's lease had expired on the server, at the latest.
+type expiry struct {
+	at    time.Duration // the lease was gone on the server by then
+	lease int64         // 0 if the take did not record it
+	ttl   time.Duration
+	fault *FaultEvent // the fault that revoked the lease or cut the holder off
+	// revoked: the fault revoked the lease at its start; otherwise it cut
+	// the holder off from its start for at least the TTL.
+	revoked bool
+}
+
+// leaseExpiry returns when the lease of the hold that client began with
+// take (an index in History.Ops) had expired on the server, if the faults
+// prove it did so before until; false if they do not.
+func leaseExpiry(h *History, client string, take int, until time.Duration) (expiry, bool) {
+	t := &h.Ops[take]
+	for i := range h.Faults {
+		f := &h.Faults[i]
+		if !aimedAt(f, client) || f.Start < t.Call || f.Start >= until || (f.Err != "" && !f.InForce()) {
+			continue
+		}
+		e := expiry{lease: t.Output.Lease, ttl: h.SessionTTL, fault: f}
+		switch {
+		case f.Action == "revoke-lease" && f.Start >= t.Return:
+			// It revoked the lease of the client's latest take: this one.
+			e.at, e.revoked = f.Start, true
+		case slices.Contains(cutsOff, f.Action) && h.SessionTTL > 0:
+			e.at = addTime(f.Start, h.SessionTTL)
+			if (f.Healed && f.End < e.at) || e.at >= until || leadershipMayMove(h, f, e.at) {
+				continue
+			}
+		default:
+			continue
+		}
+		return e, true
+	}
+	return expiry{}, false
+}
+
+// aimedAt reports whether f was aimed at client, or at the process whose
+// thread client is ("c1" for "c1/2").
+func aimedAt(f *FaultEvent, client string) bool {
+	process, _, _ := strings.Cut(client, "/")
+	return slices.Contains(f.Targets, client) || slices.Contains(f.Targets, process)
+}
+
+// leadershipMayMove reports whether a fault other than cut, one that may
+// move etcd's leadership, was in force at some time between cut's start and
+// end.
+func leadershipMayMove(h *History, cut *FaultEvent, end time.Duration) bool {
+	for i := range h.Faults {
+		f := &h.Faults[i]
+		if f == cut || slices.Contains(leaseNeutral, f.Action) {
+			continue
+		}
+		fEnd := Infinity
+		if f.Healed {
+			fEnd = f.End
+		}
+		if f.Start <= end && fEnd >= cut.Start {
+			return true
+		}
+	}
+	return false
+}
+
+// since says how the lease ended, to follow "after", e.g. "its lease
+// 1eb3a20cc7987f04 had expired on the server (by 1.015s: TTL 1s, and no
+// renewal could reach the server once pause(lock-holder L) cut c1 off at
+// 0.015s)".
+func (e expiry) since(client string) string {
+	lease := "its lease"
+	if e.lease != 0 {
+		lease = sprintf("its lease %x", e.lease)
+	}
+	if e.revoked {
+		return sprintf("%s was revoked on the server (at %s, by %s)", lease, fmtTime(e.at), e.fault.Name)
+	}
+	return sprintf("%s had expired on the server (by %s: TTL %s, and no renewal could reach the server once %s cut %s off at %s)",
+		lease, fmtTime(e.at), e.ttl, e.fault.Name, client, fmtTime(e.fault.Start))
+}
+
+// fmtDur renders a duration to the millisecond ("1.603s", "508ms").
+func fmtDur(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// pausedThrough reports whether the fault behind e was a pause still in
+// force at t: the holder's workload could not run then.
+func (e expiry) pausedThrough(t time.Duration) bool {
+	return e.fault.Action == "pause" && (!e.fault.Healed || e.fault.End >= t)
+}
