@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
@@ -87,6 +89,18 @@ type Leadership interface {
 	// Resign ends the term so another candidate can win. It returns an
 	// error wrapping ErrNotLeader if this leadership had already ended.
 	Resign(ctx context.Context) error
+}
+
+// Leaser is implemented by a Leadership whose key is on an etcd lease it
+// can name, so that faults aimed at the leader's lease find it. It is
+// optional: without it the scenarios take the lease from the leader key
+// when the key ends in it in hex, as concurrency.Election's keys do, and
+// when neither tells, a fault that would revoke the leader's lease is
+// recorded on the run as not applicable to the recipe, with the reason,
+// and the run is still judged.
+type Leaser interface {
+	// Lease returns the lease the leader key is on, 0 if it has none.
+	Lease() clientv3.LeaseID
 }
 
 // LeaderInfo is the leader as one read or one watch event saw it.

@@ -60,6 +60,11 @@ func (l *leadership) Term() int64           { return l.term }
 func (l *leadership) Key() string           { return l.key }
 func (l *leadership) Done() <-chan struct{} { return l.h.Done() }
 
+// Lease is the lease the leader key is on (Leaser).
+func (l *leadership) Lease() clientv3.LeaseID { return l.h.ID() }
+
+var _ Leaser = (*leadership)(nil)
+
 func (l *leadership) Value() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -168,19 +168,18 @@ func (w *world) campaign(ctx context.Context, r election.Recipe, name, value str
 	out := checker.Output{Token: l.Term(), Value: l.Value(), Lease: leaseOf(l)}
 	if out.Lease == 0 {
 		// Said before the campaign is recorded, for a trigger on it.
-		w.env.NoLease(name, fmt.Sprintf("election recipe %q: its leadership (%T) has no Lease() clientv3.LeaseID method, and its key %q does not end in its lease in hex as concurrency.Election's do, so no fault can revoke its lease",
+		w.env.NoLease(name, fmt.Sprintf("election recipe %q: its leadership (%T) has no Lease method (election.Leaser), and its key %q does not end in its lease in hex as concurrency.Election's do, so no fault can revoke its lease",
 			r.Name, l, l.Key()))
 	}
 	p.OK(ctx, out) // a trigger on the campaign fires here, before the leader's next step
 	return newLeaderTerm(ctx, rec, cli, name, key, l), nil
 }
 
-// leaseOf returns the lease of a leadership: its Lease method's if it has
-// one, else the one its key names in the layout of concurrency.Election,
-// which every recipe of the election package follows
-// ("<prefix>/<lease in hex>"), else 0.
+// leaseOf returns the lease of a leadership: its Lease method's
+// (election.Leaser) if it has one, else the one its key names in the
+// layout of concurrency.Election ("<prefix>/<lease in hex>"), else 0.
 func leaseOf(l election.Leadership) int64 {
-	if ls, ok := l.(leased); ok {
+	if ls, ok := l.(election.Leaser); ok {
 		return int64(ls.Lease())
 	}
 	k := l.Key()

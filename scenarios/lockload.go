@@ -14,8 +14,9 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// leased is implemented by a leadership or a registrar that knows its
-// lease, so that faults aimed at it can find it: lock.Leaser's method.
+// leased is implemented by a registrar that knows its lease, so that
+// faults aimed at it can find it: the method of lock.Leaser and
+// election.Leaser.
 type leased interface{ Lease() clientv3.LeaseID }
 
 // lockRecipe returns the scenario's lock recipe.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 
@@ -92,5 +93,62 @@ func TestElectionSafetyMinimalElector(t *testing.T) {
 				t.Errorf("the observer's record %q does not name the recipe %q and say %q", blind, tt.name, tt.says)
 			}
 		})
+	}
+}
+
+// opaqueTerm is a leadership that tells no lease: no Lease method, and a
+// key that does not end in the lease.
+type opaqueTerm struct{ election.Leadership }
+
+func (opaqueTerm) Key() string { return "user/leader" }
+
+// opaqueElector is an election whose leaderships are opaqueTerms.
+type opaqueElector struct{ campaignOnly }
+
+func (o opaqueElector) Campaign(ctx context.Context, v string) (election.Leadership, error) {
+	l, err := o.e.Campaign(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return opaqueTerm{l}, nil
+}
+
+// A lease revoke aimed at a leader whose recipe tells no lease is recorded
+// as not applicable, naming the recipe and election.Leaser, and the run is
+// judged.
+func TestElectionLeaseRevokeNotApplicable(t *testing.T) {
+	r := election.Recipe{Name: "opaque", Summary: "a user's election that tells no lease",
+		New: func(cli *clientv3.Client, prefix string, opts election.Options) (election.Elector, error) {
+			e, err := election.NewRechecked(cli, prefix, opts)
+			if err != nil {
+				return nil, err
+			}
+			return opaqueElector{campaignOnly{e}}, nil
+		}}
+	s := scenarios.ElectionSafety(r)[1] // pause-leader's shape, with a revoke instead of the pause
+	s.Faults.Timeline = &faults.Timeline{Triggers: []faults.Trigger{
+		faults.On(faults.Match{Kind: checker.KindCampaign, Key: "E"}, 0, faults.RevokeLease(faults.ElectionLeader("E"))),
+	}}
+	res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
+	if err != nil {
+		t.Fatalf("Run: %v; want a verdict", err)
+	}
+	if res.ScheduleErr != "" {
+		t.Errorf("schedule error %q; want none", res.ScheduleErr)
+	}
+	for _, c := range res.Checks {
+		t.Logf("%s: %s: %s", c.Checker, c.Verdict, c.Summary)
+		if c.Verdict == checker.VerdictInvalid {
+			t.Errorf("%s: invalid: %s", c.Checker, c.Summary)
+		}
+	}
+	var na []string
+	for _, ev := range res.Faults {
+		if ev.NotApplicable != "" {
+			na = append(na, ev.NotApplicable)
+		}
+	}
+	if len(na) != 1 || !strings.Contains(na[0], `election recipe "opaque"`) || !strings.Contains(na[0], "election.Leaser") {
+		t.Errorf("not-applicable reasons %q; want one naming the recipe and election.Leaser", na)
 	}
 }
