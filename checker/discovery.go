@@ -287,7 +287,7 @@ func (d *discoveryRun) buildEndpoint(name string, ops []int, crashes map[string]
 func (d *discoveryRun) faultWindows(c string) []window {
 	var out []window
 	for _, f := range d.h.Faults {
-		if !slices.Contains(f.Targets, c) || f.Err != "" && !f.Healed && f.End == f.Start {
+		if !slices.Contains(f.Targets, c) || f.Err != "" && !f.Healed && f.End == f.Start || f.NotApplicable != "" {
 			continue // not aimed at c, or never in force
 		}
 		if f.Action == "crash" {

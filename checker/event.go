@@ -30,12 +30,18 @@ type FaultEvent struct {
 	Detail string `json:"detail,omitempty"`
 	// Err is set when the injection or its heal failed.
 	Err string `json:"error,omitempty"`
+	// NotApplicable, when set, says why the fault did not apply to the
+	// run's recipe: it was aimed at something the recipe does not offer,
+	// such as the lease of a lock holder that has none. Such a fault did
+	// nothing (End is Start, Healed is true) and is no error: the run is
+	// judged without it.
+	NotApplicable string `json:"not_applicable,omitempty"`
 }
 
 // InForce reports whether the fault may still be in force when the run
 // ended: it was injected and no heal succeeded. An injection that failed
 // before it took effect (Err set, not healed, End equal to Start) was never
-// in force.
+// in force, and neither was a fault that did not apply (NotApplicable).
 func (ev FaultEvent) InForce() bool {
-	return !ev.Healed && (ev.Err == "" || ev.End != ev.Start)
+	return !ev.Healed && ev.NotApplicable == "" && (ev.Err == "" || ev.End != ev.Start)
 }

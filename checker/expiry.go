@@ -63,8 +63,8 @@ func leaseExpiry(h *History, client string, take int, until time.Duration) (expi
 	t := &h.Ops[take]
 	for i := range h.Faults {
 		f := &h.Faults[i]
-		if !aimedAt(f, client) || f.Start < t.Call || f.Start >= until || (f.Err != "" && !f.InForce()) {
-			continue
+		if !aimedAt(f, client) || f.Start < t.Call || f.Start >= until || (f.Err != "" && !f.InForce()) || f.NotApplicable != "" {
+			continue // not this hold's, failed, or did nothing to a recipe without a lease
 		}
 		e := expiry{lease: t.Output.Lease, ttl: h.SessionTTL, fault: f}
 		switch {

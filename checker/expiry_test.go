@@ -160,6 +160,19 @@ func TestLeaseExpirySentences(t *testing.T) {
 			want:  overlapMsg,
 		},
 		{
+			name:  "a lease revoke that did not apply to a holder without a lease",
+			check: func(h History) Result { return MutualExclusion(h, MutexOptions{}) },
+			h: func() History {
+				f := aimed("revoke-lease", "c1", 2, 2)
+				f.NotApplicable = `client c1: lock recipe "mine": its holder has no Lease method (lock.Leaser)`
+				h := overlapping(f)
+				h.Ops[0].Output.Lease = 0
+				return h
+			}(),
+			kind: ViolationOverlap,
+			want: overlapMsg,
+		},
+		{
 			name:  "no session TTL recorded",
 			check: func(h History) Result { return MutualExclusion(h, MutexOptions{}) },
 			h: func() History {

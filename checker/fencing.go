@@ -27,9 +27,14 @@ type FencingOptions struct {
 //     one returned before the other was called, the later must hand out the
 //     larger token.
 //
-// Invalid: a guarded-write without a token or lock name, and whatever
-// History.Validate rejects. With no guarded write accepted or rejected the
-// verdict is unknown.
+// A guarded-write with token 0 is unfenced: its lock hands out no token
+// (a lock.Held whose Token is 0), so there is nothing to check it by. It
+// is left out and counted (Metrics["unfenced"], when there are any); when every guarded write
+// is unfenced the verdict is unknown, and the summary says why.
+//
+// Invalid: a guarded-write without a lock name or with a negative token,
+// and whatever History.Validate rejects. With no guarded write accepted or
+// rejected the verdict is unknown.
 func Fencing(h History, opts FencingOptions) Result {
 	rep := newReport(CheckerFencing, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
@@ -43,11 +48,18 @@ func Fencing(h History, opts FencingOptions) Result {
 		if op.Key == "" {
 			return rep.invalid(invalidOp(op, "guarded-write without a lock name"))
 		}
-		if op.Input.Token <= 0 {
-			return rep.invalid(invalidOp(op, "guarded-write without a fencing token"))
+		if op.Input.Token < 0 {
+			return rep.invalid(invalidOp(op, "guarded-write with a negative fencing token"))
 		}
 	}
 	keys, groups := groupByKey(&h, KindGuardedWrite)
+	unfenced := 0
+	keys = slices.DeleteFunc(keys, func(k string) bool {
+		n := len(groups[k])
+		groups[k] = slices.DeleteFunc(groups[k], func(i int) bool { return h.Ops[i].Input.Token == 0 })
+		unfenced += n - len(groups[k])
+		return len(groups[k]) == 0
+	})
 	var accepted, stale, fresh, unknown int
 	for _, k := range keys {
 		a, s, f, u := fenceWrites(&h, k, groups[k], rep)
@@ -64,13 +76,21 @@ func Fencing(h History, opts FencingOptions) Result {
 	m["fresh_rejected"] = float64(fresh)
 	m["unknown"] = float64(unknown)
 	m["acquire_tokens"] = float64(tokens)
+	if unfenced > 0 {
+		m["unfenced"] = float64(unfenced)
+	}
 	summary := sprintf("%s accepted, %s rejected, %d unknown, over %s",
 		plural(accepted, "guarded write"), plural(stale, "stale write"), unknown, plural(len(keys), "resource"))
 	if fresh > 0 {
 		summary += sprintf("; %d writes with a current token were rejected too", fresh)
 	}
+	if unfenced > 0 {
+		summary += sprintf("; %s without a token left out", plural(unfenced, "guarded write"))
+	}
 	undecided := ""
 	switch {
+	case len(keys) == 0 && unfenced > 0:
+		undecided = "no guarded write carried a fencing token: the lock hands out none (its holders' Token is 0)"
 	case len(keys) == 0:
 		undecided = "no guarded writes"
 	case accepted+stale+fresh == 0:

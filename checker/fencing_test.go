@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +13,7 @@ func TestFencing(t *testing.T) {
 		h           History
 		want        Verdict
 		wantMsg     string
+		wantSummary string             // checked when not empty
 		wantMetrics map[string]float64 // checked when not nil
 	}{
 		{
@@ -76,10 +78,25 @@ func TestFencing(t *testing.T) {
 			wantMsg: "lock /jobs granted token 9 to c2 at 4.000s after granting token 12 to c1 at 1.000s",
 		},
 		{
-			name:    "a guarded write without a token",
-			h:       hist(mk("c1", KindGuardedWrite, "/jobs", 0, 1)),
+			name:    "a guarded write with a negative token",
+			h:       hist(mk("c1", KindGuardedWrite, "/jobs", 0, 1, token(-1))),
 			want:    VerdictInvalid,
-			wantMsg: "guarded-write without a fencing token",
+			wantMsg: "guarded-write with a negative fencing token",
+		},
+		{
+			name:        "a lock without tokens: nothing to judge, and the summary says why",
+			h:           hist(mk("c1", KindGuardedWrite, "/jobs", 0, 1), mk("c2", KindGuardedWrite, "/jobs", 2, 3)),
+			want:        VerdictUnknown,
+			wantSummary: "no guarded write carried a fencing token",
+		},
+		{
+			name: "unfenced writes beside fenced ones are left out",
+			h: hist(
+				mk("c1", KindGuardedWrite, "/jobs", 0, 1, token(5)),
+				mk("c2", KindGuardedWrite, "/jobs", 2, 3),
+				mk("c3", KindGuardedWrite, "/jobs", 4, 5, token(6)),
+			),
+			want: VerdictOK,
 		},
 		{
 			name: "nothing to judge",
@@ -96,6 +113,9 @@ func TestFencing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := Fencing(tc.h, FencingOptions{})
 			checkResult(t, res, tc.want, tc.wantMsg)
+			if !strings.Contains(res.Summary, tc.wantSummary) {
+				t.Errorf("summary %q does not say %q", res.Summary, tc.wantSummary)
+			}
 			if tc.wantMetrics != nil {
 				if diff := cmp.Diff(tc.wantMetrics, res.Metrics); diff != "" {
 					t.Errorf("metrics (-want +got):\n%s", diff)

@@ -5,7 +5,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/etcdsim/etcdsim/internal/lease"
+	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // NewNoReregister returns a Registrar that keeps its first lease alive and

@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/grpc/resolver"
 
-	"github.com/etcdsim/etcdsim/internal/lease"
+	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // Sentinel errors. The errors returned wrap them with the service, key or

@@ -59,7 +59,7 @@ func TestNotLeader(t *testing.T) {
 			ctx := clustertest.Context(t)
 			prefix := "/notleader/" + r.Name
 			e := newElector(t, r, clustertest.Client(t, c, r.Name), prefix, election.Options{TTL: 5 * time.Second})
-			if _, err := e.Leader(ctx); !errors.Is(err, election.ErrNoLeader) {
+			if _, err := e.(election.LeaderReader).Leader(ctx); !errors.Is(err, election.ErrNoLeader) {
 				t.Errorf("Leader of an empty election: got %v, want ErrNoLeader", err)
 			}
 

@@ -9,7 +9,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/etcdsim/etcdsim/internal/lease"
+	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // base is what every recipe's Elector shares: its client, prefix and
@@ -144,3 +144,9 @@ func (b *base) Close() error {
 	}
 	return nil
 }
+
+// Every recipe built on base reads and follows the leader.
+var (
+	_ LeaderReader = (*base)(nil)
+	_ Observer     = (*base)(nil)
+)

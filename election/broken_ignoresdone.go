@@ -21,17 +21,18 @@ import (
 // candidate has been elected: two leaders. Shown by the scenario
 // election/ignoresdone/pause-leader.
 func NewIgnoresDone(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
-	e, err := NewRechecked(cli, prefix, opts)
+	b, err := newBase(cli, prefix, opts, byCreate)
 	if err != nil {
 		return nil, err
 	}
-	return ignoresDone{e}, nil
+	return ignoresDone{&rechecked{base: b}}, nil
 }
 
-type ignoresDone struct{ Elector }
+// ignoresDone is rechecked, Leader and Observe included, but for Done.
+type ignoresDone struct{ *rechecked }
 
 func (e ignoresDone) Campaign(ctx context.Context, value string) (Leadership, error) {
-	l, err := e.Elector.Campaign(ctx, value)
+	l, err := e.rechecked.Campaign(ctx, value)
 	if err != nil {
 		return nil, err
 	}

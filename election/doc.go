@@ -6,7 +6,10 @@
 // Leadership: its Term (the leader key's create revision, which grows from
 // leader to leader), its Value, Proclaim to change the value, Resign, and
 // Done, closed when leadership may be lost. A leader must stop acting as
-// one when Done closes; nothing in etcd stops it for it.
+// one when Done closes; nothing in etcd stops it for it. Campaign and
+// Close are all an Elector must have; reading the leader (LeaderReader)
+// and following it (Observer) are optional. Every recipe here has both,
+// and the scenarios' observers use whichever a user's own recipe offers.
 //
 //	e, err := election.NewRechecked(cli, "/jobs/leader", election.Options{TTL: 5 * time.Second})
 //	if err != nil { ... }

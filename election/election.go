@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/etcdsim/etcdsim/internal/lease"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // Sentinel errors. The errors returned wrap them with the prefix, key or
@@ -32,26 +34,40 @@ var (
 	ErrUnknownRecipe = errors.New("election: no recipe named")
 )
 
-// Elector is one candidate's way into the election on one prefix. The
-// recipes of this package implement it; a user's own recipe that does can
-// run in every scenario.
+// Elector is one candidate's way into the election on one prefix: what
+// every scenario needs of a recipe. The recipes of this package implement
+// it and the optional LeaderReader and Observer too; a user's own recipe
+// needs only Elector to run in every scenario.
 type Elector interface {
 	// Campaign blocks until the candidate leads with value, ctx ends, or
 	// its lease is lost. It is safe to campaign again after a Resign or a
 	// loss; each Campaign holds a lease of its own.
 	Campaign(ctx context.Context, value string) (Leadership, error)
+	// Close ends every campaign, observer and lease the Elector holds
+	// (a leader it holds is resigned by its lease's revocation) and waits
+	// for its goroutines. It is idempotent.
+	Close() error
+}
+
+// LeaderReader is implemented by an Elector that can read who leads. It is
+// optional: the election workload's observers poll it when the Elector is
+// no Observer.
+type LeaderReader interface {
 	// Leader returns the current leader as a linearizable read sees it,
 	// or an error wrapping ErrNoLeader.
 	Leader(ctx context.Context) (LeaderInfo, error)
+}
+
+// Observer is implemented by an Elector that can follow the election. It
+// is optional: the election workload's observers follow the election with
+// it, poll LeaderReader instead when it is missing, and record that they
+// could see nothing when both are.
+type Observer interface {
 	// Observe sends the leader, then every change of leader or value, until
 	// ctx ends or the Elector is closed; then it closes the channel. Times
 	// with no leader are not sent. A slow reader sees the latest change, not
 	// each one.
 	Observe(ctx context.Context) <-chan LeaderInfo
-	// Close ends every campaign, observer and lease the Elector holds
-	// (a leader it holds is resigned by its lease's revocation) and waits
-	// for its goroutines. It is idempotent.
-	Close() error
 }
 
 // Leadership is one term of office won by Campaign.
@@ -73,6 +89,18 @@ type Leadership interface {
 	// Resign ends the term so another candidate can win. It returns an
 	// error wrapping ErrNotLeader if this leadership had already ended.
 	Resign(ctx context.Context) error
+}
+
+// Leaser is implemented by a Leadership whose key is on an etcd lease it
+// can name, so that faults aimed at the leader's lease find it. It is
+// optional: without it the scenarios take the lease from the leader key
+// when the key ends in it in hex, as concurrency.Election's keys do, and
+// when neither tells, a fault that would revoke the leader's lease is
+// recorded on the run as not applicable to the recipe, with the reason,
+// and the run is still judged.
+type Leaser interface {
+	// Lease returns the lease the leader key is on, 0 if it has none.
+	Lease() clientv3.LeaseID
 }
 
 // LeaderInfo is the leader as one read or one watch event saw it.

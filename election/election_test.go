@@ -106,7 +106,7 @@ func serve(ctx context.Context, e election.Elector, who string, round int) (term
 	if err := l.Proclaim(ctx, value); err != nil {
 		return tm, fmt.Errorf("%s: proclaim: %w", who, err)
 	}
-	info, err := e.Leader(ctx)
+	info, err := e.(election.LeaderReader).Leader(ctx)
 	if err != nil {
 		return tm, fmt.Errorf("%s: leader: %w", who, err)
 	}

@@ -42,7 +42,7 @@ func Example() {
 	}()
 
 	must(la.Proclaim(ctx, "alice: compacting"))
-	info, err := bob.Leader(ctx)
+	info, err := bob.(election.LeaderReader).Leader(ctx) // every recipe here reads the leader; a user's need not
 	must(err)
 	fmt.Println("bob sees:", info.Value)
 

@@ -10,7 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 
-	"github.com/etcdsim/etcdsim/internal/lease"
+	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // holder is what keeps a campaign's lease alive: a *lease.Guard, or for
@@ -59,6 +59,11 @@ type leadership struct {
 func (l *leadership) Term() int64           { return l.term }
 func (l *leadership) Key() string           { return l.key }
 func (l *leadership) Done() <-chan struct{} { return l.h.Done() }
+
+// Lease is the lease the leader key is on (Leaser).
+func (l *leadership) Lease() clientv3.LeaseID { return l.h.ID() }
+
+var _ Leaser = (*leadership)(nil)
 
 func (l *leadership) Value() string {
 	l.mu.Lock()

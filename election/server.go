@@ -137,3 +137,10 @@ func (o serverOffice) resign(ctx context.Context, l *leadership) error {
 	}
 	return nil
 }
+
+// The server recipe reads and follows the leader through the election
+// service.
+var (
+	_ LeaderReader = (*server)(nil)
+	_ Observer     = (*server)(nil)
+)

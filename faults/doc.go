@@ -52,5 +52,9 @@
 // observes the recording and fires matching triggers before the recording
 // call returns — and calls Gate().Step(ctx, client) before each step,
 // which blocks while that client is paused or crashed and tells it when it
-// has been restarted (ErrRestarted).
+// has been restarted (ErrRestarted). It also tells the Env what its recipe
+// does not offer (NoLease): a fault aimed at that — a lease revoke on a
+// holder with no lease — does nothing and is recorded as not applicable to
+// the recipe, with the reason (ErrNotApplicable); it is no error of the
+// schedule, and the run is judged without it.
 package faults

@@ -45,10 +45,11 @@ type Env struct {
 	rngMu sync.Mutex // guards rng
 	rng   *rand.Rand // for Env.Inject only
 
-	mu      sync.Mutex        // guards locks, leaders, leases, armed
+	mu      sync.Mutex        // guards locks, leaders, leases, noLease, armed
 	locks   map[string]string // lock name → holder, from the recorded operations
 	leaders map[string]string // election name → leader, likewise
 	leases  map[string]int64  // client → lease of its latest key
+	noLease map[string]string // client → why its recipe offers no lease (NoLease)
 	armed   []*armedTrigger   // triggers of running schedules
 }
 
@@ -64,6 +65,7 @@ func NewEnv(c *cluster.Cluster, cfg Config) *Env {
 		locks:   make(map[string]string),
 		leaders: make(map[string]string),
 		leases:  make(map[string]int64),
+		noLease: make(map[string]string),
 	}
 	if e.rec == nil {
 		e.rec = checker.NewRecorder(checker.NewClock())
@@ -97,7 +99,9 @@ func (e *Env) Gate() *Gate { return &e.gate }
 // injects, records the event, and returns the heal. The caller must call
 // the heal, as it would call a context's cancel; an instant fault's heal
 // does nothing. If injecting fails, whatever was done is undone before
-// Inject returns the error, and the returned heal does nothing.
+// Inject returns the error, and the returned heal does nothing. A fault
+// aimed at something the run's recipe does not offer does nothing and is
+// recorded as not applicable; its error wraps ErrNotApplicable.
 func (e *Env) Inject(ctx context.Context, f Fault) (Heal, error) {
 	e.rngMu.Lock()
 	seed := e.rng.Uint64()
@@ -144,6 +148,12 @@ func (e *Env) inject(ctx context.Context, f Fault, rng *rand.Rand, note string) 
 	h, detail, err := f.apply(actx, x)
 	cancel()
 	ev.Detail = joinDetail(ev.Detail, detail)
+	if why, ok := whyNotApplicable(err); ok {
+		// Nothing was done: the event is over as it starts, and no error.
+		ev.End, ev.Healed, ev.NotApplicable = ev.Start, true, why
+		e.log.add(e, ev)
+		return nopHeal, fmt.Errorf("faults: %v on %v: %w", f, ev.Targets, err)
+	}
 	id := e.log.begin(e, ev)
 	if err != nil {
 		err = fmt.Errorf("faults: %v on %v: %w", f, ev.Targets, err)

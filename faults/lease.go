@@ -7,13 +7,19 @@ import (
 	"strings"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // RevokeLease revokes, now, the session lease of each client t resolves
 // to: the lease of its latest recorded acquire, campaign or registration
-// (checker.Output.Lease). The
-// keys attached to it go at once: a lock it held is free for the next
-// waiter, and the client learns of it only when its session notices.
+// (checker.Output.Lease). The keys attached to it go at once: a lock it
+// held is free for the next waiter, and the client learns of it only when
+// its session notices.
+//
+// A client whose recipe offers no lease — its workload said so with
+// Env.NoLease, naming the recipe and what it lacks — is left alone, and
+// the event says why; if no client t resolves to has a lease, the fault is
+// recorded as not applicable (ErrNotApplicable) and the run goes on.
 func RevokeLease(t Target) Fault {
 	return Fault{
 		action:  "revoke-lease",
@@ -21,32 +27,56 @@ func RevokeLease(t Target) Fault {
 		kind:    clientsOnly,
 		instant: true,
 		apply: func(ctx context.Context, x *shot) (healFunc, string, error) {
-			cli, err := x.env.admin(nil)
-			if err != nil {
-				return noHeal, "", err
-			}
-			defer cli.Close()
-			var done []string
+			var done, skipped []string
 			var errs []error
+			var ids []clientv3.LeaseID
+			var owners []string
 			for _, cl := range x.targets[0] {
-				id, ok := x.env.SessionLease(cl)
-				if !ok {
-					errs = append(errs, fmt.Errorf("no session lease known for client %s: record its acquire, campaign or register with checker.Output.Lease", cl))
+				// Asked first: a lease recorded before the workload said
+				// its recipe has none is an earlier holder's, long gone.
+				if why, ok := x.env.noLeaseWhy(cl); ok {
+					skipped = append(skipped, fmt.Sprintf("client %s: %s", cl, why))
 					continue
 				}
-				_, err := cli.Revoke(ctx, id)
-				switch {
-				case errors.Is(err, rpctypes.ErrLeaseNotFound):
-					// Its session ended it first (a holder that released
-					// and closed its session): what the fault would do is done.
-					done = append(done, fmt.Sprintf("%s lease %x (already gone)", cl, int64(id)))
-				case err != nil:
-					errs = append(errs, fmt.Errorf("revoking lease %x of client %s: %w", int64(id), cl, err))
-				default:
-					done = append(done, fmt.Sprintf("%s lease %x", cl, int64(id)))
+				id, ok := x.env.SessionLease(cl)
+				if ok {
+					ids, owners = append(ids, id), append(owners, cl)
+					continue
+				}
+				errs = append(errs, fmt.Errorf("no session lease known for client %s: none of its recorded acquires, campaigns or registrations carried one (checker.Output.Lease), and its workload did not say why (Env.NoLease)", cl))
+			}
+			if len(ids) == 0 && len(errs) == 0 {
+				return noHeal, "", &notApplicable{why: joinWhy(skipped)}
+			}
+			if len(ids) > 0 {
+				cli, err := x.env.admin(nil)
+				if err != nil {
+					return noHeal, "", err
+				}
+				defer cli.Close()
+				for i, id := range ids {
+					cl := owners[i]
+					_, err := cli.Revoke(ctx, id)
+					switch {
+					case errors.Is(err, rpctypes.ErrLeaseNotFound):
+						// Its session ended it first (a holder that released
+						// and closed its session): what the fault would do is done.
+						done = append(done, fmt.Sprintf("%s lease %x (already gone)", cl, int64(id)))
+					case err != nil:
+						errs = append(errs, fmt.Errorf("revoking lease %x of client %s: %w", int64(id), cl, err))
+					default:
+						done = append(done, fmt.Sprintf("%s lease %x", cl, int64(id)))
+					}
 				}
 			}
-			return noHeal, "revoked " + strings.Join(done, ", "), errors.Join(errs...)
+			var detail string
+			if len(done) > 0 {
+				detail = "revoked " + strings.Join(done, ", ")
+			}
+			if len(skipped) > 0 {
+				detail = joinDetail(detail, "not applicable to "+joinWhy(skipped))
+			}
+			return noHeal, detail, errors.Join(errs...)
 		},
 	}
 }

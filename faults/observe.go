@@ -75,6 +75,7 @@ func (e *Env) learn(op checker.Operation) {
 		switch op.Kind {
 		case checker.KindAcquire, checker.KindCampaign, checker.KindRegister:
 			e.leases[op.Client] = op.Output.Lease
+			delete(e.noLease, op.Client) // the recipe offers one after all
 		}
 	}
 }

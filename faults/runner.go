@@ -40,12 +40,17 @@ func newRunner(ctx context.Context, env *Env) *runner {
 // fire injects f and, unless it is instant, keeps its heal due d after
 // the injection began: an injection that takes long under load (a member
 // slow to die) does not push its heal past the next step's time. A fault
-// that fails to inject is recorded and the schedule goes on.
+// that fails to inject is recorded and the schedule goes on; one that did
+// not apply to the run's recipe (ErrNotApplicable) is recorded and is no
+// error of the schedule.
 func (r *runner) fire(ctx context.Context, f Fault, rng *rand.Rand, note string, d time.Duration) {
 	start := r.env.clock.Now()
 	heal, err := r.env.inject(ctx, f, rng, note)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if errors.Is(err, ErrNotApplicable) {
+		return
+	}
 	if err != nil {
 		r.errs = append(r.errs, err)
 		return

@@ -5,10 +5,14 @@
 // A Locker acquires a named lock for one client; each successful Lock is a
 // holder, a Held, with a fencing token (the revision that orders holders),
 // a Done channel closed when ownership may have been lost, and Unlock. A
-// Held may also implement Checker (ask etcd whether it still owns the
-// lock) and Writer (write to etcd only while it does); a Locker may
-// implement WakeCounter (watch events its waiters received). A user's own
-// lock joins every scenario by implementing Locker and filling in a Recipe.
+// Held may also implement Leaser (the lease its key is on, for faults aimed
+// at it), Checker (ask etcd whether it still owns the lock) and Writer
+// (write to etcd only while it does); a Locker may implement WakeCounter
+// (watch events its waiters received). Each is optional: a scenario does
+// without what a holder does not offer, and a fault that needs it is
+// recorded as not applicable to the recipe. A user's own lock joins every
+// scenario by implementing Locker and filling in a Recipe; package
+// lock/lease is the lease guard every recipe here is built on.
 //
 // The correct recipes:
 //

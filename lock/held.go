@@ -10,6 +10,13 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
+// Every holder of the recipes here tells its lease and can check that it
+// still owns the lock.
+var (
+	_ Leaser  = (*held)(nil)
+	_ Checker = (*held)(nil)
+)
+
 // held is the Held every recipe here returns, or embeds to add a method.
 type held struct {
 	cli   *clientv3.Client
@@ -31,7 +38,7 @@ func (h *held) Token() int64          { return h.token }
 func (h *held) Done() <-chan struct{} { return h.done }
 
 // Lease returns the lease the holder's key is on, 0 if it has none, so
-// that faults aimed at a holder's lease can find it.
+// that faults aimed at a holder's lease can find it (Leaser).
 func (h *held) Lease() clientv3.LeaseID { return h.lease }
 
 // Unlock releases the lock once; a second call is an error wrapping

@@ -8,7 +8,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/etcdsim/etcdsim/internal/lease"
+	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // Sentinel errors. The errors the package returns wrap them with the lock,
@@ -48,7 +48,24 @@ type Locker interface {
 	Lock(ctx context.Context) (Held, error)
 }
 
-// Held is one holder's ownership of a lock.
+// Held is one holder's ownership of a lock: what every scenario needs of
+// a holder. What else a holder may offer, the scenarios find by type
+// assertion and do without when it is missing:
+//
+//   - Leaser: the lease its key is on. Faults aimed at a holder's lease
+//     (faults.RevokeLease(faults.LockHolder("L")), in the standard mix)
+//     revoke it; without it they are recorded as not applicable to the
+//     recipe, with the reason, and the run is judged all the same.
+//   - Writer: a write to etcd that commits only while it holds the lock.
+//     The workload writes through it once per hold; without it, it does
+//     not.
+//   - Checker: a read that asks etcd whether it still holds the lock,
+//     needed only by a workload whose owner check is "read".
+//
+// Its fencing token is Token; a recipe without one returns 0. Such a
+// holder is judged too: the fencing checker says it cannot decide, and the
+// guarded resource, which then cannot refuse a late write, shows what a
+// holder paused past its TTL does.
 type Held interface {
 	// Key is the etcd key that stands for this holder.
 	Key() string
@@ -66,6 +83,17 @@ type Held interface {
 	// Whatever it returns, the holder's local machinery (keepalives,
 	// watches) is stopped.
 	Unlock(ctx context.Context) error
+}
+
+// Leaser is implemented by a Held whose key is on an etcd lease, so that
+// faults aimed at the holder's lease can find it: the standard mix revokes
+// the first holder's lease as it acquires. A Held without it, or whose
+// Lease returns 0, runs in every scenario all the same; such a fault is
+// then recorded on the run as not applicable to the recipe, naming the
+// recipe and this interface, and the run is still judged.
+type Leaser interface {
+	// Lease returns the lease the holder's key is on, 0 if it has none.
+	Lease() clientv3.LeaseID
 }
 
 // Checker is implemented by a Held that can ask etcd whether it still

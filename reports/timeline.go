@@ -232,6 +232,9 @@ func (tl *timeline) band(i int, f checker.FaultEvent, lane int, clients []string
 	if f.Err != "" {
 		title += ": " + f.Err
 	}
+	if f.NotApplicable != "" {
+		title += ": not applicable to this recipe: " + f.NotApplicable
+	}
 	b := tlBand{ID: i, Label: label, Title: title, Class: class, X: secs(f.Start), W: secs(max(stop-f.Start, time.Millisecond)),
 		LabelT: secs(f.Start), LabelX: f.Start.Seconds() * tl.Scale,
 		LabelY: tlAxisHeight + float64(lane)*tlLaneHeight + 12}

@@ -34,9 +34,10 @@ const kindProclaim checker.Kind = "x-proclaim"
 // campaign → term of office → resign, with think time; in office it writes
 // once to a resource fenced by its term and proclaims its value again,
 // unless it knows it lost office.
-// Each observer follows the election with Elector.Observe and records
-// every leader it sees. A campaign that does not win within the patience
-// is recorded as unknown, never as failed: it may have won.
+// Each observer follows the election (election.Observer, or
+// election.LeaderReader polled) and records every leader it sees. A
+// campaign that does not win within the patience is recorded as unknown,
+// never as failed: it may have won.
 //
 // A term ends, in the history, when the leader resigns or, if its
 // Leadership.Done closes first, at that instant: a careful leader stops
@@ -63,12 +64,15 @@ func (w *world) electionWorkload(ctx context.Context) error {
 
 // newElector makes the Elector of client name: a new process's, after a
 // crash.
-func (w *world) newElector(r election.Recipe, name string) (*clientv3.Client, election.Elector, error) {
+func (w *world) newElector(ctx context.Context, r election.Recipe, name string) (*clientv3.Client, election.Elector, error) {
 	cli, err := w.env.Cluster().Client(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := r.New(cli, w.s.Workload.Key, election.Options{TTL: w.s.Workload.TTL.D()})
+	wl := w.s.Workload
+	e, err := construct(ctx, "election", r.Name, name, "election.Elector", wl.Patience.D(), func() (election.Elector, error) {
+		return r.New(cli, wl.Key, election.Options{TTL: wl.TTL.D()})
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,7 +93,7 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 			dead.Go(func() { old.Close() })
 		}
 		var err error
-		cli, e, err = w.newElector(r, name)
+		cli, e, err = w.newElector(ctx, r, name)
 		return err
 	}
 	defer func() {
@@ -103,8 +107,9 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 	for n := 0; wl.Ops == 0 || n < wl.Ops; n++ {
 		var t *leaderTerm
 		err := w.step(ctx, name, func() error {
-			t = w.campaign(ctx, name, fmt.Sprintf("%s-%d", name, n), cli, e)
-			return nil
+			var err error
+			t, err = w.campaign(ctx, r, name, fmt.Sprintf("%s-%d", name, n), cli, e)
+			return err
 		})
 		if err == nil && t != nil {
 			err = w.office(ctx, t, store)
@@ -138,33 +143,43 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 }
 
 // campaign campaigns with value and records it. It returns the term won,
-// or nil if the campaign did not win within the patience.
-func (w *world) campaign(ctx context.Context, name, value string, cli *clientv3.Client, e election.Elector) *leaderTerm {
+// or nil if the campaign did not win within the patience; an error only
+// for a recipe that cannot be run (ErrRecipe).
+func (w *world) campaign(ctx context.Context, r election.Recipe, name, value string, cli *clientv3.Client, e election.Elector) (*leaderTerm, error) {
 	rec := w.env.Recorder()
 	key := w.s.Workload.Key
 	p := rec.Invoke(ctx, name, checker.KindCampaign, key, checker.Input{Value: value})
 	cctx, cancel := context.WithTimeout(ctx, w.s.Workload.Patience.D())
 	l, err := e.Campaign(cctx, value)
 	cancel()
+	if err == nil && isNil(l) {
+		err = nilResult("election", r.Name, name, "Campaign", "election.Leadership")
+		p.Fail(ctx, err)
+		return nil, err
+	}
 	if err == nil && cli.Ctx().Err() != nil {
 		// The process crashed as it won: it never learnt that it did.
 		err = fmt.Errorf("won term %d as the client was closed: %w", l.Term(), context.Cause(cli.Ctx()))
 	}
 	if err != nil {
 		p.Unknown(ctx, err)
-		return nil
+		return nil, nil
 	}
 	out := checker.Output{Token: l.Term(), Value: l.Value(), Lease: leaseOf(l)}
+	if out.Lease == 0 {
+		// Said before the campaign is recorded, for a trigger on it.
+		w.env.NoLease(name, fmt.Sprintf("election recipe %q: its leadership (%T) has no Lease method (election.Leaser), and its key %q does not end in its lease in hex as concurrency.Election's do, so no fault can revoke its lease",
+			r.Name, l, l.Key()))
+	}
 	p.OK(ctx, out) // a trigger on the campaign fires here, before the leader's next step
-	return newLeaderTerm(ctx, rec, cli, name, key, l)
+	return newLeaderTerm(ctx, rec, cli, name, key, l), nil
 }
 
-// leaseOf returns the lease of a leadership: its Lease method's if it has
-// one, else the one its key names in the layout of concurrency.Election,
-// which every recipe of the election package follows
-// ("<prefix>/<lease in hex>"), else 0.
+// leaseOf returns the lease of a leadership: its Lease method's
+// (election.Leaser) if it has one, else the one its key names in the
+// layout of concurrency.Election ("<prefix>/<lease in hex>"), else 0.
 func leaseOf(l election.Leadership) int64 {
-	if ls, ok := l.(leased); ok {
+	if ls, ok := l.(election.Leaser); ok {
 		return int64(ls.Lease())
 	}
 	k := l.Key()
@@ -233,25 +248,45 @@ func (w *world) proclaim(ctx context.Context, t *leaderTerm) error {
 	return nil
 }
 
+// kindObserve is an observer's attempt to follow the election, recorded
+// only when it cannot: the recipe's Elector has neither Observe nor
+// Leader. The checkers do not read it; it tells the run's reader why the
+// observers saw nothing.
+const kindObserve checker.Kind = "x-observe"
+
 // electionObserver is one observer of the election workload: it records
-// every leader Elector.Observe sends. It steps at least every think time,
-// so that a crash is noticed even when the election is quiet.
+// every leader it sees. It follows the election with the Elector's Observe
+// (election.Observer) or, without it, polls its Leader
+// (election.LeaderReader) every think time; with neither, it records that
+// it can see nothing, naming the recipe and what it lacks, and the run is
+// judged on what the candidates recorded. It steps at least every think
+// time, so that a crash is noticed even when the election is quiet.
 func (w *world) electionObserver(ctx context.Context, r election.Recipe, name string) error {
 	wl := w.s.Workload
 	rec := w.env.Recorder()
 	var e election.Elector
 	var seen <-chan election.LeaderInfo
-	var dead sync.WaitGroup // closes what dead processes left
+	var poll election.LeaderReader
+	var last election.LeaderInfo // the last leader polled
+	var dead sync.WaitGroup      // closes what dead processes left
 	defer dead.Wait()
 	fresh := func() error {
 		if old := e; old != nil {
 			dead.Go(func() { old.Close() }) // ends its Observe
 		}
 		var err error
-		if _, e, err = w.newElector(r, name); err != nil {
+		if _, e, err = w.newElector(ctx, r, name); err != nil {
 			return err
 		}
-		seen = e.Observe(ctx)
+		seen, poll, last = nil, nil, election.LeaderInfo{}
+		switch x := e.(type) {
+		case election.Observer:
+			if seen = x.Observe(ctx); seen == nil {
+				return nilResult("election", r.Name, name, "Observe", "channel")
+			}
+		case election.LeaderReader:
+			poll = x
+		}
 		return nil
 	}
 	defer func() {
@@ -262,6 +297,12 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 	if err := fresh(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if seen == nil && poll == nil {
+		rec.Invoke(ctx, name, kindObserve, wl.Key, checker.Input{}).Fail(ctx, fmt.Errorf(
+			"election recipe %q: its Elector (%T) has neither Observe (election.Observer) nor Leader (election.LeaderReader), so observer %s sees nothing; the run is judged on what the candidates recorded",
+			r.Name, e, name))
+		return nil
+	}
 	tick := time.NewTicker(max(wl.Think.D(), 10*time.Millisecond))
 	defer tick.Stop()
 	for {
@@ -270,7 +311,7 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 		select {
 		case <-ctx.Done():
 			return nil
-		case i, ok := <-seen:
+		case i, ok := <-seen: // never ready when seen is nil: the Elector is polled
 			if !ok {
 				if ctx.Err() != nil {
 					return nil
@@ -279,6 +320,9 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 			}
 			info, got = i, true
 		case <-tick.C:
+			if poll != nil {
+				info, got = w.pollLeader(ctx, poll, &last)
+			}
 		}
 		err := w.step(ctx, name, func() error {
 			if got {
@@ -298,6 +342,21 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
+}
+
+// pollLeader reads the leader, within the patience, and returns it if it
+// differs from *last, which it updates: a polling observer, like a slow
+// reader of Observe, sees the latest change, not each one. No leader, or
+// a read that fails, is nothing seen.
+func (w *world) pollLeader(ctx context.Context, r election.LeaderReader, last *election.LeaderInfo) (election.LeaderInfo, bool) {
+	pctx, cancel := context.WithTimeout(ctx, w.s.Workload.Patience.D())
+	info, err := r.Leader(pctx)
+	cancel()
+	if err != nil || info == *last {
+		return election.LeaderInfo{}, false
+	}
+	*last = info
+	return info, true
 }
 
 // leaderTerm is one term of office, from a won campaign to its end, which is

@@ -79,7 +79,8 @@ func (w *world) owns(ctx context.Context, h lock.Held) (bool, error) {
 	}
 	c, ok := h.(lock.Checker)
 	if !ok {
-		return false, fmt.Errorf("workload.owner_check %q: the recipe's Held (%T) has no Owned method (lock.Checker); use %q", OwnerCheckRead, h, OwnerCheckDone)
+		return false, fmt.Errorf("%w: lock recipe %q: its holder (%T) has no Owned method (lock.Checker), which workload.owner_check %q needs; use %q",
+			ErrRecipe, w.s.Workload.Recipe, h, OwnerCheckRead, OwnerCheckDone)
 	}
 	cctx, cancel := context.WithTimeout(ctx, w.s.Workload.TTL.D())
 	defer cancel()

@@ -14,8 +14,9 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// leased is implemented by a Held that knows its lease, so that faults
-// aimed at a holder's lease can find it.
+// leased is implemented by a registrar that knows its lease, so that
+// faults aimed at it can find it: the method of lock.Leaser and
+// election.Leaser.
 type leased interface{ Lease() clientv3.LeaseID }
 
 // lockRecipe returns the scenario's lock recipe.
@@ -39,12 +40,16 @@ func (w *world) lockWorkload(ctx context.Context) error {
 		return err
 	}
 	res := &lockResources{}
-	var g errgroup.Group
-	for i := 1; i <= w.s.Workload.Clients; i++ {
+	var procs []*lockProcess
+	for i := 1; i <= w.s.Workload.Clients; i++ { // every process made before any thread runs
 		p := &lockProcess{w: w, r: r, name: fmt.Sprintf("c%d", i)}
-		if err := p.start(); err != nil {
+		if err := p.start(ctx); err != nil {
 			return err
 		}
+		procs = append(procs, p)
+	}
+	var g errgroup.Group
+	for _, p := range procs {
 		for j := 1; j <= w.s.Workload.Threads; j++ {
 			thread := p.name
 			if w.s.Workload.Threads > 1 {
@@ -71,14 +76,17 @@ type lockProcess struct {
 
 // start makes the process's client and Locker: at the run's start and
 // after a crash, as a restarted process would.
-func (p *lockProcess) start() error {
+func (p *lockProcess) start(ctx context.Context) error {
 	cli, err := p.w.env.Cluster().Client(p.name) // pinned or not, as Run made it; a restarted client keeps its links
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
-	l, err := p.r.New(cli, p.w.s.Workload.Key, lock.Options{TTL: p.w.s.Workload.TTL.D()})
+	wl := p.w.s.Workload
+	l, err := construct(ctx, "lock", p.r.Name, p.name, "lock.Locker", wl.Patience.D(), func() (lock.Locker, error) {
+		return p.r.New(cli, wl.Key, lock.Options{TTL: wl.TTL.D()})
+	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.name, err)
+		return err
 	}
 	p.cli, p.l = cli, l
 	p.gen++
@@ -101,13 +109,13 @@ func (p *lockProcess) crashed() bool {
 
 // restart starts the process afresh unless another thread has done so
 // since generation gen.
-func (p *lockProcess) restart(gen int) error {
+func (p *lockProcess) restart(ctx context.Context, gen int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.gen != gen {
 		return nil
 	}
-	if err := p.start(); err != nil {
+	if err := p.start(ctx); err != nil {
 		return fmt.Errorf("restarting: %w", err)
 	}
 	return nil
@@ -120,20 +128,23 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 	key := wl.Key
 	for n := 0; wl.Ops == 0 || n < wl.Ops; n++ {
 		l, gen := p.locker()
+		r := p.r
 		var held lock.Held
 		err := w.step(ctx, name, func() error {
 			p := rec.Invoke(ctx, name, checker.KindAcquire, key, checker.Input{})
 			lctx, cancel := context.WithTimeout(ctx, wl.Patience.D())
 			h, err := l.Lock(lctx)
 			cancel()
+			if err == nil && isNil(h) {
+				err = nilResult("lock", r.Name, name, "Lock", "lock.Held")
+				p.Fail(ctx, err)
+				return err
+			}
 			if err != nil {
 				p.Unknown(ctx, err)
 				return nil
 			}
-			out := checker.Output{Token: h.Token()}
-			if ls, ok := h.(leased); ok {
-				out.Lease = int64(ls.Lease())
-			}
+			out := checker.Output{Token: h.Token(), Lease: w.holderLease(r, name, h)}
 			held = h
 			return p.OK(ctx, out)
 		})
@@ -145,7 +156,7 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 		}
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
-			if err := p.restart(gen); err != nil {
+			if err := p.restart(ctx, gen); err != nil {
 				return err
 			}
 			continue
@@ -155,6 +166,9 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 			}
 			return nil
 		case err != nil:
+			if held != nil { // a holder the workload gives up on (ErrRecipe) is released, not left to its lease
+				release(ctx, rec, name, key, held, wl.TTL.D())
+			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if err := sleep(ctx, wl.Think.D()); err != nil {
@@ -162,6 +176,23 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 		}
 	}
 	return nil
+}
+
+// holderLease returns the lease of holder h of recipe r (lock.Leaser), for
+// faults aimed at it, or 0. For a holder without one it tells the Env why,
+// before the acquire is recorded, so that such a fault — a trigger on this
+// very acquire — is recorded as not applicable to the recipe.
+func (w *world) holderLease(r lock.Recipe, client string, h lock.Held) int64 {
+	ls, ok := h.(lock.Leaser)
+	if !ok {
+		w.env.NoLease(client, fmt.Sprintf("lock recipe %q: its holder (%T) has no Lease method (lock.Leaser), so no fault can revoke its lease", r.Name, h))
+		return 0
+	}
+	id := int64(ls.Lease())
+	if id == 0 {
+		w.env.NoLease(client, fmt.Sprintf("lock recipe %q: its holder (%T) holds no lease (its Lease method, lock.Leaser, returned 0)", r.Name, h))
+	}
+	return id
 }
 
 // release unlocks h and records it. A holder that finds it had lost the

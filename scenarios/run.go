@@ -122,6 +122,9 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if serr != nil {
 		res.ScheduleErr = serr.Error()
 	}
+	if errors.Is(werr, ErrRecipe) { // the recipe under test cannot run: no harness failure
+		return nil, fmt.Errorf("scenarios: %s: %w", s.Name, werr)
+	}
 	if werr != nil {
 		return nil, fmt.Errorf("%w: %s: workload: %w", ErrHarness, s.Name, werr)
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/internal/lease"
 	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // maxMembers, maxClients and maxWrites bound what one run may start.
