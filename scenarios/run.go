@@ -71,6 +71,11 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	if errors.Is(berr, bubble.ErrNoHost) {
 		return nil, fmt.Errorf("%w: %s: the virtual clock runs a scenario in a synctest bubble, which needs a test (use scenarios.Test) or a program under simrun.Main; or set cluster.clock to \"real\"", ErrHarness, s.Name)
 	}
+	if berr != nil && errors.Is(err, ErrRecipe) {
+		// A recipe that blocked or broke left its goroutines behind: the
+		// recipe is what to report.
+		return nil, fmt.Errorf("%w (and the run's bubble was left with goroutines: %w)", err, berr)
+	}
 	if berr != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrHarness, s.Name, berr)
 	}
