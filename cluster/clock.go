@@ -26,7 +26,8 @@ import (
 type Clock string
 
 const (
-	// ClockDefault is the zero Clock: DefaultClock.
+	// ClockDefault is the zero Clock: virtual when Start is called inside
+	// a synctest bubble, real outside one (see Resolve).
 	ClockDefault Clock = ""
 	// ClockReal runs on the wall clock, on loopback sockets.
 	ClockReal Clock = "real"
@@ -34,9 +35,6 @@ const (
 	// network.
 	ClockVirtual Clock = "virtual"
 )
-
-// DefaultClock is the clock a Config with no Clock runs on.
-const DefaultClock = ClockReal
 
 // Clocks lists the valid clock names.
 func Clocks() []Clock { return []Clock{ClockVirtual, ClockReal} }
@@ -60,18 +58,28 @@ func (c Clock) Validate() error {
 	for _, v := range Clocks() {
 		names = append(names, string(v))
 	}
-	return fmt.Errorf("cluster: unknown clock %q; valid: %s (\"\" means %s)", string(c), strings.Join(names, ", "), DefaultClock)
+	return fmt.Errorf("cluster: unknown clock %q; valid: %s (\"\" means virtual inside a synctest bubble, real outside)", string(c), strings.Join(names, ", "))
 }
 
-// Resolve returns the clock c stands for: DefaultClock for ClockDefault.
+// Resolve returns the clock c stands for where it is called: ClockDefault
+// is the virtual clock inside a synctest bubble and the real one outside.
 func (c Clock) Resolve() Clock {
-	if c == ClockDefault {
-		return DefaultClock
+	if c != ClockDefault {
+		return c
 	}
-	return c
+	if bubble.Inside() {
+		return ClockVirtual
+	}
+	return ClockReal
 }
 
-func (c Clock) String() string { return string(c.Resolve()) }
+// String returns the clock's name, "default" for ClockDefault.
+func (c Clock) String() string {
+	if c == ClockDefault {
+		return "default"
+	}
+	return string(c)
+}
 
 // ErrNeedsRealClock is wrapped by the errors of calls that need real
 // sockets, made on a cluster on the virtual clock.

@@ -40,7 +40,8 @@ type Config struct {
 	// Clock is the clock the cluster runs on: ClockReal (embedded etcd on
 	// loopback sockets, the wall clock) or ClockVirtual (the same etcd
 	// server on an in-memory network, on the clock of the synctest bubble
-	// Start must be called in). ClockDefault means DefaultClock.
+	// Start must be called in). ClockDefault means virtual when Start is
+	// called inside a bubble, real outside one.
 	Clock Clock `json:"clock,omitempty"`
 	// Seed seeds the network's jitter, from its own stream of the seed
 	// (see checker.Seed.Rand), so a run's seed gives it the same samples
