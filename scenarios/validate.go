@@ -146,7 +146,13 @@ func (s Scenario) checkRecipe() error {
 		} else {
 			err = w.Registrar.Validate()
 		}
-		if _, rerr := discovery.LookupResolver(w.Resolver); rerr != nil {
+		var rerr error
+		if w.ResolverRecipe == nil {
+			_, rerr = discovery.LookupResolver(w.Resolver)
+		} else {
+			rerr = w.ResolverRecipe.Validate()
+		}
+		if rerr != nil {
 			err = errors.Join(err, fmt.Errorf("workload.resolver: %w", rerr))
 		}
 	case FamilyRegister:
