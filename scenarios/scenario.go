@@ -221,6 +221,9 @@ func (s Scenario) withDefaults() Scenario {
 	}
 	if w.Family == FamilyDiscovery && w.Resolver == "" {
 		w.Resolver = "relisting"
+		if w.ResolverRecipe != nil {
+			w.Resolver = w.ResolverRecipe.Name
+		}
 	}
 	if s.Checkers == nil {
 		s.Checkers = DefaultCheckers(w.Family)

@@ -91,6 +91,9 @@ func (s Scenario) Validate() error {
 	if err := s.checkRecipe(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := s.checkRecipeValues(); err != nil {
+		errs = append(errs, err)
+	}
 	for i, c := range s.Checkers {
 		if err := (checker.Expectation{Checker: c.Name}).Validate(); err != nil {
 			bad("checkers[%d]: %w", i, err)
