@@ -20,9 +20,10 @@ import (
 // begins, its delete event is missed, and the waiter waits for a delete
 // that has already happened — until its context ends. The lock is free and
 // wanted all that time, and the next client queues behind the stuck waiter.
-// The gap is one round trip, so it takes a waiter that enqueues exactly as
-// its predecessor releases: two clients whose think time equals their hold
-// time. Watching from the revision of the read plus one (WithRev), as
+// The gap is the time the client takes to open a watch stream and register
+// the watch — a few round trips, longer on a loaded machine — so it takes a
+// waiter that enqueues just as its predecessor releases: two clients whose
+// think time equals their hold time. Watching from the revision of the read plus one (WithRev), as
 // waitTurn does, is the fix. A liveness failure, not a safety one. Shown
 // by the scenario lock/missed-wakeup/contention.
 //
