@@ -53,17 +53,21 @@ func (r relist) run(ctx context.Context, v *view) {
 			continue
 		}
 		v.publish(State{Endpoints: sorted(eps), Listed: true, Rev: rev})
-		apply := r.follow
-		if apply == nil {
-			apply = follow
-		}
-		err = apply(rctx, v, eps, rev)
+		err = r.apply(rctx, v, eps, rev)
 		if ctx.Err() != nil {
 			return
 		}
 		v.fail(err)
 		pause(ctx, retryPause) // a watch that keeps failing must not spin
 	}
+}
+
+// apply follows the watch with r.follow, or follow if that is nil.
+func (r relist) apply(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) error {
+	if r.follow != nil {
+		return r.follow(ctx, v, eps, rev)
+	}
+	return follow(ctx, v, eps, rev)
 }
 
 // list reads every instance of service.
