@@ -133,6 +133,13 @@ func electionPitfalls() []Scenario {
 		s.Expect = r.Expect
 		return s
 	}
+	contend := func(s Scenario) Scenario {
+		s.Workload = contention(s.Workload)
+		return s
+	}
+	missed := pitfall("missed-wakeup", contend, "contention",
+		"a candidate watches the key ahead of it from \"now\": the leader resigns between the candidate's read and its watch, and the election stays without a leader")
+	missed.Checkers = append(missed.Checkers, contentionLiveness())
 	healthy := func(s Scenario) Scenario {
 		s.Workload.Duration = Duration(3 * time.Second)
 		return s
@@ -144,5 +151,6 @@ func electionPitfalls() []Scenario {
 			"the upstream Campaign without a recheck: a candidate paused past its TTL while queued wakes up told it leads, over a key that expired, beside the real leader"),
 		pitfall("modrevision", healthy, "healthy",
 			"candidates ordered by mod revision: the leader proclaims its value, its key goes to the back of the line, and the next candidate leads beside it on a healthy cluster"),
+		missed,
 	}
 }
