@@ -23,7 +23,8 @@
 // and NewRelisting (linearizable listings; lists again when its watch
 // fails). Deliberately broken ones, each in a file of its own that says
 // what breaks: NewNoReregister, NewStopsOnError (etcd's naming resolver
-// loop), NewSerializable. Registrars,
+// loop), NewSerializable, NewDebounced (misapplies a delete then a put of
+// one key). Registrars,
 // Resolvers and the Lookup functions list them for scenarios.
 //
 // Wrong input is an error, never a silent no-op: an empty service

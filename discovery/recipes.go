@@ -40,6 +40,9 @@ var resolvers = recipe.NewRegistry(recipe.Discovery,
 		Summary:  "etcd's naming resolver loop: stops for good on a watch error such as a compaction"},
 	ResolverRecipe{Name: "serializable", Broken: true, New: NewSerializable, Expect: notConverged,
 		Summary: "serializable listings and no leader required: a partitioned member serves a stale set as current"},
+	ResolverRecipe{Name: "debounced", Broken: true, New: NewDebounced, Expect: notConverged,
+		Summary: "gathers watch events per 100 ms window and applies its puts before its deletes: a key deleted and put " +
+			"again within a window is dropped while its instance serves"},
 )
 
 // Registrars returns every registrar recipe, correct ones first.

@@ -35,6 +35,9 @@ func NewRelisting(cli *clientv3.Client, service string, _ Options) (Resolver, er
 type relist struct {
 	serializable  bool // list with serializable reads: whatever the member has
 	requireLeader bool // reads and watch fail on a member without a leader
+	// follow applies the watch's events from the listing on, until the
+	// watch ends; nil means follow. NewDebounced's applies them wrongly.
+	follow func(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) error
 }
 
 func (r relist) run(ctx context.Context, v *view) {
@@ -50,13 +53,21 @@ func (r relist) run(ctx context.Context, v *view) {
 			continue
 		}
 		v.publish(State{Endpoints: sorted(eps), Listed: true, Rev: rev})
-		err = follow(rctx, v, eps, rev)
+		err = r.apply(rctx, v, eps, rev)
 		if ctx.Err() != nil {
 			return
 		}
 		v.fail(err)
 		pause(ctx, retryPause) // a watch that keeps failing must not spin
 	}
+}
+
+// apply follows the watch with r.follow, or follow if that is nil.
+func (r relist) apply(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) error {
+	if r.follow != nil {
+		return r.follow(ctx, v, eps, rev)
+	}
+	return follow(ctx, v, eps, rev)
 }
 
 // list reads every instance of service.

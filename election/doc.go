@@ -29,8 +29,8 @@
 // guarded and the key rechecked after the wait) and NewServer (etcd's
 // election service, guarded the same way). Deliberately broken ones,
 // each in a file of its own that says what breaks: NewModRevision,
-// NewIgnoresDone, NewUnchecked (the
-// upstream Campaign as is). Recipes and Lookup list them for scenarios.
+// NewIgnoresDone, NewUnchecked (the upstream Campaign as is),
+// NewMissedWakeup. Recipes and Lookup list them for scenarios.
 //
 // Wrong input is an error, never a silent no-op: an empty prefix
 // (ErrBadPrefix), a TTL that is not whole seconds or that the cluster

@@ -31,6 +31,9 @@ var registry = recipe.NewRegistry(recipe.Election,
 	Recipe{Name: "unchecked", Broken: true, New: NewUnchecked, Expect: twoLeaders,
 		Upstream: "https://github.com/etcd-io/etcd/issues/19597",
 		Summary:  "upstream Campaign without a recheck: reports leadership after its lease expired while waiting"},
+	Recipe{Name: "missed-wakeup", Broken: true, New: NewMissedWakeup,
+		Expect:  checker.Expectation{Checker: checker.CheckerLiveness, Violation: checker.ViolationLeaderless},
+		Summary: "a candidate reads the key ahead of it, then watches it from \"now\": a resignation in between is never seen"},
 )
 
 // Recipes returns every recipe of this package, correct ones first. The

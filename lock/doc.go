@@ -25,11 +25,12 @@
 // doc comment begins "BROKEN (deliberately):", are registered with Broken
 // set and the violation they must produce, so that scenarios expect it:
 // "released-marker", "keepalive-misconfigured", "unfenced",
-// "shared-session", "setnx", "delete-name" and "serializable-check". "herd"
-// is correct but wakes every waiter on each change. Recipes lists them all;
-// Lookup finds one by name. NewMisconfiguredKeepalive builds the
-// misconfigured keepalive with a schedule of one's own, to scale it to a
-// test. The gallery's documentation numbers them.
+// "shared-session", "setnx", "delete-name", "serializable-check" and
+// "missed-wakeup". "herd" is correct but wakes every waiter on each
+// change. Recipes lists them all; Lookup finds one by name.
+// NewMisconfiguredKeepalive builds the misconfigured keepalive with a
+// schedule of one's own, to scale it to a test. The gallery's
+// documentation numbers them.
 //
 // Resource and FencedResource stand for what a lock protects: the first
 // counts critical sections that overlap, the second refuses a write whose

@@ -82,4 +82,5 @@ func ExampleRecipes() {
 	// setnx                    broken: violation of liveness (starvation)
 	// delete-name              broken: violation of mutual-exclusion (overlap)
 	// serializable-check       broken: violation of mutual-exclusion (overlap)
+	// missed-wakeup            broken: violation of liveness (starvation)
 }

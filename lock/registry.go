@@ -65,6 +65,10 @@ var registry = recipe.NewRegistry(recipe.Lock,
 		Expect:   expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
 		Upstream: "https://github.com/etcd-io/etcd/issues/6829",
 		Summary:  "ownership checked with a serializable read: a member cut off from the leader answers a stale yes"},
+	Recipe{Name: "missed-wakeup", Broken: true, New: newMissedWakeup,
+		Expect: expect(checker.CheckerLiveness, checker.ViolationStarvation),
+		Summary: "a waiter reads its predecessor, then watches it from \"now\": a release in between is never seen, " +
+			"and the waiter waits on a free lock until it gives up"},
 )
 
 // Recipes returns every registered recipe: the correct ones first, then

@@ -84,7 +84,14 @@ func JUnit(c *Campaign) []byte {
 		}
 		s := suite(r.Family())
 		seconds[s.Name] += secs
-		if !res.Met {
+		if res.ScheduleErr != "" {
+			// Not a verdict on the recipe: the run did not test what its
+			// scenario says.
+			tc.Error = &junitFailure{Message: "the fault schedule did not run as written: " + res.ScheduleErr, Type: "schedule-error",
+				Body: "replay: " + res.Replay}
+			s.Errors++
+			suites.Errors++
+		} else if !res.Met {
 			body := strings.Join(r.violationSentences(), "\n")
 			if body != "" {
 				body += "\n"

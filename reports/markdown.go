@@ -9,8 +9,9 @@ import (
 
 // Markdown renders the campaign for a CI job's summary page: the count
 // of runs that met their expectation, a table of scenarios with detection
-// rates and run times, the runs that missed with their violations and
-// replay commands, and the runs that could not be loaded.
+// rates, schedule errors and run times, the runs that missed with their
+// violations and replay commands, apart from them the runs whose fault
+// schedule did not run as written, and the runs that could not be loaded.
 func Markdown(c *Campaign) []byte {
 	var b bytes.Buffer
 	met := 0
@@ -31,21 +32,25 @@ func Markdown(c *Campaign) []byte {
 		}
 		b.WriteString(".\n\n")
 	}
-	b.WriteString("| scenario | expected | met | detection | first violation p50 | run p50 | run p90 | run max |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| scenario | expected | met | detection | schedule errors | first violation p50 | run p50 | run p90 | run max |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range stats(c.Runs) {
-		det, first := "-", "-"
-		if s.Broken {
-			det = fmt.Sprintf("%.0f%% (%d/%d)", 100*s.DetectionRate(), s.Detected, len(s.Runs))
-		}
+		first, sched := "-", "-"
 		if s.Violated > 0 {
 			first = round(s.FirstViolation).String()
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %d/%d | %s | %s | %v | %v | %v |\n", s.Label, mdEscape(s.Expect), s.Met, len(s.Runs), det, first, round(s.P50), round(s.P90), round(s.Max))
+		if s.ScheduleErrors > 0 {
+			sched = fmt.Sprint(s.ScheduleErrors)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %d/%d | %s | %s | %s | %v | %v | %v |\n", s.Label, mdEscape(s.Expect), s.Met, s.Judged(), s.Detection(), sched,
+			first, round(s.P50), round(s.P90), round(s.Max))
 	}
-	var missed []*Run
+	var missed, unscheduled []*Run
 	for _, r := range c.Runs {
-		if !r.Result.Met {
+		switch {
+		case r.Result.ScheduleErr != "":
+			unscheduled = append(unscheduled, r)
+		case !r.Result.Met:
 			missed = append(missed, r)
 		}
 	}
@@ -57,6 +62,14 @@ func Markdown(c *Campaign) []byte {
 			for _, v := range r.violationSentences() {
 				fmt.Fprintf(&b, "  - %s\n", mdEscape(v))
 			}
+			fmt.Fprintf(&b, "  - replay: `%s`\n", res.Replay)
+		}
+	}
+	if len(unscheduled) > 0 {
+		b.WriteString("\n### Fault schedule did not run as written\n\n")
+		for _, r := range unscheduled {
+			res := r.Result
+			fmt.Fprintf(&b, "- **%s** seed %s ([page](%s)): %s\n", r.Label(), res.Scenario.Seed, path.Join(r.Dir, runPageFile), mdEscape(res.ScheduleErr))
 			fmt.Fprintf(&b, "  - replay: `%s`\n", res.Replay)
 		}
 	}

@@ -60,6 +60,7 @@ type campaignData struct {
 	P50, P90, Max time.Duration
 	Scenarios     []campaignRow
 	Missed        []runCell
+	Unscheduled   []runCell // runs whose fault schedule did not run as written
 	Failed        []LoadError
 	CSS           template.CSS
 }
@@ -91,9 +92,13 @@ func newCampaignPage(c *Campaign) campaignData {
 				Title: fmt.Sprintf("seed %s: %s; %s", res.Scenario.Seed, res.Verdict, res.Why), Why: res.Why, Replay: res.Replay,
 			}
 			row.Cells = append(row.Cells, cell)
-			if res.Met {
+			switch {
+			case res.Met:
 				d.Met++
-			} else {
+			case res.ScheduleErr != "":
+				cell.Why = "the fault schedule did not run as written: " + res.ScheduleErr
+				d.Unscheduled = append(d.Unscheduled, cell)
+			default:
 				d.Missed = append(d.Missed, cell)
 			}
 			all = append(all, res.Timings.Total.D())

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -18,6 +19,14 @@ type scenarioStats struct {
 	// Detected counts the runs of a broken scenario that found the
 	// violation it expects (expectation met).
 	Detected int
+	// ScheduleErrors counts the runs whose fault schedule did not run as
+	// written: judged, but not a test of what the scenario says, so they
+	// count neither as met nor in the detection rate.
+	ScheduleErrors int
+	// Found counts the runs, their schedule run as written, that found a
+	// violation of any checker: for a scenario that expects a pass — a
+	// user's recipe under the Safety constructors, say — what it caught.
+	Found    int
 	P50, P90 time.Duration
 	Max      time.Duration
 	// FirstViolation is the median, over the runs with a violation, of
@@ -32,12 +41,34 @@ type scenarioStats struct {
 	Ops                 int
 }
 
-// DetectionRate is Detected/len(Runs), for a broken scenario.
+// Judged is how many runs ran their fault schedule as written.
+func (s scenarioStats) Judged() int { return len(s.Runs) - s.ScheduleErrors }
+
+// DetectionRate is, over the judged runs, Detected for a broken scenario
+// and Found for one that expects a pass.
 func (s scenarioStats) DetectionRate() float64 {
-	if len(s.Runs) == 0 {
+	if s.Judged() <= 0 {
 		return 0
 	}
-	return float64(s.Detected) / float64(len(s.Runs))
+	if s.Broken {
+		return float64(s.Detected) / float64(s.Judged())
+	}
+	return float64(s.Found) / float64(s.Judged())
+}
+
+// Detection is the detection rate in a table cell: "100% (20/20)" for a
+// broken scenario, "found 60% (3/5)" for one expecting a pass whose runs
+// found violations, "-" otherwise.
+func (s scenarioStats) Detection() string {
+	switch {
+	case s.Judged() <= 0:
+		return "-"
+	case s.Broken:
+		return fmt.Sprintf("%.0f%% (%d/%d)", 100*s.DetectionRate(), s.Detected, s.Judged())
+	case s.Found > 0:
+		return fmt.Sprintf("found %.0f%% (%d/%d)", 100*s.DetectionRate(), s.Found, s.Judged())
+	}
+	return "-"
 }
 
 // stats groups the runs by scenario label, in the order the runs come.
@@ -53,6 +84,12 @@ func stats(runs []*Run) []scenarioStats {
 		}
 		s := &out[i]
 		s.Runs = append(s.Runs, r)
+		switch _, violated := r.Result.FirstViolation(); {
+		case r.Result.ScheduleErr != "":
+			s.ScheduleErrors++
+		case violated || r.Result.Verdict == checker.VerdictViolation:
+			s.Found++
+		}
 		if r.Result.Met {
 			s.Met++
 			if s.Broken {

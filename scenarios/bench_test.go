@@ -93,10 +93,11 @@ func BenchmarkCheckersLongRun(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/check-all")
 }
 
-func mustLockRecipe(b *testing.B, name string) lock.Recipe {
+func mustLockRecipe(tb testing.TB, name string) lock.Recipe {
+	tb.Helper()
 	r, err := lock.Lookup(name)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return r
 }

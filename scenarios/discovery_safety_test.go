@@ -39,6 +39,31 @@ func ExampleDiscoverySafety() {
 	// discovery/ours/isolate-resolver-compact met: true
 }
 
+// Your own resolver plugs in the same way, with the correct registrar
+// beside it. In the reregister scenario every backend's lease is revoked
+// in turn and its registrar deletes and puts the same key again while the
+// resolver watches; "ours" applies the events in order and keeps every
+// backend.
+func ExampleDiscoveryResolverSafety() {
+	ours := discovery.ResolverRecipe{Name: "ours", Summary: "our resolver",
+		New: func(cli *clientv3.Client, service string, opts discovery.Options) (discovery.Resolver, error) {
+			return discovery.NewRelisting(cli, service, opts)
+		}}
+	for _, s := range scenarios.DiscoveryResolverSafety(ours) {
+		if s.Name != "discovery/ours/reregister" {
+			continue
+		}
+		res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(s.Name, "met:", res.Met)
+	}
+	// Output:
+	// discovery/ours/reregister met: true
+}
+
 // DiscoverySafety runs a user's registrar as a recipe value and one of the
 // registry's by name, so that a result file of the latter replays.
 func TestDiscoverySafetyRecipes(t *testing.T) {
@@ -70,7 +95,8 @@ func TestDiscoverySafetyRecipes(t *testing.T) {
 				}
 			}
 			want := []string{"discovery/" + tt.name + "/standard-mix", "discovery/" + tt.name + "/isolate-resolver-compact",
-				"discovery/" + tt.name + "/partition-each-member", "discovery/" + tt.name + "/revoke-lease"}
+				"discovery/" + tt.name + "/partition-each-member", "discovery/" + tt.name + "/revoke-lease",
+				"discovery/" + tt.name + "/crash-backend", "discovery/" + tt.name + "/reregister"}
 			if diff := cmp.Diff(want, names); diff != "" {
 				t.Errorf("scenario names (-want +got):\n%s", diff)
 			}
@@ -120,5 +146,51 @@ func TestDiscoveryPitfallsRegistered(t *testing.T) {
 		if n == 0 {
 			t.Errorf("broken recipe %s has no registered scenario", b.name)
 		}
+	}
+}
+
+// DiscoveryResolverSafety runs a user's resolver with the correct
+// registrar, and DiscoveryPairSafety a user's registrar and resolver
+// together; each recipe that is not the registry's runs as a value, so
+// that a child process or a replay takes it from the program's scenarios.
+func TestDiscoveryResolverAndPairSafety(t *testing.T) {
+	reg := discovery.RegistrarRecipe{Name: "my-registrar", Summary: "ours", New: discovery.NewKeepAlive}
+	res := discovery.ResolverRecipe{Name: "my-resolver", Summary: "ours", New: discovery.NewRelisting}
+	for _, tt := range []struct {
+		name          string
+		list          []scenarios.Scenario
+		prefix        string
+		ownRegistrar  bool
+		wantRecipe    string
+		wantResolvers string
+	}{
+		{name: "resolver", list: scenarios.DiscoveryResolverSafety(res), prefix: "discovery/my-resolver/",
+			wantRecipe: "keepalive", wantResolvers: "my-resolver"},
+		{name: "pair", list: scenarios.DiscoveryPairSafety(reg, res), prefix: "discovery/my-registrar+my-resolver/",
+			ownRegistrar: true, wantRecipe: "my-registrar", wantResolvers: "my-resolver"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.list) != 6 {
+				t.Errorf("%d scenarios, want the 6 of DiscoverySafety", len(tt.list))
+			}
+			for _, s := range tt.list {
+				if !strings.HasPrefix(s.Name, tt.prefix) {
+					t.Errorf("%s: want a name under %s", s.Name, tt.prefix)
+				}
+				if err := s.Validate(); err != nil {
+					t.Error(err)
+				}
+				w := s.Workload
+				if w.Recipe != tt.wantRecipe || w.Resolver != tt.wantResolvers {
+					t.Errorf("%s: recipe %q, resolver %q; want %q, %q", s.Name, w.Recipe, w.Resolver, tt.wantRecipe, tt.wantResolvers)
+				}
+				if got := w.Registrar != nil; got != tt.ownRegistrar {
+					t.Errorf("%s: registrar given as a value: %v, want %v", s.Name, got, tt.ownRegistrar)
+				}
+				if w.ResolverRecipe == nil || w.ResolverRecipe.Name != "my-resolver" {
+					t.Errorf("%s: resolver value %v, want my-resolver", s.Name, w.ResolverRecipe)
+				}
+			}
+		})
 	}
 }

@@ -37,22 +37,55 @@ func discoveryScenarios() []Scenario {
 // And backend c1's lease revoked under it: the registrar must register
 // again, and DiscoveryConvergence gives it until the revoke plus the TTL
 // and the bound to be back — the schedule that exposes a registrar that
-// never does.
+// never does. Then backends crashed without deregistering (their keys
+// must leave with their leases, and the restarted processes register
+// anew), and every backend's lease revoked in turn, so that each
+// registrar deletes and puts its key again while the resolvers watch.
+//
+// DiscoveryResolverSafety runs the same schedules for a resolver, and
+// DiscoveryPairSafety for a registrar and a resolver together.
 func DiscoverySafety(r discovery.RegistrarRecipe) []Scenario {
+	return discoverySafety(r.Name, r, mustResolver("relisting"))
+}
+
+// DiscoveryResolverSafety returns the scenarios of DiscoverySafety for a
+// resolver — one of ours or a user's own — with the correct keepalive
+// registrar, named "discovery/<resolver>/<schedule>". A correct resolver
+// must pass them all; the crash and re-registration schedules are the
+// ones a resolver that misapplies watch events fails.
+func DiscoveryResolverSafety(r discovery.ResolverRecipe) []Scenario {
+	return discoverySafety(r.Name, mustRegistrar("keepalive"), r)
+}
+
+// DiscoveryPairSafety returns the scenarios of DiscoverySafety for a
+// registrar and a resolver of one's own together, named
+// "discovery/<registrar>+<resolver>/<schedule>".
+func DiscoveryPairSafety(reg discovery.RegistrarRecipe, res discovery.ResolverRecipe) []Scenario {
+	return discoverySafety(reg.Name+"+"+res.Name, reg, res)
+}
+
+// discoverySafety builds the DiscoverySafety schedules for registrar reg
+// and resolver res, naming them "discovery/<name>/<schedule>". A recipe
+// that is not in its registry runs as the Workload's own.
+func discoverySafety(name string, reg discovery.RegistrarRecipe, res discovery.ResolverRecipe) []Scenario {
 	base := Scenario{
 		Cluster:  Cluster{Members: 3},
-		Workload: Workload{Family: FamilyDiscovery, Recipe: r.Name, Resolver: "relisting", Clients: 3, Observers: 1},
+		Workload: Workload{Family: FamilyDiscovery, Recipe: reg.Name, Resolver: res.Name, Clients: 3, Observers: 1},
 		Checkers: []Check{{Name: checker.CheckerDiscoveryConvergence}},
 		Seed:     1,
 	}
-	if r.Family == "" || !slices.ContainsFunc(discovery.Registrars(), func(x discovery.RegistrarRecipe) bool { return x.Name == r.Name }) {
-		rr := r
+	if reg.Family == "" || !slices.ContainsFunc(discovery.Registrars(), func(x discovery.RegistrarRecipe) bool { return x.Name == reg.Name }) {
+		rr := reg
 		base.Workload.Registrar = &rr
+	}
+	if res.Family == "" || !slices.ContainsFunc(discovery.Resolvers(), func(x discovery.ResolverRecipe) bool { return x.Name == res.Name }) {
+		rr := res
+		base.Workload.ResolverRecipe = &rr
 	}
 
 	mix := base
-	mix.Name = "discovery/" + r.Name + "/standard-mix"
-	mix.Description = r.Name + " under a leader kill, a minority partition, a backend cut off for a third of its TTL, a leader storm and a compaction: the resolver follows the registered set"
+	mix.Name = "discovery/" + name + "/standard-mix"
+	mix.Description = name + " under a leader kill, a minority partition, a backend cut off for a third of its TTL, a leader storm and a compaction: the resolver follows the registered set"
 	// A lease of 3s outlives the 1s cut of c1 with room to spare: a
 	// correct registrar keeps its backend registered all along.
 	mix.Workload.TTL = Duration(3 * time.Second)
@@ -60,25 +93,55 @@ func DiscoverySafety(r discovery.RegistrarRecipe) []Scenario {
 	mix.Faults.Timeline = standardMix()
 
 	compact := base
-	compact.Name = "discovery/" + r.Name + "/isolate-resolver-compact"
-	compact.Description = r.Name + ": a backend crashes and comes back on a new port while the resolver is cut off, and etcd compacts the changes it missed; the resolver lists again"
+	compact.Name = "discovery/" + name + "/isolate-resolver-compact"
+	compact.Description = name + ": a backend crashes and comes back on a new port while the resolver is cut off, and etcd compacts the changes it missed; the resolver lists again"
 	compact.Workload.Duration = Duration(discoveryCompactRun)
 	compact.Faults.Timeline = isolateResolverCompact()
 
 	each := base
-	each.Name = "discovery/" + r.Name + "/partition-each-member"
-	each.Description = r.Name + ": each member in turn is cut off from the others while a backend crashes; the resolver never serves what a cut-off member says as current"
+	each.Name = "discovery/" + name + "/partition-each-member"
+	each.Description = name + ": each member in turn is cut off from the others while a backend crashes; the resolver never serves what a cut-off member says as current"
 	each.Workload.TTL = Duration(eachTTL)
 	each.Workload.Duration = Duration(discoveryEachRun)
 	each.Faults.Timeline = partitionEachMember()
 
 	revoke := base
-	revoke.Name = "discovery/" + r.Name + "/revoke-lease"
-	revoke.Description = r.Name + ": backend c1's lease is revoked under it; the registrar registers again and the resolver sees c1 back"
+	revoke.Name = "discovery/" + name + "/revoke-lease"
+	revoke.Description = name + ": backend c1's lease is revoked under it; the registrar registers again and the resolver sees c1 back"
 	revoke.Workload.Duration = Duration(discoveryRevokeRun)
 	revoke.Faults.Timeline = revokeBackendLease()
 
-	return []Scenario{mix, compact, each, revoke}
+	crash := base
+	crash.Name = "discovery/" + name + "/crash-backend"
+	crash.Description = name + ": backends crash without deregistering; their keys leave with their leases, the resolver drops them and finds the restarted processes on their new ports"
+	crash.Workload.Duration = Duration(discoveryCrashRun)
+	crash.Faults.Timeline = crashBackends()
+
+	again := base
+	again.Name = "discovery/" + name + "/reregister"
+	again.Description = name + ": each backend's lease is revoked in turn and its registrar deletes and puts the same key again while the resolver watches; the resolver keeps every backend"
+	again.Workload.Duration = Duration(discoveryReregisterRun)
+	again.Faults.Timeline = reregisterBackends()
+
+	return []Scenario{mix, compact, each, revoke, crash, again}
+}
+
+// mustRegistrar and mustResolver return the registered recipe called name,
+// which the package knows is there.
+func mustRegistrar(name string) discovery.RegistrarRecipe {
+	r, err := discovery.LookupRegistrar(name)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func mustResolver(name string) discovery.ResolverRecipe {
+	r, err := discovery.LookupResolver(name)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // discoveryRevokeRun is how long the revoke-lease schedule runs: resolvers
@@ -170,20 +233,7 @@ func discoveryPitfalls() []Scenario {
 			Seed:     1,
 		}
 	}
-	registrar := func(name string) discovery.RegistrarRecipe {
-		r, err := discovery.LookupRegistrar(name)
-		if err != nil {
-			panic(err)
-		}
-		return r
-	}
-	resolver := func(name string) discovery.ResolverRecipe {
-		r, err := discovery.LookupResolver(name)
-		if err != nil {
-			panic(err)
-		}
-		return r
-	}
+	registrar, resolver := mustRegistrar, mustResolver
 	keepalive, relisting := registrar("keepalive"), resolver("relisting")
 	revoke := pitfall(registrar("noreregister"), relisting, "revoke-lease",
 		"backend c1's lease is revoked: the registrar gives up, and c1, alive and serving, is gone from discovery for good",
@@ -195,5 +245,8 @@ func discoveryPitfalls() []Scenario {
 		"the member the resolver's watch sits on is cut off while a backend's key expires: the resolver keeps serving the dead backend as current",
 		discoveryEachRun, partitionEachMember())
 	each.Workload.TTL = Duration(eachTTL)
-	return []Scenario{revoke, compact, each}
+	again := pitfall(keepalive, resolver("debounced"), "reregister",
+		"each backend's lease is revoked in turn and its registrar deletes and puts the same key again within milliseconds: the resolver applies the put before the delete and drops the backend for good",
+		discoveryReregisterRun, reregisterBackends())
+	return []Scenario{revoke, compact, each, again}
 }

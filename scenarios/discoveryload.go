@@ -32,6 +32,14 @@ func (s Scenario) registrarRecipe() (discovery.RegistrarRecipe, error) {
 	return discovery.LookupRegistrar(s.Workload.Recipe)
 }
 
+// resolverRecipe returns the scenario's resolver recipe.
+func (s Scenario) resolverRecipe() (discovery.ResolverRecipe, error) {
+	if s.Workload.ResolverRecipe != nil {
+		return *s.Workload.ResolverRecipe, nil
+	}
+	return discovery.LookupResolver(s.Workload.Resolver)
+}
+
 // discoveryWorkload runs the discovery family. Each backend starts an echo
 // server on a loopback port and keeps it registered under the service
 // with the registrar recipe until the run ends, when it deregisters; a
@@ -45,7 +53,7 @@ func (w *world) discoveryWorkload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := discovery.LookupResolver(w.s.Workload.Resolver)
+	res, err := w.s.resolverRecipe()
 	if err != nil {
 		return err
 	}

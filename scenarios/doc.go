@@ -26,7 +26,12 @@
 //	}
 //
 // ElectionSafety and DiscoverySafety do the same for an election recipe
-// and a service registrar. TestParallel runs many scenarios side by side.
+// and a service registrar, DiscoveryResolverSafety and DiscoveryPairSafety
+// for a resolver and for a registrar and resolver together. Seeds copies
+// scenarios over many seeds; WithLock (and WithElection, WithRegistrar,
+// WithResolver) puts a recipe of one's own on a registered scenario's
+// schedule as a scenario of its own. TestParallel runs many scenarios side
+// by side.
 // A run that misses its expectation fails with the violations, the seed
 // and the command that replays it.
 //

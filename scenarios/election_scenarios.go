@@ -31,7 +31,11 @@ func electionScenarios() []Scenario {
 // ElectionSafety (one leader at a time, terms that grow, observers that
 // agree) and by the fencing the term gives the leader's writes; the first
 // two, which end on a healthy cluster with leaders coming and going, by
-// liveness as well.
+// liveness as well. And, judged by all three: a leader crashed without
+// resigning, whose successor must win once its lease expires; and
+// contention, two candidates each campaigning just as the other resigns,
+// with a tight liveness bound — the schedule that exposes a candidate
+// that can miss its wake-up.
 func ElectionSafety(r election.Recipe) []Scenario {
 	base := electionBase(r)
 	safe := []Check{{Name: checker.CheckerElectionSafety}, {Name: checker.CheckerFencing}}
@@ -51,7 +55,20 @@ func ElectionSafety(r election.Recipe) []Scenario {
 	wait := pauseWaiterScenario(base)
 	wait.Description = r.Name + ": a candidate queued behind the leader is paused past its TTL; when it wakes it is told its lease expired, not that it leads"
 	wait.Checkers = safe
-	return []Scenario{mix, pause, wait}
+
+	crash := base
+	crash.Name = "election/" + r.Name + "/crash-leader"
+	crash.Description = r.Name + ": the first leader crashes without resigning; its lease expires and another candidate wins"
+	crash.Workload.Duration = Duration(6 * time.Second)
+	crash.Faults.Timeline = &faults.Timeline{Triggers: []faults.Trigger{crashLeader()}}
+	crash.Checkers = live
+
+	contend := base
+	contend.Name = "election/" + r.Name + "/contention"
+	contend.Description = r.Name + ": two candidates, each campaigning just as the other resigns; every candidate wakes when its turn comes"
+	contend.Workload = contention(base.Workload)
+	contend.Checkers = append(slices.Clip(safe), contentionLiveness())
+	return []Scenario{mix, pause, wait, crash, contend}
 }
 
 // electionBase is the scenario every election scenario of recipe r starts
@@ -116,6 +133,13 @@ func electionPitfalls() []Scenario {
 		s.Expect = r.Expect
 		return s
 	}
+	contend := func(s Scenario) Scenario {
+		s.Workload = contention(s.Workload)
+		return s
+	}
+	missed := pitfall("missed-wakeup", contend, "contention",
+		"a candidate watches the key ahead of it from \"now\": the leader resigns between the candidate's read and its watch, and the election stays without a leader")
+	missed.Checkers = append(missed.Checkers, contentionLiveness())
 	healthy := func(s Scenario) Scenario {
 		s.Workload.Duration = Duration(3 * time.Second)
 		return s
@@ -127,5 +151,6 @@ func electionPitfalls() []Scenario {
 			"the upstream Campaign without a recheck: a candidate paused past its TTL while queued wakes up told it leads, over a key that expired, beside the real leader"),
 		pitfall("modrevision", healthy, "healthy",
 			"candidates ordered by mod revision: the leader proclaims its value, its key goes to the back of the line, and the next candidate leads beside it on a healthy cluster"),
+		missed,
 	}
 }

@@ -109,12 +109,15 @@ func standardMix() *faults.Timeline {
 
 // LockSafety returns the scenarios a correct lock recipe — one of ours or
 // a user's own — must pass: the standard fault mix with the first holder's
-// lease revoked as it acquires, and a holder paused
-// between its last check and its write past its TTL, both judged by the
-// guarded resource (a holder cut off or paused may believe it holds a lock
-// its lease has lost: only the fencing token keeps the resource safe), by
-// the tokens and by liveness; and a leader kill judged in full, holds and
-// linearizability included.
+// lease revoked as it acquires, a holder paused between its last check and
+// its write past its TTL, and a holder crashed without releasing, each
+// judged by the guarded resource (a holder cut off or paused may believe it
+// holds a lock its lease has lost: only the fencing token keeps the
+// resource safe), by the tokens and by liveness; a leader kill judged in
+// full, holds and linearizability included; and contention, two clients
+// each asking for the lock just as the other releases it, judged in full
+// and by a tight liveness bound — the schedule that exposes a waiter that
+// can miss its wake-up.
 func LockSafety(r lock.Recipe) []Scenario {
 	base := Scenario{
 		Cluster:  Cluster{Members: 3},
@@ -155,7 +158,19 @@ func LockSafety(r lock.Recipe) []Scenario {
 		faults.At(4*time.Second, time.Second, faults.Kill(faults.Leader)),
 	}}
 	kill.Workload.Duration = Duration(12 * time.Second)
-	return []Scenario{mix, pause, kill}
+
+	crash := base
+	crash.Name = "lock/" + r.Name + "/crash-holder"
+	crash.Description = r.Name + ": the first holder crashes without releasing; its lease expires and a waiter takes the lock"
+	crash.Faults.Timeline = &faults.Timeline{Triggers: []faults.Trigger{crashHolder()}}
+	crash.Checkers = byResource
+
+	contend := base
+	contend.Name = "lock/" + r.Name + "/contention"
+	contend.Description = r.Name + ": two clients, each asking for the lock just as the other releases it; every waiter wakes when its turn comes"
+	contend.Workload = contention(base.Workload)
+	contend.Checkers = []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}, contentionLiveness()}
+	return []Scenario{mix, pause, kill, crash, contend}
 }
 
 // pauseHolder pauses the first holder of lock L right after it acquires:
@@ -200,10 +215,7 @@ func lockPitfalls() []Scenario {
 		pitfall("setnx", "crash-holder",
 			"a lock without a lease: its holder crashes and the lock is never freed",
 			Workload{Duration: Duration(9 * time.Second), Patience: Duration(time.Second)},
-			&faults.Timeline{Triggers: []faults.Trigger{
-				faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, time.Second, faults.Crash(faults.LockHolder("L"))),
-			}},
-			[]Check{{Name: checker.CheckerLiveness}}),
+			&faults.Timeline{Triggers: []faults.Trigger{crashHolder()}}, []Check{{Name: checker.CheckerLiveness}}),
 		pitfall("keepalive-misconfigured", "isolate-holder",
 			"a hand-rolled keepalive that gives up 1.5 TTLs after its last renewal: the holder, cut off, works on after its successor took the lock",
 			Workload{Clients: 2, TTL: Duration(4 * time.Second), Hold: Duration(8 * time.Second), Writes: 16, Duration: Duration(12 * time.Second)},
@@ -229,5 +241,8 @@ func lockPitfalls() []Scenario {
 		pitfall("delete-name", "impatient-waiter",
 			"release and clean-up delete the lock's name: a waiter that gives up frees the holder's lock",
 			Workload{Hold: Duration(600 * time.Millisecond), Patience: Duration(200 * time.Millisecond)}, nil, full),
+		pitfall("missed-wakeup", "contention",
+			"a waiter watches its predecessor from \"now\": the predecessor releases between the waiter's read and its watch, and the waiter waits on a free lock",
+			contention(Workload{}), nil, append(slices.Clip(full), contentionLiveness())),
 	}
 }

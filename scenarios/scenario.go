@@ -101,6 +101,7 @@ type Workload struct {
 	// A recipe value set below wins, and Recipe then only names it.
 	Recipe string `json:"recipe,omitempty"`
 	// Resolver names the discovery resolver recipe; "" means "relisting".
+	// A ResolverRecipe set below wins, and Resolver then only names it.
 	Resolver string `json:"resolver,omitempty"`
 	// Clients is how many clients (c1, c2, …) take part: lockers,
 	// candidates, or discovery backends. 0 means 3.
@@ -160,6 +161,9 @@ type Workload struct {
 	Lock      *lock.Recipe               `json:"-"`
 	Election  *election.Recipe           `json:"-"`
 	Registrar *discovery.RegistrarRecipe `json:"-"`
+	// ResolverRecipe is a user's own discovery resolver, run instead of
+	// the registry's; Resolver is its name in reports.
+	ResolverRecipe *discovery.ResolverRecipe `json:"-"`
 }
 
 // How a lock holder makes sure it still holds the lock (Workload.OwnerCheck).
@@ -241,6 +245,9 @@ func (s Scenario) withDefaults() Scenario {
 	}
 	if w.Family == FamilyDiscovery && w.Resolver == "" {
 		w.Resolver = "relisting"
+		if w.ResolverRecipe != nil {
+			w.Resolver = w.ResolverRecipe.Name
+		}
 	}
 	if s.Checkers == nil {
 		s.Checkers = DefaultCheckers(w.Family)

@@ -97,6 +97,9 @@ func (s Scenario) Validate() error {
 	if err := s.checkRecipe(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := s.checkRecipeValues(); err != nil {
+		errs = append(errs, err)
+	}
 	for i, c := range s.Checkers {
 		if err := (checker.Expectation{Checker: c.Name}).Validate(); err != nil {
 			bad("checkers[%d]: %w", i, err)
@@ -152,7 +155,13 @@ func (s Scenario) checkRecipe() error {
 		} else {
 			err = w.Registrar.Validate()
 		}
-		if _, rerr := discovery.LookupResolver(w.Resolver); rerr != nil {
+		var rerr error
+		if w.ResolverRecipe == nil {
+			_, rerr = discovery.LookupResolver(w.Resolver)
+		} else {
+			rerr = w.ResolverRecipe.Validate()
+		}
+		if rerr != nil {
 			err = errors.Join(err, fmt.Errorf("workload.resolver: %w", rerr))
 		}
 	case FamilyRegister:

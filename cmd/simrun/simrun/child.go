@@ -100,7 +100,7 @@ func runChildCommand(e *env, args []string) int {
 // childScenario reads the scenario a child is to run.
 //
 // A scenario crosses the process boundary as JSON, and JSON cannot carry a
-// program's own recipe (Workload.Lock, Election and Registrar are
+// program's own recipe (Workload.Lock, Election, Registrar and ResolverRecipe are
 // json:"-"). The child is the same binary as its parent, started with the
 // same extra scenarios, so it takes the recipe values from the scenario of
 // the same name among the registered and extra ones, as replay does; every
@@ -123,6 +123,10 @@ func childScenario(path string, all []scenarios.Scenario) (scenarios.Scenario, e
 			return scenarios.Scenario{}, fmt.Errorf("%w: %s: scenario %s runs recipe %q here, but %q in the parent",
 				scenarios.ErrHarness, path, s.Name, own.Workload.Recipe, s.Workload.Recipe)
 		}
+		if own.Workload.ResolverRecipe != nil && own.Workload.ResolverRecipe.Name != s.Workload.Resolver {
+			return scenarios.Scenario{}, fmt.Errorf("%w: %s: scenario %s runs resolver %q here, but %q in the parent",
+				scenarios.ErrHarness, path, s.Name, own.Workload.ResolverRecipe.Name, s.Workload.Resolver)
+		}
 		withOwnRecipe(&s, own)
 	}
 	return s, nil
@@ -132,6 +136,7 @@ func childScenario(path string, all []scenarios.Scenario) (scenarios.Scenario, e
 // name this program has: what a scenario's JSON cannot hold.
 func withOwnRecipe(s *scenarios.Scenario, own scenarios.Scenario) {
 	s.Workload.Lock, s.Workload.Election, s.Workload.Registrar = own.Workload.Lock, own.Workload.Election, own.Workload.Registrar
+	s.Workload.ResolverRecipe = own.Workload.ResolverRecipe
 }
 
 // errNoChild is returned where child processes are not supported.

@@ -8,6 +8,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
@@ -73,5 +74,32 @@ func TestChildScenario(t *testing.T) {
 	other.Workload.Recipe = "theirs"
 	if _, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `recipe "theirs" here, but "mine"`) {
 		t.Errorf("a scenario whose recipe differs in the child: %v", err)
+	}
+}
+
+// A child takes a program's own resolver as it takes its registrar, and
+// refuses a scenario whose resolver is another in the child.
+func TestChildScenarioResolver(t *testing.T) {
+	res := discovery.ResolverRecipe{Name: "my-resolver", New: discovery.NewRelisting}
+	own := scenarios.DiscoveryResolverSafety(res)[0]
+	job := own
+	job.Seed, job.Workload.ResolverRecipe = 4, nil
+
+	dir := t.TempDir()
+	if err := prepareChildDir(dir, job); err != nil {
+		t.Fatal(err)
+	}
+	got, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Workload.ResolverRecipe != own.Workload.ResolverRecipe || got.Seed != 4 {
+		t.Errorf("got resolver %p seed %s; want %p, 4", got.Workload.ResolverRecipe, got.Seed, own.Workload.ResolverRecipe)
+	}
+
+	other := own
+	other.Workload.ResolverRecipe = &discovery.ResolverRecipe{Name: "theirs", New: discovery.NewRelisting}
+	if _, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `resolver "theirs" here, but "my-resolver"`) {
+		t.Errorf("a scenario whose resolver differs in the child: %v", err)
 	}
 }

@@ -50,6 +50,8 @@ func runLine(o outcome) string {
 	switch {
 	case o.Error != "":
 		status = "ERROR"
+	case o.ScheduleErr != "":
+		status = "SCHED"
 	case !o.Met:
 		status = "MISSED"
 	}

@@ -32,6 +32,11 @@ type outcome struct {
 	Duration       scenarios.Duration  `json:"duration"`
 	// Error is a harness failure: the run has no verdict.
 	Error string `json:"error,omitempty"`
+	// ScheduleErr says that the run's fault schedule did not run as
+	// written (scenarios.Result.ScheduleErr): the run has checks, but
+	// it did not test what its scenario says, so it is neither met nor a
+	// detection.
+	ScheduleErr string `json:"schedule_error,omitempty"`
 	// Replay is the command that runs it again.
 	Replay string `json:"replay,omitempty"`
 	// Process is the process that ran the run — its child process, or
@@ -149,7 +154,7 @@ func (r runner) runJob(ctx context.Context, j job, out string) outcome {
 		o.Why = "harness failure: " + err.Error()
 		return o
 	}
-	o.Met, o.Why, o.Verdict = res.Met, res.Why, res.Verdict.String()
+	o.Met, o.Why, o.Verdict, o.ScheduleErr = res.Met, res.Why, res.Verdict.String(), res.ScheduleErr
 	o.Duration = res.Timings.Total
 	if t, ok := res.FirstViolation(); ok {
 		d := scenarios.Duration(t)

@@ -57,6 +57,15 @@ type ScenarioSummary struct {
 	Met      int    `json:"met"`
 	// Errors counts the harness failures: runs without a verdict.
 	Errors int `json:"errors,omitempty"`
+	// ScheduleErrors counts the runs whose fault schedule did not run as
+	// written: judged, but not a test of what the scenario says, so they
+	// are neither met nor counted in the detection.
+	ScheduleErrors int `json:"schedule_errors,omitempty"`
+	// Found counts the runs that found a violation, of any checker, with
+	// their schedule run as written: for a scenario that expects a pass
+	// — a user's recipe under the Safety constructors, say — the runs
+	// that caught something.
+	Found int `json:"found,omitempty"`
 	// Violations counts the violations found, by checker.
 	Violations map[string]int `json:"violations,omitempty"`
 	// Violated counts the runs with a violation, and FirstViolation is
@@ -69,6 +78,26 @@ type ScenarioSummary struct {
 
 // broken reports whether the scenario expects a violation.
 func (ss ScenarioSummary) broken() bool { return ss.Expect != checker.Expectation{}.String() }
+
+// judged is how many runs have a verdict on the schedule as written.
+func (ss ScenarioSummary) judged() int { return ss.Runs - ss.Errors - ss.ScheduleErrors }
+
+// detection is, over the judged runs, the share that found the violation
+// a broken scenario expects, or the share that found any violation in a
+// scenario that expects a pass ("found 100%"): "-" when there is nothing
+// to say.
+func (ss ScenarioSummary) detection() string {
+	n := ss.judged()
+	switch {
+	case n <= 0:
+		return "-"
+	case ss.broken():
+		return fmt.Sprintf("%.0f%%", 100*float64(ss.Met)/float64(n))
+	case ss.Found > 0:
+		return fmt.Sprintf("found %.0f%%", 100*float64(ss.Found)/float64(n))
+	}
+	return "-"
+}
 
 // aggregate fills s.Scenarios from s.Runs.
 func (s *Summary) aggregate() {
@@ -98,8 +127,13 @@ func (s *Summary) aggregate() {
 			if o.Met {
 				ss.Met++
 			}
-			if o.Error != "" {
+			switch {
+			case o.Error != "":
 				ss.Errors++
+			case o.ScheduleErr != "":
+				ss.ScheduleErrors++
+			case len(o.Violations) > 0:
+				ss.Found++
 			}
 			for c, n := range o.Violations {
 				if ss.Violations == nil {
@@ -165,25 +199,21 @@ func readSummary(path string) (*Summary, error) {
 
 // table writes the summary as a table, then the runs that missed their
 // expectation with the commands that replay them, and the harness
-// failures with their errors and files. HARNESS counts the runs without a
-// verdict, apart from those judged.
+// failures with their errors and files. SCHEDULE counts the runs whose
+// fault schedule did not run as written and HARNESS the runs without a
+// verdict, both apart from the runs judged: MET and DETECTION are over the
+// judged runs only.
 func (s *Summary) table(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tEXPECT\tRUNS\tMET\tDETECTION\tFIRST VIOLATION\tMEDIAN RUN\tHARNESS\tVIOLATIONS")
+	fmt.Fprintln(tw, "SCENARIO\tEXPECT\tRUNS\tMET\tDETECTION\tFIRST VIOLATION\tMEDIAN RUN\tSCHEDULE\tHARNESS\tVIOLATIONS")
 	for _, ss := range s.Scenarios {
-		harness := "-"
-		if ss.Errors > 0 {
-			harness = fmt.Sprint(ss.Errors)
-		}
-		detection, first := "-", "-"
-		if ss.broken() {
-			detection = fmt.Sprintf("%.0f%%", 100*float64(ss.Met)/float64(ss.Runs))
-		}
+		first := "-"
 		if ss.Violated > 0 {
 			first = ss.FirstViolation.D().Round(10 * time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%s\t%v\t%s\t%s\n", ss.Scenario, expectShort(ss.Expect), ss.Runs, ss.Met, ss.Runs,
-			detection, first, ss.Median.D().Round(10*time.Millisecond), harness, countsText(ss.Violations))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d/%d\t%s\t%s\t%v\t%s\t%s\t%s\n", ss.Scenario, expectShort(ss.Expect), ss.Runs, ss.Met, ss.judged(),
+			ss.detection(), first, ss.Median.D().Round(10*time.Millisecond), countOrDash(ss.ScheduleErrors), countOrDash(ss.Errors),
+			countsText(ss.Violations))
 	}
 	tw.Flush() //nolint:errcheck // reported by the writer's owner
 	met := 0
@@ -193,6 +223,9 @@ func (s *Summary) table(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d of %d runs met their expectation (%d planned) in %v.\n", met, len(s.Runs), s.Planned, s.Elapsed.D().Round(time.Second/10))
+	if n := s.scheduleErrors(); n > 0 {
+		fmt.Fprintf(w, "%d runs did not run their fault schedule as written: they are not counted as met or missed.\n", n)
+	}
 	if s.HarnessFailures > 0 {
 		fmt.Fprintf(w, "%d runs have no verdict: their harness failed.\n", s.HarnessFailures)
 	}
@@ -200,8 +233,13 @@ func (s *Summary) table(w io.Writer) {
 		fmt.Fprintf(w, "Interrupted: %d planned runs did not finish.\n", s.Planned-len(s.Runs))
 	}
 	for _, o := range s.Runs {
-		if !o.Met && o.Error == "" {
+		if !o.Met && o.Error == "" && o.ScheduleErr == "" {
 			fmt.Fprintf(w, "missed: %s seed %s: %s\n  replay: %s\n", o.label(), o.Seed, o.Why, o.Replay)
+		}
+	}
+	for _, o := range s.Runs {
+		if o.Error == "" && o.ScheduleErr != "" {
+			fmt.Fprintf(w, "schedule error: %s seed %s: %s\n  replay: %s\n", o.label(), o.Seed, o.ScheduleErr, o.Replay)
 		}
 	}
 	for _, o := range s.Runs {
@@ -209,6 +247,26 @@ func (s *Summary) table(w io.Writer) {
 			fmt.Fprintf(w, "no verdict: %s seed %s: %s\n", o.label(), o.Seed, o.Error)
 		}
 	}
+}
+
+// scheduleErrors counts the runs whose fault schedule did not run as
+// written.
+func (s *Summary) scheduleErrors() int {
+	n := 0
+	for _, o := range s.Runs {
+		if o.Error == "" && o.ScheduleErr != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// countOrDash is n in a table cell, "-" for none.
+func countOrDash(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
 }
 
 // expectShort is an expectation in a table cell: "pass", or the

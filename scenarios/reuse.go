@@ -1,0 +1,127 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/lock"
+)
+
+// Seeds returns each scenario of list n times, with the seeds first,
+// first+1, …, first+n-1, scenario by scenario: one line runs a recipe's
+// scenarios over many seeds in a go test,
+//
+//	for _, s := range scenarios.Seeds(1, 10, scenarios.LockSafety(my)...) {
+//		scenarios.Test(t, s) // a failure names its seed and how to replay it
+//	}
+//
+// The copies keep their names, so go test tells them apart as name#01,
+// name#02, …; a failure's message names its seed. simrun has -seed and
+// -runs for the same thing, so hand simrun.Main the scenarios themselves.
+// n below 1 returns nothing.
+func Seeds(first checker.Seed, n int, list ...Scenario) []Scenario {
+	var out []Scenario
+	for _, s := range list {
+		for i := range n {
+			c := s
+			c.Seed = first + checker.Seed(i)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WithLock returns lock scenario s — a registered one, say a pitfall's —
+// with a user's lock recipe r in its place, as a scenario of r's own: its
+// name's recipe part becomes r's name, its expectation r's (a pass, or
+// the violation r's entry names if r is a broken recipe), and its
+// description says that r runs on s's schedule. The schedule, workload and
+// checkers stay s's. Validate reports a scenario of another family.
+func (s Scenario) WithLock(r lock.Recipe) Scenario {
+	rr := r
+	s.Workload.Lock = &rr
+	return s.reuse(r.Name, r.Expect, false)
+}
+
+// WithElection is WithLock for an election recipe.
+func (s Scenario) WithElection(r election.Recipe) Scenario {
+	rr := r
+	s.Workload.Election = &rr
+	return s.reuse(r.Name, r.Expect, false)
+}
+
+// WithRegistrar is WithLock for a discovery registrar. The scenario keeps
+// its resolver.
+func (s Scenario) WithRegistrar(r discovery.RegistrarRecipe) Scenario {
+	rr := r
+	s.Workload.Registrar = &rr
+	return s.reuse(r.Name, r.Expect, false)
+}
+
+// WithResolver is WithLock for a discovery resolver. The scenario keeps
+// its registrar.
+func (s Scenario) WithResolver(r discovery.ResolverRecipe) Scenario {
+	rr := r
+	s.Workload.ResolverRecipe = &rr
+	return s.reuse(r.Name, r.Expect, true)
+}
+
+// reuse names recipe name as the scenario's recipe — its resolver, if
+// resolver is set — renames s after it, and gives it that recipe's
+// expectation and a description of its own.
+func (s Scenario) reuse(name string, expect checker.Expectation, resolver bool) Scenario {
+	orig := s.Name
+	if resolver {
+		s.Workload.Resolver = name
+	} else {
+		s.Workload.Recipe = name
+	}
+	// "lock/setnx/crash-holder" → "lock/mine/crash-holder", a name that
+	// is not family/recipe/fault → "lock/mine/<name>".
+	if parts := strings.Split(s.Name, "/"); len(parts) >= 3 {
+		parts[1] = name
+		s.Name = strings.Join(parts, "/")
+	} else {
+		s.Name = s.Workload.Family + "/" + name + "/" + s.Name
+	}
+	s.Expect = expect
+	s.Description = fmt.Sprintf("%s on the schedule of %s", name, orig)
+	s.Upstream = nil
+	return s
+}
+
+// checkRecipeValues reports a recipe value the scenario would not run —
+// one of another family — or one whose name is not the name the scenario
+// gives its recipe, as when a registered scenario's Workload.Lock is set
+// by hand and its name, expectation and description still speak of the
+// recipe it replaced.
+func (s Scenario) checkRecipeValues() error {
+	w := s.Workload
+	var errs []error
+	value := func(field, family, valueName, named, with string) {
+		switch {
+		case w.Family != family:
+			errs = append(errs, fmt.Errorf("workload.%s (%q) is set, but the workload's family is %s, not %s", field, valueName, w.Family, family))
+		case named != "" && valueName != named:
+			errs = append(errs, fmt.Errorf("workload.%s is recipe %q but the scenario names %q: use s.%s(r), which also gives the scenario the recipe's own name, expectation and description",
+				field, valueName, named, with))
+		}
+	}
+	if w.Lock != nil {
+		value("lock", FamilyLock, w.Lock.Name, w.Recipe, "WithLock")
+	}
+	if w.Election != nil {
+		value("election", FamilyElection, w.Election.Name, w.Recipe, "WithElection")
+	}
+	if w.Registrar != nil {
+		value("registrar", FamilyDiscovery, w.Registrar.Name, w.Recipe, "WithRegistrar")
+	}
+	if w.ResolverRecipe != nil {
+		value("resolver_recipe", FamilyDiscovery, w.ResolverRecipe.Name, w.Resolver, "WithResolver")
+	}
+	return errors.Join(errs...)
+}
