@@ -123,7 +123,7 @@ func writeRunPage(r *Run, dir, index string) error {
 		Label: r.Label(), Seed: s.Seed.String(), Description: s.Description,
 		Family: s.Workload.Family, Recipe: s.Workload.Recipe,
 		Members: s.Cluster.Members, Clients: len(clientsOf(&r.History)), Durable: s.Cluster.Durable,
-		Clock: s.Cluster.Clock.String(),
+		Clock:  s.Cluster.Clock.String(),
 		Expect: s.Expect.String(), Met: res.Met, Why: res.Why, Verdict: res.Verdict.String(),
 		Timings: res.Timings, Ops: res.Ops, Faults: r.History.Faults,
 		ScheduleErr: res.ScheduleErr, Replay: res.Replay, Index: index,

@@ -211,4 +211,3 @@ func hosting(f func(t *testing.T)) error {
 	}
 	return nil
 }
-
