@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"net"
 	"sync"
-
-	"google.golang.org/grpc/test/bufconn"
 )
 
 // memNet is the virtual clock's network: listeners at made-up loopback
 // addresses and dials matched to them, in memory. Its connections are
-// grpc's bufconn pipes — buffered, waiting on sync.Cond, with deadlines on
-// timers — made by the goroutine that dials or listens, so when the cluster
-// runs in a synctest bubble a goroutine waiting on the network is durably
-// blocked and the bubble's clock moves on.
+// pipes of its own (mempipe.go) — buffered, waiting on sync.Cond, with
+// deadlines on timers — so when the cluster runs in a synctest bubble a
+// goroutine waiting on the network is durably blocked and the bubble's
+// clock moves on.
 //
 // Nothing here is a fault: every link of the cluster is still a proxy with
 // pumps (proxy.go, pconn.go), as on the real clock; memNet only carries
@@ -43,7 +41,7 @@ func (n *memNet) listen(addr string) (net.Listener, error) {
 	if _, taken := n.ls[addr]; taken {
 		return nil, fmt.Errorf("cluster: in-memory network: %s is in use", addr)
 	}
-	l := &memListener{Listener: bufconn.Listen(memBufSize), addr: memAddr(addr), n: n}
+	l := &memListener{addr: memAddr(addr), n: n, conns: make(chan *memConn), done: make(chan struct{})}
 	n.ls[addr] = l
 	return l, nil
 }
@@ -52,15 +50,24 @@ func (n *memNet) listen(addr string) (net.Listener, error) {
 func (n *memNet) dial(ctx context.Context, addr string) (net.Conn, error) {
 	n.mu.Lock()
 	l := n.ls[addr]
+	n.next++
+	local := memAddr(fmt.Sprintf("127.0.255.%d:%d", 1+n.next%250, 1024+n.next))
 	n.mu.Unlock()
+	refused := func(why string) error {
+		return &net.OpError{Op: "dial", Net: "tcp", Addr: memAddr(addr), Err: fmt.Errorf("connection refused: %s", why)}
+	}
 	if l == nil {
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("connection refused: nothing listens at %s on the in-memory network", addr)}
+		return nil, refused("nothing listens at " + addr + " on the in-memory network")
 	}
-	c, err := l.DialContext(ctx)
-	if err != nil {
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: fmt.Errorf("%s: %w", addr, err)}
+	client, server := memConnPair(local, l.addr, memBufSize)
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.done:
+		return nil, refused("the listener at " + addr + " closed")
+	case <-ctx.Done():
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: memAddr(addr), Err: ctx.Err()}
 	}
-	return &memConn{Conn: c, local: memAddr("client-of-" + addr), remote: l.addr}, nil
 }
 
 type memAddr string
@@ -68,37 +75,34 @@ type memAddr string
 func (a memAddr) Network() string { return "tcp" }
 func (a memAddr) String() string  { return string(a) }
 
+// memListener hands each dial's server end to Accept.
 type memListener struct {
-	*bufconn.Listener
-	addr memAddr
-	n    *memNet
+	addr  memAddr
+	n     *memNet
+	conns chan *memConn
+	done  chan struct{} // closed by Close
+	once  sync.Once
 }
 
 func (l *memListener) Addr() net.Addr { return l.addr }
 
 func (l *memListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
 	}
-	return &memConn{Conn: c, local: l.addr, remote: memAddr("peer-of-" + string(l.addr))}, nil
 }
 
 func (l *memListener) Close() error {
-	l.n.mu.Lock()
-	if l.n.ls[string(l.addr)] == l {
-		delete(l.n.ls, string(l.addr))
-	}
-	l.n.mu.Unlock()
-	return l.Listener.Close()
+	l.once.Do(func() {
+		l.n.mu.Lock()
+		if l.n.ls[string(l.addr)] == l {
+			delete(l.n.ls, string(l.addr))
+		}
+		l.n.mu.Unlock()
+		close(l.done)
+	})
+	return nil
 }
-
-// memConn gives a bufconn pipe addresses that look like TCP's, for the
-// logs and for the code that parses them.
-type memConn struct {
-	net.Conn
-	local, remote memAddr
-}
-
-func (c *memConn) LocalAddr() net.Addr  { return c.local }
-func (c *memConn) RemoteAddr() net.Addr { return c.remote }
