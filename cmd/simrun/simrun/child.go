@@ -39,6 +39,10 @@ const (
 // result.json and history.json, whatever the verdict.
 const exitHarness = 3
 
+// exitRecipe is a child's exit code when the run's recipe could not be used
+// (scenarios.ErrRecipe); harness-error.txt says why.
+const exitRecipe = 4
+
 // runChildCommand runs one scenario as a child of a simrun that runs each
 // run in its own process, and returns the exit code: 0 with result.json
 // and history.json written; exitHarness or exitInterrupted with
@@ -86,6 +90,9 @@ func runChildCommand(e *env, args []string) int {
 	if err != nil {
 		if e.ctx.Err() != nil {
 			return fail(exitInterrupted, err)
+		}
+		if errors.Is(err, scenarios.ErrRecipe) {
+			return fail(exitRecipe, err)
 		}
 		var stuck *bubble.Stuck
 		if errors.As(err, &stuck) {

@@ -114,6 +114,10 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 	if stopped != "" {
 		return nil, stats, harness("%s; the child process %d %s%s; its files are in %s", stopped, pid, exitText(werr), said, dir)
 	}
+	var ee *exec.ExitError
+	if errors.As(werr, &ee) && ee.ExitCode() == exitRecipe {
+		return nil, stats, fmt.Errorf("%w: %s%s", scenarios.ErrRecipe, run, said)
+	}
 	if werr != nil {
 		return nil, stats, harness("the child process %d %s without writing %s%s; its files are in %s",
 			pid, exitText(werr), filepath.Join(dir, "result.json"), said, dir)

@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"time"
@@ -30,8 +31,10 @@ type outcome struct {
 	// was called, on the run's clock; absent without a violation.
 	FirstViolation *scenarios.Duration `json:"first_violation,omitempty"`
 	Duration       scenarios.Duration  `json:"duration"`
-	// Error is a harness failure: the run has no verdict.
-	Error string `json:"error,omitempty"`
+	// Error is why the run has no verdict: a harness failure, or, with
+	// Unusable, a recipe that could not be used (scenarios.ErrRecipe).
+	Error    string `json:"error,omitempty"`
+	Unusable bool   `json:"unusable_recipe,omitempty"`
 	// ScheduleErr says that the run's fault schedule did not run as
 	// written (scenarios.Result.ScheduleErr): the run has checks, but
 	// it did not test what its scenario says, so it is neither met nor a
@@ -152,6 +155,10 @@ func (r runner) runJob(ctx context.Context, j job, out string) outcome {
 		o.stopped = ctx.Err() != nil
 		o.Error = err.Error()
 		o.Why = "harness failure: " + err.Error()
+		if errors.Is(err, scenarios.ErrRecipe) {
+			o.Unusable = true
+			o.Why = "recipe unusable: " + err.Error()
+		}
 		return o
 	}
 	o.Met, o.Why, o.Verdict, o.ScheduleErr = res.Met, res.Why, res.Verdict.String(), res.ScheduleErr

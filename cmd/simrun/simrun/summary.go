@@ -44,7 +44,12 @@ type Summary struct {
 	// HarnessFailures counts the finished runs that have no verdict: the
 	// harness failed, or the run's process crashed, hung past its
 	// deadline or left no result. Each has its error in Runs.
-	HarnessFailures int               `json:"harness_failures"`
+	HarnessFailures int `json:"harness_failures"`
+	// UnusableRecipes counts the finished runs that have no verdict
+	// because their recipe could not be used: a constructor that returned
+	// nil, panicked or blocked, a holder missing a method the workload
+	// needs. Each has its error in Runs.
+	UnusableRecipes int               `json:"unusable_recipes,omitempty"`
 	Runs            []outcome         `json:"runs"`
 	Scenarios       []ScenarioSummary `json:"scenarios"`
 }
@@ -55,7 +60,8 @@ type ScenarioSummary struct {
 	Expect   string `json:"expect"`
 	Runs     int    `json:"runs"`
 	Met      int    `json:"met"`
-	// Errors counts the harness failures: runs without a verdict.
+	// Errors counts the runs without a verdict: harness failures and
+	// recipes that could not be used.
 	Errors int `json:"errors,omitempty"`
 	// ScheduleErrors counts the runs whose fault schedule did not run as
 	// written: judged, but not a test of what the scenario says, so they
@@ -110,9 +116,12 @@ func (s *Summary) aggregate() {
 		by[o.label()] = append(by[o.label()], o)
 	}
 	s.Scenarios = nil
-	s.HarnessFailures = 0
+	s.HarnessFailures, s.UnusableRecipes = 0, 0
 	for _, o := range s.Runs {
-		if o.Error != "" {
+		switch {
+		case o.Unusable:
+			s.UnusableRecipes++
+		case o.Error != "":
 			s.HarnessFailures++
 		}
 	}
@@ -229,6 +238,9 @@ func (s *Summary) table(w io.Writer) {
 	if s.HarnessFailures > 0 {
 		fmt.Fprintf(w, "%d runs have no verdict: their harness failed.\n", s.HarnessFailures)
 	}
+	if s.UnusableRecipes > 0 {
+		fmt.Fprintf(w, "%d runs have no verdict: their recipe could not be used.\n", s.UnusableRecipes)
+	}
 	if s.Interrupted {
 		fmt.Fprintf(w, "Interrupted: %d planned runs did not finish.\n", s.Planned-len(s.Runs))
 	}
@@ -243,7 +255,10 @@ func (s *Summary) table(w io.Writer) {
 		}
 	}
 	for _, o := range s.Runs {
-		if o.Error != "" {
+		switch {
+		case o.Unusable:
+			fmt.Fprintf(w, "recipe unusable: %s seed %s: %s\n", o.label(), o.Seed, o.Error)
+		case o.Error != "":
 			fmt.Fprintf(w, "no verdict: %s seed %s: %s\n", o.label(), o.Seed, o.Error)
 		}
 	}
