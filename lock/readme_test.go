@@ -20,13 +20,15 @@ func myLock(t testing.TB, cli *clientv3.Client) lock.Locker {
 // TestMyLockSurvivesLeaderIsolation is the README's example, kept here so
 // that it always compiles and passes.
 func TestMyLockSurvivesLeaderIsolation(t *testing.T) {
-	c := cluster.New(t, cluster.Config{}) // 3 members in ~80 ms, closed when the test ends
-	ctx := clustertest.Context(t)         // bounded: the test fails rather than hangs
-	cli := clustertest.Client(t, c, "c1") // a client whose every link the harness controls
-	lead, err := c.Leader(ctx)            // the leader a quorum agrees on
-	require.NoError(t, err)
-	require.NoError(t, c.Isolate(lead.Name())) // a partition: nothing crosses, not even lease renewals
-	held, err := myLock(t, cli).Lock(ctx)      // your recipe, behind lock.Locker
-	require.NoError(t, err)                    // the majority side elected a new leader and serves
-	require.NoError(t, held.Unlock(ctx))
+	clustertest.Virtual(t, func(t *testing.T) { // a synctest bubble: the cluster runs on its virtual clock
+		c := cluster.New(t, cluster.Config{}) // 3 members, closed when the test ends
+		ctx := clustertest.Context(t)         // bounded: the test fails rather than hangs
+		cli := clustertest.Client(t, c, "c1") // a client whose every link the harness controls
+		lead, err := c.Leader(ctx)            // the leader a quorum agrees on
+		require.NoError(t, err)
+		require.NoError(t, c.Isolate(lead.Name())) // a partition: nothing crosses, not even lease renewals
+		held, err := myLock(t, cli).Lock(ctx)      // your recipe, behind lock.Locker
+		require.NoError(t, err)                    // the majority side elected a new leader and serves
+		require.NoError(t, held.Unlock(ctx))
+	})
 }
