@@ -85,7 +85,7 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	}
 	c := &Cluster{
 		cfg:     cfg,
-		net:     newNetwork(cfg.Seed, mem),
+		net:     newNetwork(cfg.Seed, mem, cfg.Latency),
 		clients: make(map[string]*namedClient),
 		harness: make(map[string]*clientv3.Client),
 	}

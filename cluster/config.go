@@ -43,6 +43,13 @@ type Config struct {
 	// Start must be called in). ClockDefault means virtual when Start is
 	// called inside a bubble, real outside one.
 	Clock Clock `json:"clock,omitempty"`
+	// Latency is every link's one-way delay, all the time, beside what
+	// faults set: each chunk of bytes is held back Latency±Latency/2, drawn
+	// from the seed. It is the network, not a fault: no heal removes it. 0
+	// means none — loopback or in-memory, as fast as the machine; on the
+	// virtual clock that is no time at all, so a schedule that needs a
+	// round trip to take time sets it.
+	Latency time.Duration `json:"latency,omitempty"`
 	// Seed seeds the network's jitter, from its own stream of the seed
 	// (see checker.Seed.Rand), so a run's seed gives it the same samples
 	// every time. 0 is a valid seed.
@@ -61,6 +68,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	cfg.Clock = cfg.Clock.Resolve()
 	if cfg.Members < 1 || cfg.Members > MaxMembers {
 		return cfg, fmt.Errorf("cluster: Config.Members is %d; valid: 1 to %d (0 means 3)", cfg.Members, MaxMembers)
+	}
+	if cfg.Latency < 0 {
+		return cfg, fmt.Errorf("cluster: Config.Latency is %v; it must not be negative (0 means none)", cfg.Latency)
 	}
 	if cfg.HeartbeatInterval < 0 || cfg.ElectionTimeout < 0 {
 		return cfg, fmt.Errorf("cluster: Config.HeartbeatInterval (%v) and Config.ElectionTimeout (%v) must not be negative", cfg.HeartbeatInterval, cfg.ElectionTimeout)

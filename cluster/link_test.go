@@ -143,7 +143,7 @@ func TestDelayHoldsBytesBackInOrder(t *testing.T) {
 // of delays; another seed, another.
 func TestJitterReplaysFromSeed(t *testing.T) {
 	samples := func(seed checker.Seed) []time.Duration {
-		n := newNetwork(seed, nil)
+		n := newNetwork(seed, nil, 0)
 		defer n.close()
 		var out []time.Duration
 		for range 20 {

@@ -22,6 +22,9 @@ type network struct {
 	ctx    context.Context // cancelled by close; bounds handshakes and dials
 	cancel context.CancelFunc
 	mem    *memNet // the virtual clock's in-memory network; nil on the real clock, which uses loopback sockets
+	// latency is every link's one-way delay beside its condition's
+	// (Config.Latency); set before any connection.
+	latency time.Duration
 
 	rngMu sync.Mutex // guards rng
 	rng   *rand.Rand // jitter samples, Config.Seed's network stream
@@ -42,16 +45,17 @@ type network struct {
 // choice drawn from a run's seed.
 const networkStream = 0x6e6574776f726b // "network"
 
-func newNetwork(seed checker.Seed, mem *memNet) *network {
+func newNetwork(seed checker.Seed, mem *memNet, latency time.Duration) *network {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &network{
-		ctx:    ctx,
-		cancel: cancel,
-		mem:    mem,
-		rng:    seed.Rand(networkStream),
-		links:  make(map[linkKey]*link),
-		down:   make(map[string]bool),
-		conns:  make(map[*pconn]struct{}),
+		ctx:     ctx,
+		cancel:  cancel,
+		mem:     mem,
+		latency: latency,
+		rng:     seed.Rand(networkStream),
+		links:   make(map[linkKey]*link),
+		down:    make(map[string]bool),
+		conns:   make(map[*pconn]struct{}),
 	}
 }
 
@@ -273,15 +277,25 @@ func (n *network) faulty() []Link {
 	return out
 }
 
-// sampleDelay draws a chunk's delay from the condition.
+// sampleDelay draws a chunk's delay from the condition, with the
+// network's latency added.
 func (n *network) sampleDelay(c Condition) time.Duration {
-	if c.Jitter == 0 {
-		return c.Delay
+	d := n.jitter(c.Delay, c.Jitter)
+	if n.latency > 0 {
+		d += n.jitter(n.latency, n.latency/2)
+	}
+	return d
+}
+
+// jitter draws from [d-j, d+j], floored at 0.
+func (n *network) jitter(d, j time.Duration) time.Duration {
+	if j == 0 {
+		return d
 	}
 	n.rngMu.Lock()
-	j := time.Duration(n.rng.Int64N(int64(2*c.Jitter) + 1))
+	x := time.Duration(n.rng.Int64N(int64(2*j) + 1))
 	n.rngMu.Unlock()
-	return max(0, c.Delay-c.Jitter+j)
+	return max(0, d-j+x)
 }
 
 // register admits a new proxied connection, unless the network is closed,

@@ -88,7 +88,7 @@ func (c *pconn) deliver(d direction, p []byte, dst net.Conn, qp **delayQueue) bo
 		return false
 	}
 	q := *qp
-	if cond.Delay == 0 && (q == nil || q.idle()) {
+	if cond.Delay == 0 && c.n.latency == 0 && (q == nil || q.idle()) {
 		_, err := dst.Write(p)
 		return err == nil
 	}

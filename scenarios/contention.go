@@ -7,7 +7,8 @@ import (
 	"github.com/etcdsim/etcdsim/faults"
 )
 
-// The contention schedule: no fault at all, but two clients whose think
+// The contention schedule: no fault at all, a network that takes a few
+// milliseconds a message (contentionLatency), and two clients whose think
 // time equals their hold time, so that each enqueues — asks for the lock,
 // or campaigns — just as the other releases or resigns. A waiter's read of
 // who is ahead of it and the release of that one then fall within a round
@@ -17,7 +18,12 @@ import (
 // release.)
 const (
 	contentionHold = 100 * time.Millisecond // = the think time
-	contentionRun  = 8 * time.Second
+	// contentionJitter spreads each think over the hold ± this, so that
+	// where a waiter's enqueue falls against the release it races moves
+	// from round to round, sweeping across the release instead of landing
+	// at the same offset every time.
+	contentionJitter = 15 * time.Millisecond
+	contentionRun    = 16 * time.Second
 	// contentionPatience is how long a waiter waits before it gives up:
 	// longer than contentionBound, so that a waiter stuck on a free lock
 	// is caught before it gives up and unsticks the lock.
@@ -28,14 +34,30 @@ const (
 	contentionBound = 1500 * time.Millisecond
 )
 
-// contention makes w the contention workload: two clients, think equal to
-// hold, a patience past the liveness bound.
+// contention makes w the contention workload: two clients, think about
+// equal to hold, a patience past the liveness bound.
 func contention(w Workload) Workload {
 	w.Clients = 2
 	w.Think, w.Hold = Duration(contentionHold), Duration(contentionHold)
+	w.ThinkJitter = Duration(contentionJitter)
 	w.Patience = Duration(contentionPatience)
 	w.Duration = Duration(contentionRun)
 	return w
+}
+
+// contentionLatency is the network's one-way delay in the contention
+// schedule, 5ms±2.5ms, as a network has. On the virtual clock a message
+// otherwise crosses in no time at all, and the gap between a waiter's read
+// and its watch — the gap this schedule is for — would be empty; with a
+// few milliseconds a round trip it is open on both clocks.
+const contentionLatency = 5 * time.Millisecond
+
+// contended makes s the contention schedule: the contention workload on a
+// network with contentionLatency.
+func contended(s Scenario) Scenario {
+	s.Workload = contention(s.Workload)
+	s.Cluster.Latency = Duration(contentionLatency)
+	return s
 }
 
 // contentionLiveness is the liveness check of the contention schedule.

@@ -63,10 +63,9 @@ func ElectionSafety(r election.Recipe) []Scenario {
 	crash.Faults.Timeline = &faults.Timeline{Triggers: []faults.Trigger{crashLeader()}}
 	crash.Checkers = live
 
-	contend := base
+	contend := contended(base)
 	contend.Name = "election/" + r.Name + "/contention"
 	contend.Description = r.Name + ": two candidates, each campaigning just as the other resigns; every candidate wakes when its turn comes"
-	contend.Workload = contention(base.Workload)
 	contend.Checkers = append(slices.Clip(safe), contentionLiveness())
 	return []Scenario{mix, pause, wait, crash, contend}
 }
@@ -133,10 +132,7 @@ func electionPitfalls() []Scenario {
 		s.Expect = r.Expect
 		return s
 	}
-	contend := func(s Scenario) Scenario {
-		s.Workload = contention(s.Workload)
-		return s
-	}
+	contend := contended
 	missed := pitfall("missed-wakeup", contend, "contention",
 		"a candidate watches the key ahead of it from \"now\": the leader resigns between the candidate's read and its watch, and the election stays without a leader")
 	missed.Checkers = append(missed.Checkers, contentionLiveness())

@@ -82,6 +82,7 @@ func (w *world) newElector(ctx context.Context, r election.Recipe, name string) 
 // candidate is one client of the election workload.
 func (w *world) candidate(ctx context.Context, r election.Recipe, name string, store *lock.FencedResource) error {
 	wl := w.s.Workload
+	think := w.thinker(name)
 	var cli *clientv3.Client
 	var e election.Elector
 	var dead sync.WaitGroup // closes what dead processes left
@@ -135,7 +136,7 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 		case err != nil:
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if err := sleep(ctx, wl.Think.D()); err != nil {
+		if err := sleep(ctx, think()); err != nil {
 			return nil
 		}
 	}

@@ -124,6 +124,7 @@ func (p *lockProcess) restart(ctx context.Context, gen int) error {
 // locker is one thread of the lock workload.
 func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lockResources) error {
 	wl := w.s.Workload
+	think := w.thinker(name)
 	rec := w.env.Recorder()
 	key := wl.Key
 	for n := 0; wl.Ops == 0 || n < wl.Ops; n++ {
@@ -171,7 +172,7 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if err := sleep(ctx, wl.Think.D()); err != nil {
+		if err := sleep(ctx, think()); err != nil {
 			return nil
 		}
 	}

@@ -165,10 +165,9 @@ func LockSafety(r lock.Recipe) []Scenario {
 	crash.Faults.Timeline = &faults.Timeline{Triggers: []faults.Trigger{crashHolder()}}
 	crash.Checkers = byResource
 
-	contend := base
+	contend := contended(base)
 	contend.Name = "lock/" + r.Name + "/contention"
 	contend.Description = r.Name + ": two clients, each asking for the lock just as the other releases it; every waiter wakes when its turn comes"
-	contend.Workload = contention(base.Workload)
 	contend.Checkers = []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}, contentionLiveness()}
 	return []Scenario{mix, pause, kill, crash, contend}
 }
@@ -200,6 +199,9 @@ func lockPitfalls() []Scenario {
 			Workload: w, Checkers: checks, Expect: r.Expect, Seed: 1}
 		if tl != nil {
 			s.Faults.Timeline = tl
+		}
+		if fault == "contention" {
+			s = contended(s)
 		}
 		return s
 	}

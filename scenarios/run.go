@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -103,7 +104,7 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	}
 	t0 := time.Now()
 	c, err := cluster.Start(ctx, cluster.Config{Members: s.Cluster.Members, Durable: s.Cluster.Durable,
-		Clock: s.Cluster.Clock, Seed: s.Seed, LogDir: logDir})
+		Clock: s.Cluster.Clock, Latency: s.Cluster.Latency.D(), Seed: s.Seed, LogDir: logDir})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: starting the cluster: %w", ErrHarness, s.Name, err)
 	}
@@ -198,6 +199,24 @@ func (s Scenario) drive(ctx context.Context, env *faults.Env) (workErr, schedErr
 // workloadStream separates the workload's random choices from the
 // schedule's, both drawn from the run's seed.
 const workloadStream = 0x776f726b6c6f6164
+
+// thinker returns the think times of the client called name: Think, spread
+// over Think±ThinkJitter by a random stream of the client's own, drawn from
+// the run's seed, so that clients draw independently and a replay draws
+// the same.
+func (w *world) thinker(name string) func() time.Duration {
+	wl := w.s.Workload
+	if wl.ThinkJitter == 0 {
+		return wl.Think.D
+	}
+	h := fnv.New64a()
+	h.Write([]byte(name)) //nolint:errcheck // a hash does not fail
+	rng := w.s.Seed.Rand(workloadStream ^ h.Sum64())
+	return func() time.Duration {
+		j := wl.ThinkJitter.D()
+		return max(0, wl.Think.D()-j+time.Duration(rng.Int64N(int64(2*j)+1)))
+	}
+}
 
 // world is what a workload runs in.
 type world struct {

@@ -60,6 +60,11 @@ type Cluster struct {
 	Members int `json:"members,omitempty"`
 	// Durable keeps the members' data on disk across kills.
 	Durable bool `json:"durable,omitempty"`
+	// Latency is every link's one-way delay for the whole run, as a
+	// network has: each chunk of bytes takes Latency±Latency/2. It is not a
+	// fault and nothing heals it. 0 means none: loopback sockets on the
+	// real clock, no time at all on the virtual one.
+	Latency Duration `json:"latency,omitempty"`
 	// Clock is the clock the run goes on: "virtual" (the cluster, clients
 	// and workload in a synctest bubble, on an in-memory network: the run
 	// costs its CPU time, not its wall time) or "real" (embedded etcd on
@@ -138,6 +143,10 @@ type Workload struct {
 	Ops int `json:"ops,omitempty"`
 	// Think is each client's pause between operations. 0 means 50ms.
 	Think Duration `json:"think,omitempty"`
+	// ThinkJitter spreads each think of a lock or election client over
+	// Think±ThinkJitter, drawn from the run's seed, a stream per client. 0
+	// means every think is Think.
+	ThinkJitter Duration `json:"think_jitter,omitempty"`
 	// Hold is how long a holder or leader works before it releases or
 	// resigns. 0 means 100ms.
 	Hold Duration `json:"hold,omitempty"`

@@ -60,7 +60,7 @@ func (s Scenario) Validate() error {
 	for _, d := range []struct {
 		name string
 		v    Duration
-	}{{"duration", w.Duration}, {"think", w.Think}, {"hold", w.Hold}, {"patience", w.Patience}} {
+	}{{"duration", w.Duration}, {"think", w.Think}, {"think_jitter", w.ThinkJitter}, {"hold", w.Hold}, {"patience", w.Patience}} {
 		if d.v < 0 {
 			bad("workload.%s %v is negative", d.name, d.v)
 		}
