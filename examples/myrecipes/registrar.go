@@ -14,6 +14,9 @@ import (
 	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
+// A registrar names its lease, so that faults aimed at it find it.
+var _ discovery.Leaser = (*registrar)(nil)
+
 // registrar keeps "<service>/<addr>" registered with etcd's endpoints
 // manager (the record etcd's naming resolver reads) on a lease kept by a
 // lease.Guard. When the guard says the lease may be gone — revoked,
