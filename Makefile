@@ -1,7 +1,7 @@
 # etcdsim — the commands a new user runs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-short bench lint sim soak pitfalls
+.PHONY: test test-short bench lint sim soak pitfalls examples
 
 # Vet and race-test every package, one package at a time so that real
 # embedded clusters of different packages do not starve each other. The
@@ -10,6 +10,13 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -p 1 -timeout 14m $$($(GO) list ./... | grep -v '/scenarios$$')
 	$(GO) test -race -count=1 -parallel 4 -timeout 14m ./scenarios/
+	$(MAKE) examples
+
+# The example module of a user's own recipes (examples/myrecipes, a module
+# of its own that uses etcdsim's public API only): vet it and run its
+# recipes under their families' safety scenarios.
+examples:
+	cd examples/myrecipes && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # The quick loop: skips the slowest cases.
 test-short:

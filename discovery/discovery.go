@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/resolver"
 
 	"github.com/etcdsim/etcdsim/lock/lease"
@@ -39,6 +40,16 @@ var (
 // Registrar keeps one instance of a service registered under a lease. The
 // recipes of this package implement it; a user's own registrar that does
 // can run in every scenario.
+//
+// The key's value is the record etcd's endpoints manager writes
+// (client/v3/naming/endpoints: Manager.AddEndpoint with an Endpoint whose
+// Addr is the instance's address, the JSON {"Op":0,"Addr":"…","Metadata":…}),
+// the record etcd's naming resolver and every Resolver here read. A user's
+// registrar that writes anything else is not found by the resolver the
+// scenarios pair it with (scenarios.DiscoverySafety).
+//
+// A Registrar may also be a Leaser, so that faults aimed at its backend's
+// lease find it; without it, the scenarios read back the lease the key is on.
 type Registrar interface {
 	// Register puts the instance under its service and returns once it is
 	// there; the registrar then keeps it registered until Close.
@@ -54,7 +65,13 @@ type Registrar interface {
 }
 
 // Resolver resolves one service for gRPC clients that dial
-// "etcd:///<service>" with it (see Dial), and shows what it resolved.
+// "etcd:///<service>" with it (see Dial), and shows what it resolved. It
+// reads the records a Registrar writes under "<service>/": each key's
+// value is the JSON record of etcd's endpoints manager, whose Op 0 adds the
+// instance at Addr. Its Build hands gRPC (resolver.ClientConn.UpdateState)
+// each set it has listed, and nothing before the first; the scenarios
+// judge the sets State and Observe report (those with Listed true and no
+// Err), and the calls gRPC routes through it.
 type Resolver interface {
 	resolver.Builder
 	// State returns the set of instances the resolver believes current.
@@ -69,6 +86,16 @@ type Resolver interface {
 	// Close stops the resolver and waits for its goroutines. gRPC clients
 	// built from it keep their last addresses. It is idempotent.
 	Close() error
+}
+
+// Leaser is implemented by a Registrar that can name the lease its key is
+// on, so that faults aimed at its backend's lease
+// (faults.RevokeLease(faults.Client("c1"))) find it. It is optional: without
+// it the scenarios read the key back and take the lease it is on.
+type Leaser interface {
+	// Lease returns the lease the key was last put on, 0 before the first
+	// registration.
+	Lease() clientv3.LeaseID
 }
 
 // Endpoint is one registered instance.

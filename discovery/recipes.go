@@ -17,6 +17,13 @@ type NewResolver func(cli *clientv3.Client, service string, opts Options) (Resol
 // RegistrarRecipe is a registrar that scenarios can run by name, and
 // ResolverRecipe a resolver: the registry type every recipe family shares,
 // for discovery's two constructors.
+// Its fields, documented on the internal type it names: Name (lower-case
+// letters, digits and '-'), Summary (one line), New (the constructor);
+// Broken, Expect (the checker and violation it must produce) and Upstream
+// (the report's URL) for a deliberately broken one; Family may stay empty.
+// A user's own:
+//
+//	discovery.RegistrarRecipe{Name: "my-registrar", Summary: "what it does", New: newMyRegistrar}
 type (
 	RegistrarRecipe = recipe.Recipe[NewRegistrar]
 	ResolverRecipe  = recipe.Recipe[NewResolver]

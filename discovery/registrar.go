@@ -28,6 +28,8 @@ func NewKeepAlive(cli *clientv3.Client, service, addr string, opts Options) (Reg
 
 type keepAlive struct{ *registration }
 
+var _ Leaser = (*keepAlive)(nil)
+
 func (r *keepAlive) Register(ctx context.Context) error {
 	return r.register(ctx, r.keep)
 }

@@ -14,6 +14,13 @@ type New func(cli *clientv3.Client, prefix string, opts Options) (Elector, error
 // a one-line summary, whether it is deliberately broken and, if so, the
 // violation it must produce and the upstream report it reproduces. It is
 // the registry type every recipe family shares.
+// Its fields, documented on the internal type it names: Name (lower-case
+// letters, digits and '-'), Summary (one line), New (the constructor);
+// Broken, Expect (the checker and violation it must produce) and Upstream
+// (the report's URL) for a deliberately broken one; Family may stay empty.
+// A user's own:
+//
+//	election.Recipe{Name: "my-election", Summary: "what it does", New: newMyElector}
 type Recipe = recipe.Recipe[New]
 
 var twoLeaders = checker.Expectation{Checker: checker.CheckerElectionSafety, Violation: checker.ViolationTwoLeaders}

@@ -15,6 +15,13 @@ type NewLocker func(cli *clientv3.Client, name string, opts Options) (Locker, er
 // violation it must produce and the upstream report it reproduces. It is
 // the registry type every recipe family shares. A user's own lock becomes
 // one by filling in a Recipe; it need not be registered here.
+// Its fields, documented on the internal type it names: Name (lower-case
+// letters, digits and '-'), Summary (one line), New (the constructor);
+// Broken, Expect (the checker and violation it must produce) and Upstream
+// (the report's URL) for a deliberately broken one; Family may stay empty.
+// A user's own:
+//
+//	lock.Recipe{Name: "my-lock", Summary: "what it does", New: newMyLock}
 type Recipe = recipe.Recipe[NewLocker]
 
 // expect is the violation a broken lock recipe must produce.

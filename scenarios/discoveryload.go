@@ -189,10 +189,11 @@ func (w *world) register(ctx context.Context, name string, in *backendInstance) 
 }
 
 // registeredLease returns the lease of a registration, so that faults
-// aimed at a backend's lease find it: its Lease method's if it has one,
-// else the lease its key is on in etcd, read back; 0 if that read fails.
+// aimed at a backend's lease find it: its Lease method's if it is a
+// discovery.Leaser, else the lease its key is on in etcd, read back; 0 if
+// that read fails.
 func (w *world) registeredLease(ctx context.Context, cli *clientv3.Client, reg discovery.Registrar) int64 {
-	if ls, ok := reg.(leased); ok {
+	if ls, ok := reg.(discovery.Leaser); ok {
 		return int64(ls.Lease())
 	}
 	rctx, cancel := context.WithTimeout(ctx, w.s.Workload.Patience.D())

@@ -14,11 +14,6 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// leased is implemented by a registrar that knows its lease, so that
-// faults aimed at it can find it: the method of lock.Leaser and
-// election.Leaser.
-type leased interface{ Lease() clientv3.LeaseID }
-
 // lockRecipe returns the scenario's lock recipe.
 func (s Scenario) lockRecipe() (lock.Recipe, error) {
 	if s.Workload.Lock != nil {

@@ -89,7 +89,7 @@ func (e *env) batch(jobs []job, b batchFlags, sum Summary) (int, error) {
 	sum.Version = summaryVersion
 	sum.Planned = len(jobs)
 	sum.Started = time.Now()
-	r := runner{inProcess: b.inProcess, timeout: b.runTimeout}
+	r := runner{inProcess: b.inProcess, timeout: b.runTimeout, replay: e.replayCommand}
 	where := "each in a child process"
 	if r.inProcess {
 		where = "in this process"

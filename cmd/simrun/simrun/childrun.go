@@ -29,6 +29,9 @@ type runner struct {
 	exe string
 	// timeout bounds each run; 0 means budget(s).
 	timeout time.Duration
+	// replay is the command that replays the run whose result.json is at
+	// a path.
+	replay func(path string) string
 }
 
 // limit is how long the run of s may take.

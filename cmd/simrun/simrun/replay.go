@@ -54,7 +54,7 @@ func runReplay(e *env, args []string) (int, error) {
 	fmt.Fprintf(e.stderr, "simrun: replaying %s seed %s into %s\n", s.Name, s.Seed, out)
 	ctx, cancel := context.WithTimeout(e.ctx, budget(s))
 	defer cancel()
-	now, err := scenarios.Run(ctx, s, scenarios.Options{Out: out, Replay: "simrun replay " + path})
+	now, err := scenarios.Run(ctx, s, scenarios.Options{Out: out, Replay: e.replayCommand(path)})
 	if err != nil {
 		if e.ctx.Err() != nil {
 			return exitInterrupted, fmt.Errorf("interrupted: %w", err)

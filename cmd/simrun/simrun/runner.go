@@ -129,7 +129,7 @@ func (r runner) runJob(ctx context.Context, j job, out string) outcome {
 	dir := filepath.Join(out, j.dir())
 	s := j.scenario
 	o := outcome{Name: s.Name, Variant: j.variant, Seed: s.Seed, Dir: j.dir(), Expect: s.Expect.String(),
-		Replay: "simrun replay " + filepath.Join(dir, "result.json")}
+		Replay: r.replay(filepath.Join(dir, "result.json"))}
 	limit := r.limit(s)
 	t0 := time.Now()
 	var res *scenarios.Result

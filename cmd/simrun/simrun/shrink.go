@@ -82,7 +82,7 @@ func runShrink(e *env, args []string) (int, error) {
 	if err := b.check(e); err != nil {
 		return exitUsage, err
 	}
-	r := runner{inProcess: b.inProcess, timeout: b.runTimeout}
+	r := runner{inProcess: b.inProcess, timeout: b.runTimeout, replay: e.replayCommand}
 	if !r.inProcess {
 		exe, err := os.Executable()
 		if err != nil {

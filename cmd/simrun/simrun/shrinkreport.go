@@ -97,7 +97,7 @@ func (sh *shrinker) summary(w io.Writer, orig, start, best scenarios.Scenario, f
 		fmt.Fprintf(w, "scenario: %s\n", f.scenario)
 	}
 	if f.run != "" {
-		fmt.Fprintf(w, "run:      %s (simrun replay %s runs it again)\n", f.run, filepath.Join(f.run, "result.json"))
+		fmt.Fprintf(w, "run:      %s (%s runs it again)\n", f.run, sh.e.replayCommand(filepath.Join(f.run, "result.json")))
 	}
 	if f.report != "" {
 		fmt.Fprintf(w, "report:   %s\n", f.report)

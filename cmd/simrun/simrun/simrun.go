@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -26,14 +27,20 @@ const (
 
 // Main runs simrun on the process's arguments under SIGINT and SIGTERM and
 // exits with its code. extra are a program's own scenarios, added to the
-// registered ones.
+// registered ones. A program with scenarios of its own names itself (its
+// binary's name), not simrun, in the replay commands it writes: only it
+// has their recipes.
 func Main(extra ...scenarios.Scenario) {
+	prog := "simrun"
+	if len(extra) > 0 && len(os.Args) > 0 {
+		prog = filepath.Base(os.Args[0])
+	}
 	// Runs on the virtual clock each open a synctest bubble, which needs a
 	// *testing.T: the host gives the program one (see bubble.Host).
 	bubble.Host(func() int {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		go func() { <-ctx.Done(); stop() }() // a second signal kills at once
-		code := Run(ctx, os.Args[1:], os.Stdout, os.Stderr, extra...)
+		code := run(ctx, prog, os.Args[1:], os.Stdout, os.Stderr, extra...)
 		stop()
 		return code
 	})
@@ -44,7 +51,12 @@ func Main(extra ...scenarios.Scenario) {
 // ones to heal and close, writes what it has and returns 130. extra are
 // scenarios added to the registered ones.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, extra ...scenarios.Scenario) int {
-	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, extra: extra}
+	return run(ctx, "simrun", args, stdout, stderr, extra...)
+}
+
+// run is Run for the program called prog.
+func run(ctx context.Context, prog string, args []string, stdout, stderr io.Writer, extra ...scenarios.Scenario) int {
+	e := &env{ctx: ctx, prog: prog, stdout: stdout, stderr: stderr, extra: extra}
 	if len(args) == 0 {
 		e.help()
 		return exitUsage
@@ -92,9 +104,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, extra ...
 // env is what every command runs with.
 type env struct {
 	ctx            context.Context
+	prog           string // the program, in the replay commands written: simrun or one's own (Main)
 	stdout, stderr io.Writer
 	extra          []scenarios.Scenario
 }
+
+// replayCommand is the command that replays the run whose result.json is
+// at path.
+func (e *env) replayCommand(path string) string { return e.prog + " replay " + path }
 
 // all returns the registered scenarios and the program's own.
 func (e *env) all() []scenarios.Scenario {

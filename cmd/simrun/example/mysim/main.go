@@ -8,7 +8,8 @@
 //	go run ./cmd/simrun/example/mysim campaign -f my-campaign.yaml -shard 0/4
 //
 // Replay needs the recipe too, so replay a run of my-mutex with mysim, not
-// with simrun.
+// with simrun. examples/myrecipes, a module of its own, does the same with
+// a lock, an election, a registrar and a resolver written from scratch.
 package main
 
 import (

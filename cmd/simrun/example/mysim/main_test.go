@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -9,7 +10,7 @@ import (
 
 // TestMysimIsASimrun builds mysim and runs it as a user would: list shows
 // its own scenarios beside the registered ones, and one of them runs and
-// passes.
+// passes, with a replay command that names mysim.
 func TestMysimIsASimrun(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "mysim")
@@ -37,5 +38,13 @@ func TestMysimIsASimrun(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "1 of 1 runs met their expectation") {
 		t.Errorf("mysim %s: the summary does not say the run met its expectation:\n%s", strings.Join(args, " "), out)
+	}
+	// Only mysim has my-mutex: the replay command it writes must name it.
+	sum, err := os.ReadFile(filepath.Join(dir, "results", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sum), `"mysim replay `) || strings.Contains(string(sum), `"simrun replay `) {
+		t.Errorf("mysim's summary.json does not say to replay with mysim:\n%s", sum)
 	}
 }
