@@ -65,7 +65,7 @@ func (w *world) electionWorkload(ctx context.Context) error {
 // newElector makes the Elector of client name: a new process's, after a
 // crash.
 func (w *world) newElector(ctx context.Context, r election.Recipe, name string) (*clientv3.Client, election.Elector, error) {
-	cli, err := w.env.Cluster().Client(name)
+	cli, err := w.client(ctx, name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -72,7 +72,7 @@ type lockProcess struct {
 // start makes the process's client and Locker: at the run's start and
 // after a crash, as a restarted process would.
 func (p *lockProcess) start(ctx context.Context) error {
-	cli, err := p.w.env.Cluster().Client(p.name) // pinned or not, as Run made it; a restarted client keeps its links
+	cli, err := p.w.client(ctx, p.name) // pinned or not, as Run made it; a restarted client keeps its links
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}

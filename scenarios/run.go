@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/faults"
@@ -199,6 +201,22 @@ func (s Scenario) drive(ctx context.Context, env *faults.Env) (workErr, schedErr
 // workloadStream separates the workload's random choices from the
 // schedule's, both drawn from the run's seed.
 const workloadStream = 0x776f726b6c6f6164
+
+// client returns the etcd client of the client called name, for a process
+// that starts. A crash can land between a restart and the new process's
+// first step: then the process waits, as its next step would, for the
+// restart that follows.
+func (w *world) client(ctx context.Context, name string) (*clientv3.Client, error) {
+	for {
+		cli, err := w.env.Cluster().Client(name)
+		if !errors.Is(err, cluster.ErrCrashed) {
+			return cli, err
+		}
+		if err := w.env.Gate().Step(ctx, name); err != nil && !errors.Is(err, faults.ErrRestarted) {
+			return nil, err
+		}
+	}
+}
 
 // thinker returns the think times of the client called name: Think, spread
 // over Think±ThinkJitter by a random stream of the client's own, drawn from
