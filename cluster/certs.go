@@ -67,10 +67,9 @@ func newPKI(dir string) (*pki, error) {
 	return p, nil
 }
 
-// issue makes a certificate for member name, valid for 127.0.0.1 and the
-// addresses in also as a server and as a client, and writes it where etcd
-// can read it.
-func (p *pki) issue(name string, also ...net.IP) (tls.Certificate, transport.TLSInfo, error) {
+// issue makes a certificate for member name, valid for 127.0.0.1 as a
+// server and as a client, and writes it where etcd can read it.
+func (p *pki) issue(name string) (tls.Certificate, transport.TLSInfo, error) {
 	var none tls.Certificate
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -84,7 +83,7 @@ func (p *pki) issue(name string, also ...net.IP) (tls.Certificate, transport.TLS
 		NotAfter:     time.Now().Add(30 * 24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		IPAddresses:  append([]net.IP{net.IPv4(127, 0, 0, 1)}, also...),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
 		DNSNames:     []string{"localhost"},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.caCert, &key.PublicKey, p.caKey)

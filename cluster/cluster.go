@@ -2,9 +2,9 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,8 +106,10 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		c.dir = cfg.DataDir
 	}
 	c.token = "etcdsim-" + filepath.Base(c.dir)
-	if c.pki, err = newPKI(filepath.Join(c.dir, "certs")); err != nil {
-		return nil, fmt.Errorf("cluster: making peer certificates: %w", err)
+	if mem == nil { // on the virtual clock the network itself says who dialed a peer
+		if c.pki, err = newPKI(filepath.Join(c.dir, "certs")); err != nil {
+			return nil, fmt.Errorf("cluster: making peer certificates: %w", err)
+		}
 	}
 	for range cfg.Members {
 		if _, err := c.newMember(); err != nil {
@@ -163,22 +165,18 @@ func (c *Cluster) newMember() (*Member, error) {
 	name := fmt.Sprintf("m%d", index)
 	m := &Member{c: c, name: name, index: index, dir: filepath.Join(c.dir, name)}
 	var err error
-	var peerAt string // where the peer proxy listens: any port on the real clock
-	var also []net.IP
-	if c.net.mem != nil {
-		// The in-memory network's addresses are made up; the peer proxy's
-		// must be known before it exists, to be in the certificate it shows.
-		ip := net.IPv4(127, 0, 9, byte(1+index%250))
-		peerAt, also = net.JoinHostPort(ip.String(), "1"), []net.IP{ip}
-	}
-	if m.cert, m.tls, err = c.pki.issue(name, also...); err != nil {
-		return nil, fmt.Errorf("cluster: certificate for %s: %w", name, err)
+	var peerTLS *tls.Config
+	if c.pki != nil {
+		if m.cert, m.tls, err = c.pki.issue(name); err != nil {
+			return nil, fmt.Errorf("cluster: certificate for %s: %w", name, err)
+		}
+		peerTLS = c.pki.serverConfig(m.cert)
 	}
 	if m.log, err = newMemberLog(c.cfg.LogDir, name); err != nil {
 		return nil, fmt.Errorf("cluster: log for %s: %w", name, err)
 	}
 	c.net.addMember(name)
-	if m.peer, err = c.net.newProxy(name, "", c.pki.serverConfig(m.cert), false, peerAt); err != nil {
+	if m.peer, err = c.net.newProxy(name, "", peerTLS, false, ""); err != nil {
 		return nil, fmt.Errorf("cluster: peer proxy for %s: %w", name, err)
 	}
 	if m.front, err = c.net.newProxy(name, "", nil, true, ""); err != nil {

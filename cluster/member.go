@@ -72,7 +72,15 @@ func (m *Member) Endpoint() string { return "http://" + m.front.addr() }
 func (m *Member) DialOptions() []grpc.DialOption { return m.c.DialOptions() }
 
 // PeerURL returns the URL other members reach this one at.
-func (m *Member) PeerURL() string { return "https://" + m.peer.addr() }
+// Peers talk TLS on the real clock, where the certificate tells the peer
+// proxy who dialed; on the virtual clock the in-memory network tells it,
+// and peers talk plain HTTP.
+func (m *Member) PeerURL() string {
+	if m.c.net.mem != nil {
+		return "http://" + m.peer.addr()
+	}
+	return "https://" + m.peer.addr()
+}
 
 // Running reports whether the member is up.
 func (m *Member) Running() bool {
@@ -213,7 +221,8 @@ func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.
 	cfg.Name = m.name
 	cfg.Dir = m.dir
 	cfg.ListenPeerUrls = []url.URL{{Scheme: "http", Host: "127.0.0.1:0"}}
-	cfg.AdvertisePeerUrls = []url.URL{{Scheme: "https", Host: m.peer.addr()}}
+	purl, _ := url.Parse(m.PeerURL())
+	cfg.AdvertisePeerUrls = []url.URL{*purl}
 	cfg.ListenClientUrls = []url.URL{{Scheme: "http", Host: "127.0.0.1:0"}}
 	cfg.AdvertiseClientUrls = []url.URL{{Scheme: "http", Host: m.front.addr()}}
 	cfg.ListenMetricsUrls = nil

@@ -48,6 +48,12 @@ func (n *memNet) listen(addr string) (net.Listener, error) {
 
 // dial connects to the listener at addr, or fails as a refused connection.
 func (n *memNet) dial(ctx context.Context, addr string) (net.Conn, error) {
+	return n.dialAs(ctx, addr, "")
+}
+
+// dialAs is dial by the member called from, which the accepting end learns
+// (memConn.from): how a peer proxy on the virtual clock knows who dialed.
+func (n *memNet) dialAs(ctx context.Context, addr, from string) (net.Conn, error) {
 	n.mu.Lock()
 	l := n.ls[addr]
 	n.next++
@@ -60,6 +66,7 @@ func (n *memNet) dial(ctx context.Context, addr string) (net.Conn, error) {
 		return nil, refused("nothing listens at " + addr + " on the in-memory network")
 	}
 	client, server := memConnPair(local, l.addr, memBufSize)
+	server.from = from
 	select {
 	case l.conns <- server:
 		return client, nil

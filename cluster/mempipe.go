@@ -133,6 +133,7 @@ func (p *pipe) closeSide(flag *bool) {
 type memConn struct {
 	in, out       *pipe
 	local, remote memAddr
+	from          string // on the accepting end: the member that dialed, if one did
 	once          sync.Once
 }
 

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -92,7 +93,8 @@ func startVirtual(cfg *embed.Config, n *memNet) (_ server, err error) {
 	if s.srv, err = etcdserver.NewServer(scfg); err != nil {
 		return nil, err
 	}
-	if err := usePeerDialer(s.srv, n.dial); err != nil {
+	name := cfg.Name
+	if err := usePeerDialer(s.srv, func(ctx context.Context, addr string) (net.Conn, error) { return n.dialAs(ctx, addr, name) }); err != nil {
 		s.srv.Cleanup()
 		return nil, err
 	}
