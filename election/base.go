@@ -150,3 +150,29 @@ var (
 	_ LeaderReader = (*base)(nil)
 	_ Observer     = (*base)(nil)
 )
+
+// campaignQueued is the Campaign of a recipe that queues candidates by their
+// keys: it creates the candidate's key on a lease of its own, then waits,
+// guarded by the lease, until wait returns nil — the key leads — and takes
+// the term. how says in errors which way the recipe waits.
+func (b *base) campaignQueued(ctx context.Context, value, how string, wait func(ctx context.Context, key string, term int64) error) (Leadership, error) {
+	g, err := b.hold(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%s%x", b.pfx, int64(g.ID()))
+	resp, err := b.cli.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, value, clientv3.WithLease(g.ID()))).
+		Commit()
+	if err != nil {
+		b.drop(ctx, g)
+		return nil, fmt.Errorf("election: create candidate key %s: %w", key, err)
+	}
+	term := resp.Header.Revision
+	if err := waitGuarded(ctx, g, func(ctx context.Context) error { return wait(ctx, key, term) }); err != nil {
+		b.drop(ctx, g)
+		return nil, fmt.Errorf("election: campaign on %s%s: %w", b.prefix, how, err)
+	}
+	return b.lead(key, term, value, g), nil
+}

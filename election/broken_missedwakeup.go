@@ -37,21 +37,7 @@ type missedWakeup struct{ *base }
 // Campaign creates the candidate key and waits, predecessor by predecessor,
 // until no older key is left.
 func (e *missedWakeup) Campaign(ctx context.Context, value string) (Leadership, error) {
-	g, err := e.hold(ctx)
-	if err != nil {
-		return nil, err
-	}
-	key := fmt.Sprintf("%s%x", e.pfx, int64(g.ID()))
-	resp, err := e.cli.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, value, clientv3.WithLease(g.ID()))).
-		Commit()
-	if err != nil {
-		e.drop(ctx, g)
-		return nil, fmt.Errorf("election: create candidate key %s: %w", key, err)
-	}
-	term := resp.Header.Revision
-	err = waitGuarded(ctx, g, func(ctx context.Context) error {
+	return e.campaignQueued(ctx, value, "", func(ctx context.Context, _ string, term int64) error {
 		older := append(clientv3.WithLastCreate(), clientv3.WithMaxCreateRev(term-1))
 		for {
 			resp, err := e.cli.Get(ctx, e.pfx, older...)
@@ -66,11 +52,6 @@ func (e *missedWakeup) Campaign(ctx context.Context, value string) (Leadership, 
 			}
 		}
 	})
-	if err != nil {
-		e.drop(ctx, g)
-		return nil, fmt.Errorf("election: campaign on %s: %w", e.prefix, err)
-	}
-	return e.lead(key, term, value, g), nil
 }
 
 // waitDeleted watches key until it is deleted: from whatever revision etcd

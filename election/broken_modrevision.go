@@ -2,7 +2,6 @@ package election
 
 import (
 	"context"
-	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -32,21 +31,7 @@ type modRevision struct{ *base }
 // Campaign creates the candidate key and, after every change under the
 // prefix, reads which key has the lowest mod revision, until it is its own.
 func (e *modRevision) Campaign(ctx context.Context, value string) (Leadership, error) {
-	g, err := e.hold(ctx)
-	if err != nil {
-		return nil, err
-	}
-	key := fmt.Sprintf("%s%x", e.pfx, int64(g.ID()))
-	resp, err := e.cli.Txn(ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, value, clientv3.WithLease(g.ID()))).
-		Commit()
-	if err != nil {
-		e.drop(ctx, g)
-		return nil, fmt.Errorf("election: create candidate key %s: %w", key, err)
-	}
-	term := resp.Header.Revision
-	err = waitGuarded(ctx, g, func(ctx context.Context) error {
+	return e.campaignQueued(ctx, value, " by mod revision", func(ctx context.Context, key string, _ int64) error {
 		for {
 			info, rev, err := leaderAt(ctx, e.cli, e.pfx, byMod, 0)
 			if err != nil {
@@ -66,9 +51,4 @@ func (e *modRevision) Campaign(ctx context.Context, value string) (Leadership, e
 			}
 		}
 	})
-	if err != nil {
-		e.drop(ctx, g)
-		return nil, fmt.Errorf("election: campaign on %s by mod revision: %w", e.prefix, err)
-	}
-	return e.lead(key, term, value, g), nil
 }
