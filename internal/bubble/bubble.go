@@ -89,7 +89,9 @@ type Options struct {
 	// FrozenAfter is how long, in wall time, the bubble's clock may stand
 	// still while f has not returned before the bubble counts as frozen.
 	// 0 means DefaultFrozenAfter. CPU-bound work (a long linearizability
-	// check, say) holds the clock too, so keep it generous.
+	// check, say) holds the clock too: while a goroutine of the bubble is
+	// running or runnable, the bubble counts as frozen only after ten
+	// times as long.
 	FrozenAfter time.Duration
 	// OnFrozen is called, from a goroutine outside the bubble, when the
 	// bubble freezes. A frozen bubble cannot be unblocked from outside, so

@@ -199,3 +199,18 @@ func TestACarriedDeadlineCountsOnTheBubblesClock(t *testing.T) {
 		t.Errorf("the carried minute ran out after %v of virtual time", waited)
 	}
 }
+
+// A goroutine on the CPU holds the clock while it works: that is no freeze.
+func TestABusyBubbleIsNotFrozen(t *testing.T) {
+	bubble.UseT(t)
+	err := bubble.Run(bubble.Options{Name: "busy", FrozenAfter: 300 * time.Millisecond, OnFrozen: func(f *bubble.Frozen) {
+		t.Errorf("a bubble at work was reported frozen: %v", f)
+	}}, func() error {
+		for t0 := bubble.WallNow(); bubble.WallNow().Sub(t0) < time.Second; {
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

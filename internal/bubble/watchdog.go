@@ -87,6 +87,12 @@ func (w *watchdog) watch() {
 				Virtual: time.Unix(0, stamp).UTC(),
 			}
 			f.Stacks, f.Running = bubbleStacks(w.bubbleID())
+			if busy(f.Running) && now.Sub(since) < busyFor*w.opts.FrozenAfter {
+				// A goroutine is on the CPU — a long check, say — and holds
+				// the clock while it works: that is no freeze, unless it
+				// goes on for far longer.
+				continue
+			}
 			if w.opts.OnFrozen != nil {
 				w.opts.OnFrozen(f)
 			} else {
@@ -95,6 +101,21 @@ func (w *watchdog) watch() {
 			return
 		}
 	}
+}
+
+// busyFor is how many times FrozenAfter a bubble whose goroutines are on
+// the CPU may hold its clock before the watchdog reports it frozen anyway
+// (a goroutine that spins).
+const busyFor = 10
+
+// busy reports whether any of the goroutines is running or runnable.
+func busy(headers []string) bool {
+	for _, h := range headers {
+		if strings.Contains(h, "[running") || strings.Contains(h, "[runnable") {
+			return true
+		}
+	}
+	return false
 }
 
 // stop ends watch and waits for it.
