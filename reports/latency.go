@@ -62,7 +62,10 @@ func latencyPlot(h *checker.History) (svg, caption string, err error) {
 	p.X.Min = 0
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	p.Legend.Top, p.Legend.Left = true, true
-	bottom, top := 0.01, maxLat*1.5
+	// At least two decades: log ticks need one, and on the virtual clock
+	// every operation of a fault-free run can take no time at all.
+	bottom, top := 0.01, max(maxLat*1.5, 1)
+	p.Y.Min, p.Y.Max = bottom, top // a range of one value would be padded below zero
 	for _, f := range h.Faults {
 		stop := end
 		if f.Healed {
