@@ -21,49 +21,34 @@ var update = flag.Bool("update", false, "rewrite the want.txt files of testdata/
 // "checker: sentence" a line. go test ./checker/ -run
 // TestExplainRecordedRuns -update rewrites want.txt.
 func TestExplainRecordedRuns(t *testing.T) {
-	dirs, err := filepath.Glob("testdata/explain/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no cases under testdata/explain: %v", err)
-	}
-	for _, dir := range dirs {
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			f, err := os.Open(filepath.Join(dir, "history.json"))
-			if err != nil {
+	forEachCase(t, "testdata/explain", func(t *testing.T, dir string, h History) {
+		names, err := os.ReadFile(filepath.Join(dir, "checkers.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got strings.Builder
+		for _, name := range strings.Fields(string(names)) {
+			i := slices.IndexFunc(checkers, func(c namedChecker) bool { return c.name == name })
+			if i < 0 {
+				t.Fatalf("checkers.txt: no checker named %q", name)
+			}
+			c := checkers[i]
+			if res := c.check(h); len(res.Violations) > 0 {
+				got.WriteString(c.name + ": " + res.Violations[0].Message + "\n")
+			}
+		}
+		file := filepath.Join(dir, "want.txt")
+		if *update {
+			if err := os.WriteFile(file, []byte(got.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			defer f.Close()
-			h, err := ReadHistory(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			names, err := os.ReadFile(filepath.Join(dir, "checkers.txt"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got strings.Builder
-			for _, name := range strings.Fields(string(names)) {
-				i := slices.IndexFunc(checkers, func(c namedChecker) bool { return c.name == name })
-				if i < 0 {
-					t.Fatalf("checkers.txt: no checker named %q", name)
-				}
-				c := checkers[i]
-				if res := c.check(h); len(res.Violations) > 0 {
-					got.WriteString(c.name + ": " + res.Violations[0].Message + "\n")
-				}
-			}
-			file := filepath.Join(dir, "want.txt")
-			if *update {
-				if err := os.WriteFile(file, []byte(got.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), got.String()); diff != "" {
-				t.Errorf("sentences (-want +got):\n%s", diff)
-			}
-		})
-	}
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), got.String()); diff != "" {
+			t.Errorf("sentences (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -127,4 +129,28 @@ func checkKinds(res Result) error {
 		}
 	}
 	return nil
+}
+
+// forEachCase runs body as a subtest for every case directory under root,
+// with the history its history.json holds; a root with no case fails.
+func forEachCase(t *testing.T, root string, body func(t *testing.T, dir string, h History)) {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(root, "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no cases under %s: %v", root, err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			f, err := os.Open(filepath.Join(dir, "history.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			h, err := ReadHistory(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body(t, dir, h)
+		})
+	}
 }

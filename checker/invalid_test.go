@@ -28,35 +28,20 @@ var checkers = []namedChecker{
 // every checker: each must call it invalid, for the reason in want.txt,
 // naming the offending operation.
 func TestInvalidHistories(t *testing.T) {
-	dirs, err := filepath.Glob("testdata/invalid/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no cases under testdata/invalid: %v", err)
-	}
-	for _, dir := range dirs {
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			f, err := os.Open(filepath.Join(dir, "history.json"))
-			if err != nil {
-				t.Fatal(err)
+	forEachCase(t, "testdata/invalid", func(t *testing.T, dir string, h History) {
+		want, err := os.ReadFile(filepath.Join(dir, "want.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Validate(); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(string(want))) {
+			t.Errorf("Validate() = %v, want an error containing %q", err, want)
+		}
+		for _, c := range checkers {
+			res := c.check(h)
+			checkResult(t, res, VerdictInvalid, strings.TrimSpace(string(want)))
+			if res.Checker == "" || res.Err() == nil {
+				t.Errorf("%s: result %+v has no checker name or no error", c.name, res)
 			}
-			defer f.Close()
-			h, err := ReadHistory(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(filepath.Join(dir, "want.txt"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := h.Validate(); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(string(want))) {
-				t.Errorf("Validate() = %v, want an error containing %q", err, want)
-			}
-			for _, c := range checkers {
-				res := c.check(h)
-				checkResult(t, res, VerdictInvalid, strings.TrimSpace(string(want)))
-				if res.Checker == "" || res.Err() == nil {
-					t.Errorf("%s: result %+v has no checker name or no error", c.name, res)
-				}
-			}
-		})
-	}
+		}
+	})
 }
