@@ -87,6 +87,11 @@ func (w *watchdog) watch() {
 				Virtual: time.Unix(0, stamp).UTC(),
 			}
 			f.Stacks, f.Running = bubbleStacks(w.bubbleID())
+			if w.finished.Load() || f.Stacks == "" {
+				// f returned while the stacks were taken: the bubble is
+				// winding down, not frozen.
+				continue
+			}
 			if busy(f.Running) && now.Sub(since) < busyFor*w.opts.FrozenAfter {
 				// A goroutine is on the CPU — a long check, say — and holds
 				// the clock while it works: that is no freeze, unless it
