@@ -12,11 +12,13 @@ test:
 	$(GO) test -race -count=1 -parallel 4 -timeout 14m ./scenarios/
 	$(MAKE) examples
 
-# The example module of a user's own recipes (examples/myrecipes, a module
-# of its own that uses etcdsim's public API only): vet it and run its
-# recipes under their families' safety scenarios.
+# The example modules, each a module of its own that uses etcdsim's public
+# API only: a user's own recipes (examples/myrecipes) and go-zero's
+# core/discov (examples/gozero, on the real clock, about a minute): vet
+# them and run their recipes under their families' safety scenarios.
 examples:
 	cd examples/myrecipes && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd examples/gozero && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # The quick loop: skips the slowest cases.
 test-short:

@@ -20,6 +20,13 @@ var upstreamRegistry = recipe.NewRegistry(recipe.Election,
 			"Resign cannot remove it, and the key leads with no one behind it"},
 	Recipe{Name: "campaign-retry-resigned", New: NewCampaignRetryResigned,
 		Summary: "campaign-retry with the fix proposed for etcd #21128: a failed Campaign's key is deleted"},
+	Recipe{Name: "resign-retry", Broken: true, New: NewResignRetry,
+		Expect:   checker.Expectation{Checker: checker.CheckerElectionSafety, Violation: checker.ViolationTermRegression},
+		Upstream: "https://github.com/etcd-io/etcd/issues/22123",
+		Summary: "concurrency.Election, one session per process: a Resign that failed is retried and returns nil, " +
+			"the key stays, and the process leads again with the term it resigned"},
+	Recipe{Name: "resign-retry-fixed", New: NewResignRetryFixed,
+		Summary: "resign-retry with the fix proposed for etcd #22123: a failed Resign keeps its key, and the retry deletes it"},
 )
 
 // UpstreamRecipes returns the recipes that reproduce reports against etcd
