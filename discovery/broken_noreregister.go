@@ -8,7 +8,7 @@ import (
 	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
-// NewNoReregister returns a Registrar that keeps its first lease alive and
+// newNoReregister returns a Registrar that keeps its first lease alive and
 // gives up when that lease is lost.
 //
 // BROKEN (deliberately): a registrar that never
@@ -22,7 +22,7 @@ import (
 // closes: "once that return fires, nothing in the process is responsible
 // for registration any more"). Unlike those, Done closes when it stops, so
 // a harness can see it.
-func NewNoReregister(cli *clientv3.Client, service, addr string, opts Options) (Registrar, error) {
+func newNoReregister(cli *clientv3.Client, service, addr string, opts Options) (Registrar, error) {
 	reg, err := newRegistration(cli, service, addr, opts)
 	if err != nil {
 		return nil, err

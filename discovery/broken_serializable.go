@@ -2,7 +2,7 @@ package discovery
 
 import clientv3 "go.etcd.io/etcd/client/v3"
 
-// NewSerializable returns a Resolver like NewRelisting whose listings are
+// newSerializable returns a Resolver like NewRelisting whose listings are
 // serializable and whose watch does not require a leader.
 //
 // BROKEN (deliberately): a resolver that lists
@@ -17,6 +17,6 @@ import clientv3 "go.etcd.io/etcd/client/v3"
 // endpoints manager lists this way (client/v3/naming/endpoints:
 // NewWatchChannel and List use clientv3.WithSerializable). The loop is
 // NewRelisting's with two settings changed.
-func NewSerializable(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
+func newSerializable(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
 	return newView(cli, service, relist{serializable: true, requireLeader: false}.run)
 }

@@ -8,7 +8,7 @@ import (
 	"go.etcd.io/etcd/client/v3/naming/endpoints"
 )
 
-// NewStopsOnError returns a Resolver that follows the endpoints manager's
+// newStopsOnError returns a Resolver that follows the endpoints manager's
 // watch channel and stops when it closes.
 //
 // BROKEN (deliberately): a resolver that stops on
@@ -23,7 +23,7 @@ import (
 // the process restarts. Reported as etcd #9386 and cilium #3011. The
 // resolver gives gRPC no error; Done closes here when it stops, so a
 // harness can see it.
-func NewStopsOnError(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
+func newStopsOnError(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
 	if service == "" {
 		return nil, ErrBadService
 	}

@@ -6,7 +6,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// NewModRevision returns an Elector whose candidates, and whose Leader and
+// newModRevision returns an Elector whose candidates, and whose Leader and
 // Observe, take the key with the lowest mod revision as the leader.
 //
 // BROKEN (deliberately): an election ordered by mod
@@ -18,7 +18,7 @@ import (
 // the oldest unchanged key concludes that it leads while the leader, which
 // did nothing wrong, still believes it does. Two leaders on a healthy
 // cluster, shown by the scenario election/modrevision/healthy.
-func NewModRevision(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
+func newModRevision(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	b, err := newBase(cli, prefix, opts, byMod)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
-// NewUnchecked returns an Elector that is concurrency.Election on a
+// newUnchecked returns an Elector that is concurrency.Election on a
 // concurrency.Session of its own per campaign, with nothing added.
 //
 // BROKEN (deliberately): the upstream
@@ -23,7 +23,7 @@ import (
 // leadership"). Leadership.Done is the session's Done, as users write it;
 // it may close soon after, but the caller has been told it won. Shown by
 // the scenario election/unchecked/pause-waiter.
-func NewUnchecked(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
+func newUnchecked(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	b, err := newBase(cli, prefix, opts, byCreate)
 	if err != nil {
 		return nil, err

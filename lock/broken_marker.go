@@ -121,7 +121,7 @@ func (l *releasedMarker) waitOldest(ctx context.Context) (int64, error) {
 		}
 		switch {
 		case mine < 0:
-			return 0, fmt.Errorf("%w: %s: key gone while waiting", ErrExpired, l.key)
+			return 0, fmt.Errorf("%w: %s: key gone while waiting", ErrLeaseExpired, l.key)
 		case first == mine:
 			return resp.Kvs[mine].CreateRevision, nil
 		}

@@ -80,7 +80,7 @@ func (l *missedWakeup) waitTurn(ctx context.Context, key string, rev int64) erro
 			return fmt.Errorf("lock: %s: find predecessor: %w", key, err)
 		}
 		if len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
-			return fmt.Errorf("%w: %s: key gone while waiting", ErrExpired, key)
+			return fmt.Errorf("%w: %s: key gone while waiting", ErrLeaseExpired, key)
 		}
 		preds := resp.Responses[1].GetResponseRange().Kvs
 		if len(preds) == 0 {

@@ -83,6 +83,51 @@ func TestRegistryLookup(t *testing.T) {
 	}
 }
 
+// Upstream recipes are found by Lookup, listed by Upstream and by the
+// unknown-name error, and left out of All; a registry refuses an upstream
+// recipe named as one of its gallery.
+func TestRegistryWithUpstream(t *testing.T) {
+	gallery := NewRegistry(Lock, Recipe[newFunc]{Name: "mutex", New: ok})
+	reg := gallery.WithUpstream(
+		Recipe[newFunc]{Name: "unlock-retry", Broken: true, Expect: overlap,
+			Upstream: "https://github.com/etcd-io/etcd/issues/22082", New: ok},
+		Recipe[newFunc]{Name: "unlock-retry-fenced", New: ok},
+	)
+	if r, err := reg.Lookup("unlock-retry"); err != nil || r.Name != "unlock-retry" || r.Family != Lock {
+		t.Errorf("Lookup(unlock-retry) = %+v, %v", r, err)
+	}
+	if r, err := reg.Lookup("mutex"); err != nil || r.Name != "mutex" {
+		t.Errorf("Lookup(mutex) = %+v, %v", r, err)
+	}
+	if diff := cmp.Diff([]string{"mutex"}, names(reg.All())); diff != "" {
+		t.Errorf("All (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"unlock-retry", "unlock-retry-fenced"}, names(reg.Upstream())); diff != "" {
+		t.Errorf("Upstream (-want +got):\n%s", diff)
+	}
+	if _, err := gallery.Lookup("unlock-retry"); err == nil {
+		t.Error("WithUpstream changed the registry it was called on")
+	}
+	_, err := reg.Lookup("unlock-retyr")
+	if want := `no recipe named "unlock-retyr" among lock recipes; have unlock-retry, unlock-retry-fenced, mutex`; err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant  %q", err, want)
+	}
+	defer func() {
+		if p, _ := recover().(string); !strings.Contains(p, "recipe mutex registered twice") {
+			t.Errorf("panic %q, want one saying the name is taken", p)
+		}
+	}()
+	gallery.WithUpstream(Recipe[newFunc]{Name: "mutex", New: ok})
+}
+
+func names[New any](rs []Recipe[New]) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
 func TestRegistryRefusesBadEntries(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
