@@ -54,10 +54,6 @@ func At(at, d time.Duration, f Fault) Step { return Step{At: at, For: d, Fault: 
 // On is a Trigger: when m happens, for d, f.
 func On(m Match, d time.Duration, f Fault) Trigger { return Trigger{On: m, For: d, Fault: f} }
 
-func (s Step) String() string {
-	return fmt.Sprintf("%v at %v for %v", s.Fault, s.At, s.For)
-}
-
 func (t Trigger) String() string {
 	return fmt.Sprintf("%v on %v for %v", t.Fault, t.On, t.For)
 }

@@ -51,7 +51,7 @@ var reductionOrder = []struct {
 type Candidate struct {
 	Reduction Reduction
 	// Change says in words what was made smaller: "drop #2
-	// kill(leader) at 1s for 1s", "clients 3 → 2".
+	// at 1s for 1s: kill(leader)", "clients 3 → 2".
 	Change   string
 	Scenario Scenario
 }
