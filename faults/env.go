@@ -10,6 +10,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // Config shapes an Env. The zero Config works: a recorder of its own on a
@@ -24,7 +25,7 @@ type Config struct {
 	Recorder *checker.Recorder `json:"-"`
 	// Seed seeds the random source of faults injected with Env.Inject.
 	// Schedules have seeds of their own.
-	Seed checker.Seed `json:"seed"`
+	Seed seed.Seed `json:"seed"`
 	// Timeout bounds each wait of an injection or heal: for a leader to
 	// be agreed, a member to restart, a maintenance call. 0 means 30s.
 	Timeout time.Duration `json:"timeout,omitempty"`

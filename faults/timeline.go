@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // Timeline is an explicit schedule: at t, for d, this fault; and, when the
@@ -18,7 +18,7 @@ import (
 type Timeline struct {
 	// Seed seeds every random choice of the run (which follower, which
 	// minority, the ring's order).
-	Seed checker.Seed `json:"seed"`
+	Seed seed.Seed `json:"seed"`
 	// Steps fire at their time. Steps on targets that may be the same
 	// node must not overlap in time.
 	Steps []Step `json:"steps"`

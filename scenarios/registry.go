@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/etcdsim/etcdsim/internal/recipe"
+	"github.com/etcdsim/etcdsim/internal/suggest"
 )
 
 // All returns every registered scenario: each correct recipe of every
@@ -45,7 +45,7 @@ func closest(list []Scenario, name string) string {
 	for i, s := range list {
 		names[i] = s.Name
 	}
-	near := recipe.Nearest(name, names)
+	near := suggest.Nearest(name, names)
 	if len(near) > 8 {
 		near = append(near[:8], fmt.Sprintf("… (%d in all; see simrun list)", len(names)))
 	}

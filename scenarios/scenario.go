@@ -15,6 +15,7 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // SchemaVersion is the version of the scenario and result JSON this package
@@ -47,7 +48,7 @@ type Scenario struct {
 	Expect checker.Expectation `json:"expect,omitzero"`
 	// Seed seeds the run: the schedule, the workload's choices, the
 	// network's jitter.
-	Seed checker.Seed `json:"seed"`
+	Seed seed.Seed `json:"seed"`
 	// Upstream is, for a scenario that reproduces a report against etcd
 	// itself, that report and what the run shows of it; nil otherwise.
 	Upstream *Upstream `json:"upstream,omitempty"`

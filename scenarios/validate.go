@@ -10,7 +10,7 @@ import (
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/internal/recipe"
+	"github.com/etcdsim/etcdsim/internal/suggest"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/lock/lease"
 )
@@ -46,7 +46,7 @@ func (s Scenario) Validate() error {
 	}
 	w := s.Workload
 	if !slices.Contains(Families(), w.Family) {
-		bad("workload.family %q: want one of %v", w.Family, recipe.Nearest(w.Family, Families()))
+		bad("workload.family %q: want one of %v", w.Family, suggest.Nearest(w.Family, Families()))
 	}
 	if w.Clients < 1 || w.Clients+w.Observers > maxClients {
 		bad("workload.clients %d and observers %d: want at least 1 client and at most %d in all", w.Clients, w.Observers, maxClients)

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/internal/suggest"
 )
 
 // The families recipes come in.
@@ -209,5 +210,5 @@ func (reg *Registry[New]) Lookup(name string) (Recipe[New], error) {
 		}
 	}
 	return Recipe[New]{}, fmt.Errorf("%w %q among %s recipes; have %s", ErrUnknown, name, reg.family,
-		strings.Join(Nearest(name, reg.Names()), ", "))
+		strings.Join(suggest.Nearest(name, reg.Names()), ", "))
 }

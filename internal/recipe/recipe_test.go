@@ -2,8 +2,6 @@ package recipe
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -149,27 +147,6 @@ func TestRegistryRefusesBadEntries(t *testing.T) {
 	}
 }
 
-func TestNearest(t *testing.T) {
-	names := []string{"lock/mutex/leader-kill", "lock/fenced/pause-holder", "election/rechecked/partition", "discovery/keepalive/kill"}
-	tests := []struct {
-		name string
-		want string
-		top  string
-	}{
-		{"prefix", "election", "election/rechecked/partition"},
-		{"typo", "lock/fencd/pause-holder", "lock/fenced/pause-holder"},
-		{"substring", "keepalive", "discovery/keepalive/kill"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := Nearest(tt.want, names)
-			if got[0] != tt.top || len(got) != len(names) {
-				t.Errorf("Nearest(%q) = %v, want %q first", tt.want, got, tt.top)
-			}
-		})
-	}
-}
-
 // A family's unknown-name error reads as its prefix and the registry's
 // error, once, and is both the family's sentinel and ErrUnknown.
 func TestUnknown(t *testing.T) {
@@ -182,37 +159,5 @@ func TestUnknown(t *testing.T) {
 	}
 	if !errors.Is(err, family) || !errors.Is(err, ErrUnknown) {
 		t.Errorf("errors.Is: family %v, ErrUnknown %v; want both", errors.Is(err, family), errors.Is(err, ErrUnknown))
-	}
-}
-
-// CheckUpstream finds a broken upstream recipe no BROKEN comment names, a
-// gallery name reused, and a recipe lookup misses; and passes the same
-// recipes once a file names the report.
-func TestCheckUpstream(t *testing.T) {
-	dir := t.TempDir()
-	gallery := []Recipe[func()]{{Name: "mutex", Summary: "s", New: func() {}}}
-	up := []Recipe[func()]{
-		{Name: "retry", Summary: "s", New: func() {}, Broken: true, Upstream: "https://github.com/etcd-io/etcd/issues/22082",
-			Expect: checker.Expectation{Checker: checker.CheckerMutualExclusion, Violation: checker.ViolationOverlap}},
-		{Name: "mutex", Summary: "s", New: func() {}},
-	}
-	lookup := func(name string) (Recipe[func()], error) {
-		if name == "retry" {
-			return up[0], nil
-		}
-		return Recipe[func()]{}, ErrUnknown
-	}
-	err := CheckUpstream(dir, gallery, up, lookup)
-	for _, want := range []string{"names etcd #22082", "has the name of a gallery recipe", `lookup("mutex")`} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("CheckUpstream: %v; want an error saying %q", err, want)
-		}
-	}
-	src := "package x\n\n// BROKEN (deliberately): etcd #22082.\nfunc f() {}\n"
-	if err := os.WriteFile(filepath.Join(dir, "upstream_retry.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := CheckUpstream(dir, gallery, up[:1], lookup); err != nil {
-		t.Errorf("CheckUpstream with the report named: %v", err)
 	}
 }

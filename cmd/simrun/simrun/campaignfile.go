@@ -10,9 +10,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // campaignFile is a campaign as written in YAML: a matrix of scenarios ×
@@ -112,7 +112,7 @@ func (e *scenarioEntry) UnmarshalYAML(n *yaml.Node) error {
 
 // seedSpec is a list of seeds, or count seeds from base.
 type seedSpec struct {
-	list []checker.Seed
+	list []seed.Seed
 	line int
 }
 
@@ -123,8 +123,8 @@ func (s *seedSpec) UnmarshalYAML(n *yaml.Node) error {
 		return n.Decode(&s.list)
 	case yaml.MappingNode:
 		var r struct {
-			Base  checker.Seed `yaml:"base"`
-			Count int          `yaml:"count"`
+			Base  seed.Seed `yaml:"base"`
+			Count int       `yaml:"count"`
 		}
 		if err := decodeKnown(n, &r, "base", "count"); err != nil {
 			return err
