@@ -11,6 +11,27 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
+// BROKEN (deliberately): "a TTL too short for its
+// heartbeat and retries", a misconfiguration common in lock write-ups: TTL
+// 8 s, a heartbeat every 2 s, 2 retries. It reads as safe, 3 beats × 2 s
+// = 6 s < 8 s, but each failed beat first waits out its own 2 s timeout,
+// so the holder gives up (1+2) × (2+2) = 12 s after its last renewal,
+// about 4 s after etcd deleted its key and let the next waiter in. Until
+// then Done stays open and the holder keeps working: two holders. The rule
+// it breaks: a holder must stop before TTL after its last renewal, not
+// after it. Shown by the scenario lock/keepalive-misconfigured/isolate-holder.
+//
+// newMisconfiguredKeepalive is the registry's constructor: the document's
+// schedule (2 s heartbeat, 2 retries for an 8 s TTL), scaled to opts.TTL.
+func newMisconfiguredKeepalive(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	ttl := opts.TTL
+	if ttl == 0 {
+		ttl = 8 * time.Second
+	}
+	hb := ttl / 4
+	return newKeepaliveWith(cli, name, opts, keepaliveSchedule{Heartbeat: hb, Timeout: hb, Retries: 2})
+}
+
 // keepaliveSchedule is the schedule of a hand-rolled lease keepalive: a renewal
 // every Heartbeat, each given up after Timeout, and the lease declared
 // lost after Retries failed renewals beyond the first.
@@ -29,16 +50,6 @@ func (k keepaliveSchedule) GiveUp() time.Duration {
 	return time.Duration(k.Retries+1) * (k.Heartbeat + k.Timeout)
 }
 
-// BROKEN (deliberately): "a TTL too short for its
-// heartbeat and retries", a misconfiguration common in lock write-ups: TTL
-// 8 s, a heartbeat every 2 s, 2 retries. It reads as safe, 3 beats × 2 s
-// = 6 s < 8 s, but each failed beat first waits out its own 2 s timeout,
-// so the holder gives up (1+2) × (2+2) = 12 s after its last renewal,
-// about 4 s after etcd deleted its key and let the next waiter in. Until
-// then Done stays open and the holder keeps working: two holders. The rule
-// it breaks: a holder must stop before TTL after its last renewal, not
-// after it. Shown by the scenario lock/keepalive-misconfigured/isolate-holder.
-//
 // misconfiguredKeepalive is the queue recipe with a hand-rolled keepalive
 // whose schedule outlasts the lease.
 type misconfiguredKeepalive struct {
@@ -72,17 +83,6 @@ func newKeepaliveWith(cli *clientv3.Client, name string, opts Options, ka keepal
 		return nil, fmt.Errorf("lock: %s: negative keepalive retries %d", pfx, ka.Retries)
 	}
 	return &misconfiguredKeepalive{cli: cli, pfx: pfx, ttl: ttl, ka: ka}, nil
-}
-
-// newMisconfiguredKeepalive is the registry's constructor: the document's
-// schedule (2 s heartbeat, 2 retries for an 8 s TTL), scaled to opts.TTL.
-func newMisconfiguredKeepalive(cli *clientv3.Client, name string, opts Options) (Locker, error) {
-	ttl := opts.TTL
-	if ttl == 0 {
-		ttl = 8 * time.Second
-	}
-	hb := ttl / 4
-	return newKeepaliveWith(cli, name, opts, keepaliveSchedule{Heartbeat: hb, Timeout: hb, Retries: 2})
 }
 
 // Lock grants a lease, starts the hand-rolled keepalive, enqueues and
