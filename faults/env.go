@@ -37,6 +37,7 @@ type Config struct {
 // of its own.
 type Env struct {
 	c       *cluster.Cluster
+	seed    seed.Seed
 	rec     *checker.Recorder
 	clock   *checker.Clock
 	timeout time.Duration
@@ -60,6 +61,7 @@ type Env struct {
 func NewEnv(c *cluster.Cluster, cfg Config) *Env {
 	e := &Env{
 		c:       c,
+		seed:    cfg.Seed,
 		rec:     cfg.Recorder,
 		timeout: cfg.Timeout,
 		rng:     cfg.Seed.Rand(0),
@@ -82,6 +84,13 @@ func NewEnv(c *cluster.Cluster, cfg Config) *Env {
 // Recorder returns the run's recorder: the workload records its
 // operations here, and the Env records its fault events and crashes.
 func (e *Env) Recorder() *checker.Recorder { return e.rec }
+
+// Seed returns the seed of the Env's Config: the run's seed. A schedule
+// of a program's own draws its random choices from it, from a stream of
+// its own (Seed().Rand(stream)), so that the run's seed replays it; the
+// targets of the faults it injects with Inject are resolved from the
+// same seed already.
+func (e *Env) Seed() seed.Seed { return e.seed }
 
 // Cluster returns the cluster the Env's faults hit.
 func (e *Env) Cluster() *cluster.Cluster { return e.c }
