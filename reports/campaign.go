@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // summaryVersion is the newest summary.json this package reads.
@@ -35,13 +35,13 @@ type Summary struct {
 
 // SummaryRun is one run as summary.json lists it.
 type SummaryRun struct {
-	Name    string       `json:"name"`
-	Variant string       `json:"variant,omitempty"`
-	Seed    checker.Seed `json:"seed"`
-	Dir     string       `json:"dir"`
-	Expect  string       `json:"expect"`
-	Met     bool         `json:"met"`
-	Why     string       `json:"why,omitempty"`
+	Name    string    `json:"name"`
+	Variant string    `json:"variant,omitempty"`
+	Seed    seed.Seed `json:"seed"`
+	Dir     string    `json:"dir"`
+	Expect  string    `json:"expect"`
+	Met     bool      `json:"met"`
+	Why     string    `json:"why,omitempty"`
 	// Error is a harness failure: the run has no verdict.
 	Error  string `json:"error,omitempty"`
 	Replay string `json:"replay,omitempty"`

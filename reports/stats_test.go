@@ -8,6 +8,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // TestScenarioOpStats: the time to first violation is the median over the
@@ -19,7 +20,7 @@ func TestScenarioOpStats(t *testing.T) {
 	op := func(id int, kind checker.Kind, call, lat time.Duration, out checker.Outcome) checker.Operation {
 		return checker.Operation{ID: id, Client: "c1", Kind: kind, Call: call, Return: call + lat, Outcome: out}
 	}
-	run := func(seed checker.Seed, violating [][]checker.Operation, ops ...checker.Operation) *Run {
+	run := func(seed seed.Seed, violating [][]checker.Operation, ops ...checker.Operation) *Run {
 		c := checker.Result{Checker: "mutual-exclusion", Verdict: checker.VerdictOK}
 		for _, v := range violating {
 			c.Verdict = checker.VerdictViolation

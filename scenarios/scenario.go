@@ -15,6 +15,7 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // SchemaVersion is the version of the scenario and result JSON this package
@@ -47,7 +48,7 @@ type Scenario struct {
 	Expect checker.Expectation `json:"expect,omitzero"`
 	// Seed seeds the run: the schedule, the workload's choices, the
 	// network's jitter.
-	Seed checker.Seed `json:"seed"`
+	Seed seed.Seed `json:"seed"`
 	// Upstream is, for a scenario that reproduces a report against etcd
 	// itself, that report and what the run shows of it; nil otherwise.
 	Upstream *Upstream `json:"upstream,omitempty"`
@@ -181,16 +182,33 @@ const (
 	OwnerCheckRead = "read"
 )
 
-// Faults is a scenario's fault schedule: a Timeline, a Nemesis, or both
-// (the nemesis runs beside the timeline). The run's seed replaces their
-// seeds.
+// Faults is a scenario's fault schedule: a Timeline, a Nemesis, a
+// Schedule of a program's own, or any of them together (they run side by
+// side). The run's seed replaces the seeds of the timeline and the
+// nemesis.
 type Faults struct {
 	Timeline *faults.Timeline `json:"timeline,omitempty"`
 	Nemesis  *faults.Nemesis  `json:"nemesis,omitempty"`
+	// Schedule is a fault schedule of a program's own: any
+	// faults.Schedule. Its random choices should come from the run's
+	// seed (faults.Env.Seed; Env.Inject resolves targets from it). It
+	// is a Go value, which JSON cannot carry: ScheduleName stands for it
+	// in scenario.json and result.json, and a run of it replays only
+	// through the program that has it — a program built on simrun.Main
+	// with this scenario among its own finds it by the scenario's name,
+	// as it finds its own recipes. A Timeline or Nemesis goes in its own
+	// field instead, where result files carry it.
+	Schedule faults.Schedule `json:"-"`
+	// ScheduleName names Schedule in reports and result files: lower-case
+	// letters, digits and '-'. It is required with Schedule; without it,
+	// it says which schedule the scenario needs.
+	ScheduleName string `json:"schedule,omitempty"`
 }
 
 // IsZero reports whether there are no faults.
-func (f Faults) IsZero() bool { return f.Timeline == nil && f.Nemesis == nil }
+func (f Faults) IsZero() bool {
+	return f.Timeline == nil && f.Nemesis == nil && f.Schedule == nil && f.ScheduleName == ""
+}
 
 // Check names a checker and its options.
 type Check struct {

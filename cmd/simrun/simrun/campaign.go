@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 var campaignCommand = &command{
@@ -83,7 +83,7 @@ func runCampaign(e *env, args []string) (int, error) {
 func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 	type pick struct {
 		s     scenarios.Scenario
-		seeds []checker.Seed
+		seeds []seed.Seed
 	}
 	var picked []pick
 	seen := map[string]bool{}

@@ -108,13 +108,14 @@ func runChildCommand(e *env, args []string) int {
 //
 // A scenario crosses the process boundary as JSON, and JSON cannot carry a
 // program's own recipe (Workload.Lock, Election, Registrar and ResolverRecipe are
-// json:"-"). The child is the same binary as its parent, started with the
-// same extra scenarios, so it takes the recipe values from the scenario of
-// the same name among the registered and extra ones, as replay does; every
-// other field comes from the JSON, so seeds, -duration, -members and a
-// campaign's overrides hold. The recipe must be the one the JSON names: a
-// program whose scenarios differ from run to run is an error, not a run of
-// some other recipe.
+// json:"-") or fault schedule (Faults.Schedule). The child is the same
+// binary as its parent, started with the same extra scenarios, so it takes
+// those values from the scenario of the same name among the registered and
+// extra ones, as replay does; every other field comes from the JSON, so
+// seeds, -duration, -members and a campaign's overrides hold. The recipe
+// and the schedule must be the ones the JSON names: a program whose
+// scenarios differ from run to run is an error, not a run of some other
+// recipe or schedule.
 func childScenario(path string, all []scenarios.Scenario) (scenarios.Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -134,16 +135,25 @@ func childScenario(path string, all []scenarios.Scenario) (scenarios.Scenario, e
 			return scenarios.Scenario{}, fmt.Errorf("%w: %s: scenario %s runs resolver %q here, but %q in the parent",
 				scenarios.ErrHarness, path, s.Name, own.Workload.ResolverRecipe.Name, s.Workload.Resolver)
 		}
+		if name := s.Faults.ScheduleName; name != "" && own.Faults.ScheduleName != name {
+			return scenarios.Scenario{}, fmt.Errorf("%w: %s: scenario %s runs fault schedule %q here, but %q in the parent",
+				scenarios.ErrHarness, path, s.Name, own.Faults.ScheduleName, name)
+		}
 		withOwnRecipe(&s, own)
 	}
 	return s, nil
 }
 
 // withOwnRecipe gives s the recipe values of own, a scenario of the same
-// name this program has: what a scenario's JSON cannot hold.
+// name this program has, and its fault schedule if s names it: what a
+// scenario's JSON cannot hold. A schedule s does not name — a campaign's
+// override replaced it — stays out.
 func withOwnRecipe(s *scenarios.Scenario, own scenarios.Scenario) {
 	s.Workload.Lock, s.Workload.Election, s.Workload.Registrar = own.Workload.Lock, own.Workload.Election, own.Workload.Registrar
 	s.Workload.ResolverRecipe = own.Workload.ResolverRecipe
+	if s.Faults.ScheduleName != "" && s.Faults.ScheduleName == own.Faults.ScheduleName {
+		s.Faults.Schedule = own.Faults.Schedule
+	}
 }
 
 // errNoChild is returned where child processes are not supported.

@@ -1,6 +1,7 @@
 package simrun
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,7 +9,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
@@ -101,5 +104,61 @@ func TestChildScenarioResolver(t *testing.T) {
 	other.Workload.ResolverRecipe = &discovery.ResolverRecipe{Name: "theirs", New: discovery.NewRelisting}
 	if _, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `resolver "theirs" here, but "my-resolver"`) {
 		t.Errorf("a scenario whose resolver differs in the child: %v", err)
+	}
+}
+
+// stillSchedule is a program's own fault schedule that injects nothing.
+type stillSchedule struct{}
+
+func (stillSchedule) Validate(*cluster.Cluster) error { return nil }
+func (stillSchedule) Plan(context.Context, *faults.Env) ([]faults.Planned, error) {
+	return nil, nil
+}
+func (stillSchedule) Arm(context.Context, *faults.Env) (func() error, error) {
+	return func() error { return nil }, nil
+}
+
+// A child takes a program's own fault schedule, which JSON names but
+// cannot carry, from the scenario of the same name; refuses a scenario
+// whose schedule is another in the child; and leaves out a schedule the
+// job no longer names (a campaign's override replaced it).
+func TestChildScenarioSchedule(t *testing.T) {
+	own, err := scenarios.Lookup("lock/mutex/leader-kill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own.Faults.Schedule, own.Faults.ScheduleName = stillSchedule{}, "still"
+	job := own
+	job.Seed, job.Faults.Schedule = 6, nil
+
+	dir := t.TempDir()
+	if err := prepareChildDir(dir, job); err != nil {
+		t.Fatal(err)
+	}
+	got, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Faults.Schedule != own.Faults.Schedule || got.Faults.ScheduleName != "still" || got.Seed != 6 {
+		t.Errorf("got schedule %v (%q) seed %s; want the program's own, \"still\", 6", got.Faults.Schedule, got.Faults.ScheduleName, got.Seed)
+	}
+
+	other := own
+	other.Faults.ScheduleName = "noisy"
+	if _, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `fault schedule "noisy" here, but "still"`) {
+		t.Errorf("a scenario whose schedule differs in the child: %v", err)
+	}
+
+	replaced := job
+	replaced.Faults = scenarios.Faults{}
+	if err := prepareChildDir(dir, replaced); err != nil {
+		t.Fatal(err)
+	}
+	got, err = childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Faults.Schedule != nil {
+		t.Errorf("a job whose faults were replaced got the program's schedule back: %v", got.Faults.Schedule)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // job is one run to do: a scenario with its seed and overrides applied.
@@ -43,10 +43,10 @@ func (j job) label() string {
 }
 
 // seeds returns n seeds from base: base, base+1, ….
-func seeds(base checker.Seed, n int) []checker.Seed {
-	out := make([]checker.Seed, n)
+func seeds(base seed.Seed, n int) []seed.Seed {
+	out := make([]seed.Seed, n)
 	for i := range out {
-		out[i] = base + checker.Seed(i)
+		out[i] = base + seed.Seed(i)
 	}
 	return out
 }

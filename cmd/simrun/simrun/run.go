@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 var runCommand = &command{
@@ -54,13 +54,13 @@ func runRun(e *env, args []string) (int, error) {
 	if len(names) == 0 && len(f.files) == 0 {
 		return exitUsage, usagef("name at least one scenario (simrun list shows them) or a scenario file with -f")
 	}
-	var seed *checker.Seed
+	var first *seed.Seed
 	if f.seed != "" {
-		s, err := checker.ParseSeed(f.seed)
+		s, err := seed.Parse(f.seed)
 		if err != nil {
 			return exitUsage, usagef("-seed: %v", err)
 		}
-		seed = &s
+		first = &s
 	}
 	if f.runs < 1 {
 		return exitUsage, usagef("-runs %d: want at least 1", f.runs)
@@ -93,8 +93,8 @@ func runRun(e *env, args []string) (int, error) {
 			s.Cluster.Members = f.members
 		}
 		base := s.Seed
-		if seed != nil {
-			base = *seed
+		if first != nil {
+			base = *first
 		}
 		for _, sd := range seeds(base, f.runs) {
 			s.Seed = sd

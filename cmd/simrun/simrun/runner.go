@@ -9,13 +9,14 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // outcome is what became of one job.
 type outcome struct {
-	Name    string       `json:"name"`
-	Variant string       `json:"variant,omitempty"`
-	Seed    checker.Seed `json:"seed"`
+	Name    string    `json:"name"`
+	Variant string    `json:"variant,omitempty"`
+	Seed    seed.Seed `json:"seed"`
 	// Dir holds result.json and history.json, relative to the output
 	// directory.
 	Dir    string `json:"dir"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 var shrinkCommand = &command{
@@ -150,7 +151,7 @@ type shrinker struct {
 	// fails because of its schedule, not because of one lucky draw. The
 	// first trial keeps the original's seed, so a candidate is at least
 	// tried against the run it came from.
-	seeds []checker.Seed
+	seeds []seed.Seed
 	// events are the original run's fault events.
 	events []checker.FaultEvent
 	tries  []tryRecord // guarded by nothing: one goroutine runs the shrink

@@ -10,6 +10,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // shrinkVersion is the version of shrink.json.
@@ -25,7 +26,7 @@ type shrinkRecord struct {
 	// Want is the violation every trial of a kept candidate found.
 	Want checker.Expectation `json:"want"`
 	// Seeds are each candidate's trials' seeds.
-	Seeds []checker.Seed `json:"seeds"`
+	Seeds []seed.Seed `json:"seeds"`
 	// Original is the input's scenario; Start the same with its nemesis
 	// written down as a timeline, the first candidate run.
 	Original scenarios.Scenario `json:"original"`

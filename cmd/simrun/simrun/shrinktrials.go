@@ -10,6 +10,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // tryRecord is one candidate a shrink ran, as shrink.json records it.
@@ -121,7 +122,7 @@ func clip(s string, n int) string {
 
 // trialRun is how one trial went.
 type trialRun struct {
-	seed        checker.Seed
+	seed        seed.Seed
 	failed      bool   // found the violation
 	harness     bool   // has no verdict
 	why         string // what it found
@@ -170,7 +171,7 @@ func (j *trialJudge) judge(o outcome) trialRun {
 }
 
 // seedList writes seeds as "seeds 1, 2, 3", or "seed 1".
-func seedList(seeds []checker.Seed) string {
+func seedList(seeds []seed.Seed) string {
 	var s []string
 	for _, sd := range seeds {
 		s = append(s, sd.String())
