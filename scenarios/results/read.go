@@ -122,7 +122,9 @@ func readVersioned(path, name string, newest int) ([]byte, error) {
 	var v struct {
 		Version int `json:"version"`
 	}
-	if err := json.Unmarshal(b, &v); err != nil {
+	// The first document's version only: what follows it is readFile's
+	// to refuse.
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&v); err != nil {
 		return nil, fmt.Errorf("results: %s: %w", name, explainJSON(b, err))
 	}
 	if v.Version > newest {
