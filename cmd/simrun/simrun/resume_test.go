@@ -1,0 +1,176 @@
+package simrun_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/etcdsim/etcdsim/cmd/simrun/simrun"
+	"github.com/etcdsim/etcdsim/scenarios/results"
+)
+
+// resumeCampaign is the campaign the resume tests interrupt: 12 runs on
+// the virtual clock, of scenarios that expect a pass and scenarios that
+// expect a violation.
+const resumeCampaign = `scenarios: [lock/shared-session/healthy, election/modrevision/healthy, lock/mutex/leader-kill, register/kv/standard-mix]
+seeds: [1, 2, 3]
+`
+
+// TestCampaignResumes interrupts a campaign after a few runs (its
+// context ends, as SIGINT ends simrun's), truncates the result of one run
+// it finished, and runs the campaign again into the same directory: it
+// keeps the complete runs, reruns the truncated and interrupted ones and
+// runs the missing ones, and ends with exactly the runs and verdicts of
+// the same campaign run without a break.
+func TestCampaignResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a campaign of real clusters three times")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "campaign.yaml")
+	if err := os.WriteFile(file, []byte(resumeCampaign), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole, broken := filepath.Join(dir, "whole"), filepath.Join(dir, "broken")
+	campaign := func(ctx context.Context, out string, stderr *syncBuffer) int {
+		var stdout bytes.Buffer
+		code := simrun.Run(ctx, []string{"campaign", "-f", file, "-parallel", "2", "-inprocess", "-out", out}, &stdout, stderr)
+		if t.Failed() || testing.Verbose() {
+			t.Logf("campaign into %s: exit %d\nstdout:\n%s\nstderr:\n%s", out, code, &stdout, stderr)
+		}
+		return code
+	}
+
+	if code := campaign(context.Background(), whole, &syncBuffer{}); code > 1 {
+		t.Fatalf("the uninterrupted campaign: exit %d", code)
+	}
+
+	// Interrupted once three runs have finished.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &syncBuffer{onLine: func(l string) {
+		if strings.HasPrefix(l, "[3/") {
+			cancel()
+		}
+	}}
+	if code := campaign(ctx, broken, stderr); code != 130 {
+		t.Fatalf("the interrupted campaign: exit %d, want 130", code)
+	}
+	sum, err := results.ReadSummary(filepath.Join(broken, results.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	finished := len(sum.Runs)
+	if !sum.Interrupted || finished < 3 || finished >= sum.Planned {
+		t.Fatalf("the interrupted campaign's summary: interrupted %v, %d of %d runs; want interrupted after 3 or more", sum.Interrupted, finished, sum.Planned)
+	}
+	truncated := sum.Runs[0].Dir
+	p := filepath.Join(broken, filepath.FromSlash(truncated), results.ResultFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	stderr = &syncBuffer{}
+	if code := campaign(context.Background(), broken, stderr); code > 1 {
+		t.Fatalf("the resumed campaign: exit %d", code)
+	}
+	m := regexp.MustCompile(`resuming .*: (\d+) runs complete, 1 truncated rerun, (\d+) interrupted rerun, (\d+) missing`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("the resumed campaign does not say what it resumed, with 1 truncated run:\n%s", stderr)
+	}
+	complete, _ := strconv.Atoi(m[1])
+	if complete != finished-1 {
+		t.Errorf("resumed %d complete runs; the interrupted campaign finished %d, one of which was truncated", complete, finished)
+	}
+	if !strings.Contains(stderr.String(), "rerunning "+sum.Runs[0].Label()+" seed "+sum.Runs[0].Seed.String()+": results: ") {
+		t.Errorf("the resumed campaign does not say why it reruns %s:\n%s", truncated, stderr)
+	}
+	resumed, err := results.ReadSummary(filepath.Join(broken, results.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.Interrupted || resumed.Reused != complete || len(resumed.Runs) != resumed.Planned {
+		t.Errorf("the resumed summary: interrupted %v, %d runs reused, %d of %d runs; want %d reused and every run",
+			resumed.Interrupted, resumed.Reused, len(resumed.Runs), resumed.Planned, complete)
+	}
+	if diff := cmp.Diff(verdicts(t, whole), verdicts(t, broken)); diff != "" {
+		t.Errorf("the resumed campaign's runs differ from the uninterrupted one's (-whole +resumed):\n%s", diff)
+	}
+}
+
+// verdicts reads the results directory dir, which must read whole, and
+// says of each run what its seed decides: its expectation met, its
+// verdict, each checker's verdict, and whether the violation it expects
+// was found. (Goroutines that wake at the same virtual instant run in no
+// fixed order, so how many violations a run finds, and of which further
+// kinds, may differ between two runs of one seed; what the scenario is
+// about does not.)
+func verdicts(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	d, err := results.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Err(); err != nil {
+		t.Errorf("%s does not read whole: %v", dir, err)
+	}
+	if d.Summary == nil || len(d.Summary.Runs) != len(d.Runs) {
+		t.Errorf("%s: the summary does not list the %d runs read", dir, len(d.Runs))
+	}
+	out := map[string]string{}
+	for _, r := range d.Runs {
+		var checks []string
+		for _, c := range r.Result.Checks {
+			checks = append(checks, c.Checker+":"+c.Verdict.String())
+		}
+		exp := r.Result.Scenario.Expect
+		found, _ := exp.Met(r.Result.Checks...)
+		out[r.Dir] = fmt.Sprintf("met %v, %s, %s; %v found: %v", r.Result.Met, r.Result.Verdict, strings.Join(checks, " "), exp, found)
+	}
+	return out
+}
+
+// syncBuffer is stderr for a simrun.Run: written from its goroutines,
+// read once it has returned; onLine, if set, hears each whole line.
+type syncBuffer struct {
+	mu     sync.Mutex // guards buf and line
+	buf    bytes.Buffer
+	line   []byte
+	onLine func(string)
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	for _, c := range p {
+		if c != '\n' {
+			b.line = append(b.line, c)
+			continue
+		}
+		if b.onLine != nil {
+			b.onLine(string(b.line))
+		}
+		b.line = b.line[:0]
+	}
+	return len(p), nil
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
