@@ -131,9 +131,15 @@ func (d *Dir) readRun(rel string, listed *SummaryRun) (*Run, error) {
 	if !ok {
 		return nil, fmt.Errorf("results: %s is not where a run goes in a results directory (<scenario>[/<variant>]/seed-<n>): skipped", rel)
 	}
-	r, err := readRun(filepath.Join(d.Path, filepath.FromSlash(rel)), rel)
-	if errors.Is(err, fs.ErrNotExist) && listed != nil && listed.Error != "" {
-		return nil, fmt.Errorf("results: %s (%s seed %s): no verdict: %s", rel, listed.Label(), seed, listed.Error)
+	dir := filepath.Join(d.Path, filepath.FromSlash(rel))
+	r, err := readRun(dir, rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		switch _, serr := os.Stat(filepath.Join(dir, ResultFile)); {
+		case listed != nil && listed.Error != "":
+			return nil, fmt.Errorf("results: %s (%s seed %s): no verdict: %s", rel, listed.Label(), seed, listed.Error)
+		case errors.Is(serr, fs.ErrNotExist):
+			return nil, fmt.Errorf("results: %s: the run started but left no %s: it was interrupted, or killed with simrun: %w", rel, ResultFile, err)
+		}
 	}
 	if err != nil {
 		return nil, err

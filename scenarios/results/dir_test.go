@@ -73,6 +73,10 @@ func TestReadDirBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, goldenRun, []string{"lock/unfenced/pause-holder[golden] seed 1", "its directory has no result.json"}, false, 0},
+		{"a run that started and was cut short", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, goldenRun, results.ResultFile))
+			os.Remove(filepath.Join(dir, goldenRun, results.HistoryFile))
+		}, goldenRun, []string{goldenRun + ": the run started but left no result.json: it was interrupted"}, false, 0},
 		{"a listed run that failed its harness", func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, goldenRun, results.ResultFile))
 			replace(t, filepath.Join(dir, results.SummaryFile), `"met": true,`, `"met": false, "error": "the child process 42 was killed by signal 9",`)
