@@ -111,13 +111,19 @@ func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]
 		}
 	}
 	sum.Reused = len(sum.Runs)
-	fmt.Fprintf(e.stderr, "simrun: %d runs, %d at a time, %s, into %s\n", len(todo), b.parallel, where, b.out)
+	kept := ""
+	if sum.Reused > 0 {
+		kept = fmt.Sprintf(" (and %d kept from before)", sum.Reused)
+	}
+	fmt.Fprintf(e.stderr, "simrun: %d runs%s, %d at a time, %s, into %s\n", len(todo), kept, b.parallel, where, b.out)
 	io.WriteString(e.stderr, leakWarning(todo, r.inProcess)) //nolint:errcheck // progress output, as above
 	jr := &journal{progress: newProgress(e.stderr), dir: b.out, sum: &sum, order: order}
 	if err := jr.write(); err != nil {
 		return exitUsage, configErr(fmt.Errorf("-out %s: %w", b.out, err))
 	}
-	execute(e.ctx, r, todo, b.parallel, b.out, jr)
+	if len(todo) > 0 {
+		execute(e.ctx, r, todo, b.parallel, b.out, jr)
+	}
 	sum.Interrupted = e.ctx.Err() != nil && len(sum.Runs) < len(jobs)
 	if err := jr.write(); err != nil {
 		return exitMissed, fmt.Errorf("writing the summary: %w", err)
