@@ -14,7 +14,8 @@
 // Run runs one: it starts the cluster and clients, arms the schedule, runs
 // the workload (which records each operation once, on the run's recorder,
 // so that triggers fire on what the clients do and checkers judge it),
-// heals, checks, and writes result.json and history.json.
+// heals, checks, and writes result.json and history.json (package
+// scenarios/results reads them back, and owns their format).
 //
 // In a go test, your own lock under the standard fault mix:
 //

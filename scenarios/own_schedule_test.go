@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // leaderFlaps is a fault schedule as a user writes one, with nothing but
@@ -126,14 +129,18 @@ func TestOwnSchedule(t *testing.T) {
 		}
 	}
 
-	b, err := res.Scenario.MarshalIndent()
+	path := filepath.Join(t.TempDir(), results.ScenarioFile)
+	if err := results.WriteScenario(path, res.Scenario); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(b, []byte(`"schedule": "leader-flaps"`)) {
 		t.Errorf("the scenario's JSON does not name its schedule:\n%s", b)
 	}
-	back, err := scenarios.ReadScenario(bytes.NewReader(b))
+	back, err := results.ReadScenario(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,6 @@
 package scenarios
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
@@ -21,7 +15,7 @@ import (
 // SchemaVersion is the version of the scenario and result JSON this package
 // writes. Reading a newer version is an error: a result file from a newer
 // etcdsim cannot be replayed faithfully by an older one.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -296,50 +290,4 @@ func DefaultCheckers(family string) []Check {
 		return []Check{{Name: checker.CheckerRegisterLinearizable}, {Name: checker.CheckerWatchGuarantees}}
 	}
 	return nil
-}
-
-// ReadScenario reads a scenario from JSON. Unknown fields, a newer schema
-// version and trailing data are errors naming what is wrong.
-func ReadScenario(r io.Reader) (Scenario, error) {
-	var s Scenario
-	if err := decodeStrict(r, &s); err != nil {
-		return Scenario{}, fmt.Errorf("scenarios: reading a scenario: %w", err)
-	}
-	if s.Version > SchemaVersion {
-		return Scenario{}, fmt.Errorf("scenarios: scenario %q has schema version %d; this etcdsim reads versions up to %d: use a newer etcdsim", s.Name, s.Version, SchemaVersion)
-	}
-	return s, nil
-}
-
-// MarshalIndent writes s as indented JSON.
-func (s Scenario) MarshalIndent() ([]byte, error) {
-	return json.MarshalIndent(s, "", "  ")
-}
-
-// decodeStrict decodes one JSON value into v, refusing unknown fields and
-// anything after the value.
-func decodeStrict(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return explainJSON(err)
-	}
-	if dec.More() {
-		return errors.New("more than one JSON value")
-	}
-	var rest bytes.Buffer
-	io.Copy(&rest, dec.Buffered()) //nolint:errcheck // reading from memory
-	if strings.TrimSpace(rest.String()) != "" {
-		return errors.New("data after the JSON value")
-	}
-	return nil
-}
-
-// explainJSON turns encoding/json's unknown-field message into one that
-// says what to do.
-func explainJSON(err error) error {
-	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
-		return fmt.Errorf("unknown field %s (check its spelling against the documented fields)", strings.TrimPrefix(msg, "json: unknown field "))
-	}
-	return err
 }

@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -121,7 +122,7 @@ func TestReductions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.s()
-			before, err := s.MarshalIndent()
+			before, err := json.MarshalIndent(s, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +135,7 @@ func TestReductions(t *testing.T) {
 					t.Errorf("%s: %v", c.Change, err)
 				}
 			}
-			after, _ := s.MarshalIndent()
+			after, _ := json.MarshalIndent(s, "", "  ")
 			if diff := cmp.Diff(string(before), string(after)); diff != "" {
 				t.Errorf("Reductions changed its argument (-before +after):\n%s", diff)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/internal/bubble"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // The child side of a run in its own process. simrun (or a program built
@@ -23,9 +24,9 @@ import (
 const childCommand = "__run"
 
 // The files a child and its parent share in the run's directory, beside
-// result.json and history.json.
+// scenario.json (the job, written by the parent), result.json and
+// history.json (written by the child), which package results owns.
 const (
-	scenarioFile     = "scenario.json"     // the job, written by the parent
 	childPIDFile     = "child.pid"         // the child's process id, written first
 	childLogFile     = "child.log"         // the child's stdout and stderr, a panic's trace included
 	harnessErrorFile = "harness-error.txt" // why the child has no result
@@ -50,7 +51,7 @@ const exitRecipe = 4
 func runChildCommand(e *env, args []string) int {
 	fs := flag.NewFlagSet("simrun "+childCommand, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	out := fs.String("out", "", "the run's directory, holding "+scenarioFile)
+	out := fs.String("out", "", "the run's directory, holding "+results.ScenarioFile)
 	replay := fs.String("replay", "", "the command that replays the run")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -69,7 +70,7 @@ func runChildCommand(e *env, args []string) int {
 	if err := os.WriteFile(filepath.Join(*out, childPIDFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		return fail(exitHarness, err)
 	}
-	s, err := childScenario(filepath.Join(*out, scenarioFile), e.all())
+	s, err := childScenario(filepath.Join(*out, results.ScenarioFile), e.all())
 	if err != nil {
 		return fail(exitHarness, err)
 	}
@@ -117,14 +118,9 @@ func runChildCommand(e *env, args []string) int {
 // scenarios differ from run to run is an error, not a run of some other
 // recipe or schedule.
 func childScenario(path string, all []scenarios.Scenario) (scenarios.Scenario, error) {
-	f, err := os.Open(path)
+	s, err := results.ReadScenario(path)
 	if err != nil {
 		return scenarios.Scenario{}, fmt.Errorf("%w: %w", scenarios.ErrHarness, err)
-	}
-	defer f.Close()
-	s, err := scenarios.ReadScenario(f)
-	if err != nil {
-		return scenarios.Scenario{}, fmt.Errorf("%w: %s: %w", scenarios.ErrHarness, path, err)
 	}
 	if own, ok := find(all, s.Name); ok {
 		if own.Workload.Recipe != s.Workload.Recipe {

@@ -14,6 +14,7 @@ import (
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // TestReadChildResult breaks a child's result in each way a parent must
@@ -28,14 +29,20 @@ func TestReadChildResult(t *testing.T) {
 	}{
 		{"none", "", "", []string{"result.json", "cannot be read"}},
 		{"truncated", `{"version": 1, "scenario": {"name": "lock/mutex/heal`, "", []string{"result.json", "cannot be read"}},
-		{"foreign", `{"version": 1, "scenario": {"name": "lock/v3lock/healthy", "seed": "7"}}`, "", []string{"holds a run of lock/v3lock/healthy seed 7, not of lock/mutex/healthy seed 7"}},
-		{"no history", `{"version": 1, "scenario": {"name": "lock/mutex/healthy", "seed": "7"}}`, "", []string{"no history beside", "result.json"}},
+		{"foreign", `{"version": 1, "scenario": {"name": "lock/v3lock/healthy", "seed": "7"}}`, `{"version": 1, "seed": "7", "scenario": "lock/v3lock/healthy"}`,
+			[]string{"holds a run of lock/v3lock/healthy seed 7, not of lock/mutex/healthy seed 7"}},
+		{"no history", `{"version": 1, "scenario": {"name": "lock/mutex/healthy", "seed": "7"}}`, "", []string{"history.json is missing", "cannot be read"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tt.result != "" {
-				if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(tt.result), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, results.ResultFile), []byte(tt.result), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.history != "" {
+				if err := os.WriteFile(filepath.Join(dir, results.HistoryFile), []byte(tt.history), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -62,10 +69,10 @@ func TestChildScenario(t *testing.T) {
 	job.Seed, job.Cluster.Members, job.Workload.Lock = 9, 5, nil
 
 	dir := t.TempDir()
-	if err := prepareChildDir(dir, job); err != nil {
+	if err := prepareRunDir(dir, job); err != nil {
 		t.Fatal(err)
 	}
-	got, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{own})
+	got, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{own})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +82,7 @@ func TestChildScenario(t *testing.T) {
 
 	other := own
 	other.Workload.Recipe = "theirs"
-	if _, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `recipe "theirs" here, but "mine"`) {
+	if _, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `recipe "theirs" here, but "mine"`) {
 		t.Errorf("a scenario whose recipe differs in the child: %v", err)
 	}
 }
@@ -89,10 +96,10 @@ func TestChildScenarioResolver(t *testing.T) {
 	job.Seed, job.Workload.ResolverRecipe = 4, nil
 
 	dir := t.TempDir()
-	if err := prepareChildDir(dir, job); err != nil {
+	if err := prepareRunDir(dir, job); err != nil {
 		t.Fatal(err)
 	}
-	got, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{own})
+	got, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{own})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +109,7 @@ func TestChildScenarioResolver(t *testing.T) {
 
 	other := own
 	other.Workload.ResolverRecipe = &discovery.ResolverRecipe{Name: "theirs", New: discovery.NewRelisting}
-	if _, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `resolver "theirs" here, but "my-resolver"`) {
+	if _, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `resolver "theirs" here, but "my-resolver"`) {
 		t.Errorf("a scenario whose resolver differs in the child: %v", err)
 	}
 }
@@ -132,10 +139,10 @@ func TestChildScenarioSchedule(t *testing.T) {
 	job.Seed, job.Faults.Schedule = 6, nil
 
 	dir := t.TempDir()
-	if err := prepareChildDir(dir, job); err != nil {
+	if err := prepareRunDir(dir, job); err != nil {
 		t.Fatal(err)
 	}
-	got, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{own})
+	got, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{own})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,16 +152,16 @@ func TestChildScenarioSchedule(t *testing.T) {
 
 	other := own
 	other.Faults.ScheduleName = "noisy"
-	if _, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `fault schedule "noisy" here, but "still"`) {
+	if _, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `fault schedule "noisy" here, but "still"`) {
 		t.Errorf("a scenario whose schedule differs in the child: %v", err)
 	}
 
 	replaced := job
 	replaced.Faults = scenarios.Faults{}
-	if err := prepareChildDir(dir, replaced); err != nil {
+	if err := prepareRunDir(dir, replaced); err != nil {
 		t.Fatal(err)
 	}
-	got, err = childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{own})
+	got, err = childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{own})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,11 @@ package simrun
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 	"github.com/etcdsim/etcdsim/seed"
 )
 
@@ -101,20 +101,15 @@ func runRun(e *env, args []string) (int, error) {
 			jobs = append(jobs, job{scenario: s})
 		}
 	}
-	return e.batch(jobs, f.batchFlags, Summary{Command: "run"})
+	return e.batch(jobs, f.batchFlags, results.Summary{Command: "run"}, nil)
 }
 
 // readScenarioFile reads a scenario written as JSON and checks that it
 // can run; errors name the file.
 func readScenarioFile(path string) (scenarios.Scenario, error) {
-	f, err := os.Open(path)
+	s, err := results.ReadScenario(path)
 	if err != nil {
 		return scenarios.Scenario{}, fmt.Errorf("-f: %w", err)
-	}
-	defer f.Close()
-	s, err := scenarios.ReadScenario(f)
-	if err != nil {
-		return scenarios.Scenario{}, fmt.Errorf("-f %s: %w", path, err)
 	}
 	if err := s.Validate(); err != nil {
 		return scenarios.Scenario{}, fmt.Errorf("-f %s: %w", path, err)

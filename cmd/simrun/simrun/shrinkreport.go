@@ -10,6 +10,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 	"github.com/etcdsim/etcdsim/seed"
 )
 
@@ -98,7 +99,7 @@ func (sh *shrinker) summary(w io.Writer, orig, start, best scenarios.Scenario, f
 		fmt.Fprintf(w, "scenario: %s\n", f.scenario)
 	}
 	if f.run != "" {
-		fmt.Fprintf(w, "run:      %s (%s runs it again)\n", f.run, sh.e.replayCommand(filepath.Join(f.run, "result.json")))
+		fmt.Fprintf(w, "run:      %s (%s runs it again)\n", f.run, sh.e.replayCommand(filepath.Join(f.run, results.ResultFile)))
 	}
 	if f.report != "" {
 		fmt.Fprintf(w, "report:   %s\n", f.report)

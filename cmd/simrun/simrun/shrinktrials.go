@@ -10,6 +10,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 	"github.com/etcdsim/etcdsim/seed"
 )
 
@@ -74,7 +75,7 @@ func (sh *shrinker) fails(ctx context.Context, c scenarios.Candidate) (bool, err
 	}
 	rec.Kept = rec.Failed == len(jobs)
 	if rec.Kept {
-		rec.Run = filepath.Join(rec.Dir, jobs[0].dir())
+		rec.Run = filepath.Join(rec.Dir, filepath.FromSlash(jobs[0].dir()))
 		kept := rec
 		sh.best = &kept
 	}
@@ -142,7 +143,7 @@ type trialJudge struct {
 func (j *trialJudge) start(int) {}
 func (j *trialJudge) stop()     {}
 
-func (j *trialJudge) finished(o outcome) {
+func (j *trialJudge) finished(o results.SummaryRun) {
 	t := j.judge(o)
 	j.runs = append(j.runs, t)
 	if !t.failed {
@@ -153,14 +154,14 @@ func (j *trialJudge) finished(o outcome) {
 // judge reads a finished run's checks and says whether they find the
 // violation. A schedule that did not run as written does not change
 // that: the violation was found all the same.
-func (j *trialJudge) judge(o outcome) trialRun {
+func (j *trialJudge) judge(o results.SummaryRun) trialRun {
 	t := trialRun{seed: o.Seed}
 	if o.Error != "" {
 		t.harness, t.why = true, "harness failure: "+o.Error
 		return t
 	}
-	path := filepath.Join(j.dir, o.Dir, "result.json")
-	res, err := scenarios.ReadResult(path)
+	path := filepath.Join(j.dir, filepath.FromSlash(o.Dir), results.ResultFile)
+	res, err := results.ReadResult(path)
 	if err != nil {
 		t.harness, t.why = true, fmt.Sprintf("harness failure: %v", err)
 		return t
