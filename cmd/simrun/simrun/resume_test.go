@@ -21,13 +21,13 @@ import (
 	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
-// resumeCampaign is the campaign the resume tests interrupt: 12 runs on
+// resumeCampaign is the campaign the resume tests interrupt: 8 runs on
 // the virtual clock, of scenarios that expect a pass and scenarios that
 // expect a violation. None kills a member: a killed in-memory member that
 // comes back now and then panics in raft's log (maybeAppend, index out of
 // range), a harness failure these tests are not about.
 const resumeCampaign = `scenarios: [lock/shared-session/healthy, election/modrevision/healthy, lock/mutex/pause-holder, election/rechecked/pause-leader]
-seeds: [1, 2, 3]
+seeds: [1, 2]
 `
 
 // TestCampaignResumes interrupts a campaign after a few runs (its
