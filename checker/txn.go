@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -107,3 +108,19 @@ func readsAll(op *Operation, keys []string) bool {
 
 // joinKeys renders keys for a message.
 func joinKeys(keys []string) string { return strings.Join(keys, " ") }
+
+// SetWrites records what a pending transaction writes, which it knows only
+// once it has read: a transfer's new balances depend on the old. Call it
+// before the operation completes; it returns an error wrapping
+// ErrCompleted after.
+func (p *Pending) SetWrites(writes []KeyValue) error {
+	writes = slices.Clone(writes)
+	p.r.mu.Lock()
+	defer p.r.mu.Unlock()
+	op := p.r.ops.at(p.id)
+	if op.Outcome != "" {
+		return fmt.Errorf("%w: %s: writes set after it completed", ErrCompleted, op)
+	}
+	op.Input.Writes = writes
+	return nil
+}

@@ -89,20 +89,23 @@ const (
 	FamilyElection  = "election"
 	FamilyDiscovery = "discovery"
 	FamilyRegister  = "register"
+	FamilySTM       = "stm"
 )
 
 // Families lists the workload families.
 func Families() []string {
-	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister}
+	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilySTM}
 }
 
 // Workload is what the run's clients do. Zero fields take the defaults
 // their comments give.
 type Workload struct {
-	// Family is "lock", "election", "discovery" or "register".
+	// Family is "lock", "election", "discovery", "register" or "stm".
 	Family string `json:"family"`
 	// Recipe names the recipe in its family's registry (lock.Lookup,
-	// election.Lookup, discovery.LookupRegistrar). Empty for register.
+	// election.Lookup, discovery.LookupRegistrar); for stm, the isolation
+	// level (STMLevels; "" means "serializable-snapshot"). Empty for
+	// register.
 	// A recipe value set below wins, and Recipe then only names it.
 	Recipe string `json:"recipe,omitempty"`
 	// Resolver names the discovery resolver recipe; "" means "relisting".
@@ -133,8 +136,8 @@ type Workload struct {
 	// means linearizable reads. Register family only.
 	Serializable bool `json:"serializable,omitempty"`
 	// Observers is how many clients only watch: election observers,
-	// discovery resolvers, register watchers. 0 means 1 for election,
-	// discovery and register.
+	// discovery resolvers, register watchers, stm auditors. 0 means 1 for
+	// election, discovery, register and stm.
 	Observers int `json:"observers,omitempty"`
 	// Duration is how long the workload runs. 0 means 8s.
 	Duration Duration `json:"duration,omitempty"`
@@ -222,7 +225,7 @@ func (s Scenario) withDefaults() Scenario {
 	if w.Clients == 0 {
 		w.Clients = 3
 	}
-	if w.Observers == 0 && (w.Family == FamilyElection || w.Family == FamilyDiscovery || w.Family == FamilyRegister) {
+	if w.Observers == 0 && (w.Family == FamilyElection || w.Family == FamilyDiscovery || w.Family == FamilyRegister || w.Family == FamilySTM) {
 		w.Observers = 1
 	}
 	if w.Duration == 0 {
@@ -250,13 +253,16 @@ func (s Scenario) withDefaults() Scenario {
 		w.Patience = 2 * w.TTL
 	}
 	if w.Key == "" {
-		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k"}[w.Family]
+		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilySTM: "bank"}[w.Family]
 	}
 	if w.Family == FamilyDiscovery && w.Resolver == "" {
 		w.Resolver = "relisting"
 		if w.ResolverRecipe != nil {
 			w.Resolver = w.ResolverRecipe.Name
 		}
+	}
+	if w.Family == FamilySTM && w.Recipe == "" {
+		w.Recipe = STMLevels()[0]
 	}
 	if s.Checkers == nil {
 		s.Checkers = DefaultCheckers(w.Family)
@@ -276,6 +282,8 @@ func DefaultCheckers(family string) []Check {
 		return []Check{{Name: checker.CheckerDiscoveryConvergence}}
 	case FamilyRegister:
 		return []Check{{Name: checker.CheckerRegisterLinearizable}, {Name: checker.CheckerWatchGuarantees}}
+	case FamilySTM:
+		return []Check{{Name: checker.CheckerBankTotal}, {Name: checker.CheckerSerializable}}
 	}
 	return nil
 }

@@ -168,6 +168,8 @@ func (s Scenario) checkRecipe() error {
 		if w.Recipe != "" {
 			err = fmt.Errorf("the register family runs etcd's own KV API and takes no recipe (got %q)", w.Recipe)
 		}
+	case FamilySTM:
+		_, err = stmIsolation(w.Recipe)
 	}
 	if err != nil {
 		return fmt.Errorf("workload.recipe: %w", err)
