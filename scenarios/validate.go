@@ -165,9 +165,7 @@ func (s Scenario) checkRecipe() error {
 			err = errors.Join(err, fmt.Errorf("workload.resolver: %w", rerr))
 		}
 	case FamilyRegister:
-		if w.Recipe != "" {
-			err = fmt.Errorf("the register family runs etcd's own KV API and takes no recipe (got %q)", w.Recipe)
-		}
+		err = checkRegisterKV(w.Recipe)
 	case FamilySTM:
 		_, err = stmIsolation(w.Recipe)
 	}
