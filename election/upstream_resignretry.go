@@ -22,9 +22,9 @@ import (
 // its retried Resign returns nil, and it leads again with the term it had
 // resigned.
 //
-// NewResignRetry is upstream's Resign, tried again until it returns nil,
+// newResignRetry is upstream's Resign, tried again until it returns nil,
 // by a process with one session for its life (see resignRetrier).
-func NewResignRetry(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
+func newResignRetry(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	return newResignRetrier(cli, prefix, opts, upstreamResignAttempt)
 }
 

@@ -7,7 +7,7 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
-// NewResignRetryFixed is the caller of etcd #22123 with the fix proposed
+// newResignRetryFixed is the caller of etcd #22123 with the fix proposed
 // upstream (etcd PRs #22124 and #22211: Resign keeps its state when its
 // transaction fails, so that a retry runs it again). Each attempt runs the
 // transaction Resign runs — delete the leader key if it still has the
@@ -17,7 +17,7 @@ import (
 // process, a new Election per campaign, a Resign tried until it returns
 // nil — is the broken recipe's, so the two differ in what an attempt
 // remembers alone.
-func NewResignRetryFixed(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
+func newResignRetryFixed(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	return newResignRetrier(cli, prefix, opts, resignKeepingState)
 }
 

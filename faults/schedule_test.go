@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/seed"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -41,11 +41,11 @@ func TestPlanDeterministic(t *testing.T) {
 		}
 		return p
 	}
-	nem := func(seed checker.Seed) faults.Schedule {
+	nem := func(seed seed.Seed) faults.Schedule {
 		return faults.Nemesis{Seed: seed, Mix: append(mix(), faults.Weighted(2, faults.Kill(faults.Follower)), faults.Weighted(1, faults.Ring())),
 			MinFor: 100 * time.Millisecond, MaxFor: 2 * time.Second, Quiet: 100 * time.Millisecond, Steps: 30}
 	}
-	tl := func(seed checker.Seed) faults.Schedule {
+	tl := func(seed seed.Seed) faults.Schedule {
 		return faults.Timeline{Seed: seed, Steps: []faults.Step{
 			faults.At(0, time.Second, faults.Isolate(faults.Follower)),
 			faults.At(2*time.Second, time.Second, faults.Partition(faults.Minority)),
@@ -54,7 +54,7 @@ func TestPlanDeterministic(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name     string
-		schedule func(seed checker.Seed) faults.Schedule
+		schedule func(seed seed.Seed) faults.Schedule
 	}{
 		{"nemesis", nem},
 		{"timeline", tl},
