@@ -211,6 +211,11 @@ type Output struct {
 	// event's mod revision (watch-event), the listing's header revision
 	// (list).
 	Revision int64 `json:"revision,omitempty"`
+	// Header: the revision in the response's header (read): the store
+	// revision of the member that answered, which a serializable read may
+	// take from a member that lags; 0 if not recorded. Read by
+	// MonotonicReads.
+	Header int64 `json:"header,omitempty"`
 	// CompactRevision: a watch was cancelled because the revision it asked
 	// for had been compacted (etcd's ErrCompacted); the compact revision.
 	CompactRevision int64 `json:"compact_revision,omitempty"`
@@ -337,6 +342,9 @@ func (out Output) describe() string {
 	}
 	if out.Revision != 0 {
 		f = append(f, fmt.Sprintf("revision=%d", out.Revision))
+	}
+	if out.Header != 0 {
+		f = append(f, fmt.Sprintf("header=%d", out.Header))
 	}
 	if out.CompactRevision != 0 {
 		f = append(f, fmt.Sprintf("compacted=%d", out.CompactRevision))

@@ -123,7 +123,7 @@ var upstreamReports = []upstreamReport{
 	{
 		id: "etcd-19091", url: "https://github.com/etcd-io/etcd/issues/19091",
 		status: "closed", note: "closed as stale, unfixed",
-		api:    "client/v3/leasing: KV.Get",
+		api: "client/v3/leasing: KV.Get",
 		what: "the leasing KV serves a key from its cache for as long as its session looks alive to the client, " +
 			"which learns of the lease's end only after the server has let it go and another client has written the key",
 	},
