@@ -37,7 +37,8 @@ func (w *world) registerWorkload(ctx context.Context) error {
 		// Each client draws from a stream of its own, seeded in order
 		// here, so that the run replays whatever the goroutines do.
 		rng := rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64()))
-		g.Go(func() error { return w.registerClient(ctx, name, keys, rng) })
+		reader := i <= wl.Readers
+		g.Go(func() error { return w.registerClient(ctx, name, keys, reader, rng) })
 	}
 	for i := 1; i <= wl.Observers; i++ {
 		name := fmt.Sprintf("o%d", i)
@@ -47,13 +48,14 @@ func (w *world) registerWorkload(ctx context.Context) error {
 }
 
 // registerClient is one client of the register workload.
-func (w *world) registerClient(ctx context.Context, name string, keys []string, rng *rand.Rand) error {
+// A reader only reads.
+func (w *world) registerClient(ctx context.Context, name string, keys []string, reader bool, rng *rand.Rand) error {
 	wl := w.s.Workload
 	cli, err := w.env.Cluster().Client(name)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	kv, closeKV, err := w.registerKV(cli)
+	kv, closeKV, err := w.registerKV(ctx, cli)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -65,6 +67,9 @@ func (w *world) registerClient(ctx context.Context, name string, keys []string, 
 		key := keys[rng.IntN(len(keys))]
 		value := fmt.Sprintf("%s-%d", name, n)
 		pick := rng.IntN(100)
+		if reader {
+			pick = 0
+		}
 		err := w.step(ctx, name, func() error {
 			switch {
 			case pick < 40:
@@ -84,7 +89,7 @@ func (w *world) registerClient(ctx context.Context, name string, keys []string, 
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
 			closeKV()
-			if kv, closeKV, err = w.registerKV(cli); err != nil {
+			if kv, closeKV, err = w.registerKV(ctx, cli); err != nil {
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
 			clear(last) // a new process remembers nothing

@@ -130,6 +130,11 @@ type Workload struct {
 	// a member cut off from the others answers with what it had. false
 	// means linearizable reads. Register family only.
 	Serializable bool `json:"serializable,omitempty"`
+	// Readers is how many of the clients, from c1 on, only read: a reader
+	// that holds a cached value and never writes keeps it, where a write
+	// that fails makes a leasing KV drop it. 0 means every client reads
+	// and writes. Register family only.
+	Readers int `json:"readers,omitempty"`
 	// Observers is how many clients only watch: election observers,
 	// discovery resolvers, register watchers, stm auditors. 0 means 1 for
 	// election, discovery, register and stm.

@@ -126,6 +126,7 @@ var upstreamReports = []upstreamReport{
 		api: "client/v3/leasing: KV.Get",
 		what: "the leasing KV serves a key from its cache for as long as its session looks alive to the client, " +
 			"which learns of the lease's end only after the server has let it go and another client has written the key",
+		fix: "serve from the cache only before the send time of the last answered keepalive plus the TTL, and read from the cluster after",
 	},
 	{
 		id: "etcd-11456", url: "https://github.com/etcd-io/etcd/issues/11456",

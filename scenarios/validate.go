@@ -92,6 +92,12 @@ func (s Scenario) Validate() error {
 	if w.Serializable && w.Family != FamilyRegister {
 		bad("workload.serializable is for the register family only, not %s", w.Family)
 	}
+	if w.Readers != 0 && w.Family != FamilyRegister {
+		bad("workload.readers is for the register family only, not %s", w.Family)
+	}
+	if w.Readers < 0 || w.Readers > w.Clients {
+		bad("workload.readers %d: want 0 to workload.clients (%d)", w.Readers, w.Clients)
+	}
 	if err := lease.CheckTTL(w.TTL.D()); err != nil {
 		bad("workload.ttl: %w", err)
 	}
