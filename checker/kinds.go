@@ -12,6 +12,7 @@ const (
 	CheckerWatchGuarantees      = "watch-guarantees"
 	CheckerBankTotal            = "bank-total"
 	CheckerSerializable         = "serializable"
+	CheckerMonotonicReads       = "monotonic-reads"
 )
 
 // ViolationKind names what a Violation found, in a word or two that stay
@@ -121,6 +122,13 @@ const (
 	ViolationNotSerializable ViolationKind = "not-serializable"
 )
 
+// Reported by MonotonicReads.
+const (
+	// ViolationRevisionBackwards: a client's read answered at a revision
+	// below that of an earlier read of the same client.
+	ViolationRevisionBackwards ViolationKind = "revision-backwards"
+)
+
 // checkerKinds lists every checker with the kinds it reports, in the order
 // the package documents them.
 var checkerKinds = []struct {
@@ -137,6 +145,7 @@ var checkerKinds = []struct {
 	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
 	{CheckerBankTotal, []ViolationKind{ViolationTotalChanged}},
 	{CheckerSerializable, []ViolationKind{ViolationNotSerializable}},
+	{CheckerMonotonicReads, []ViolationKind{ViolationRevisionBackwards}},
 }
 
 // kindsOf returns the kinds checker reports, and false if there is no such

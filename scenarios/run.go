@@ -316,6 +316,8 @@ func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 		return checker.BankTotal(h, checker.BankOptions{})
 	case checker.CheckerSerializable:
 		return checker.Serializable(h, checker.SerializableOptions{})
+	case checker.CheckerMonotonicReads:
+		return checker.MonotonicReads(h, checker.MonotonicOptions{})
 	}
 	return checker.Result{Checker: c.Name, Verdict: checker.VerdictInvalid, Summary: "no such checker"}
 }
