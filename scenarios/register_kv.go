@@ -8,6 +8,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.etcd.io/etcd/client/v3/leasing"
+	"go.etcd.io/etcd/client/v3/ordering"
 )
 
 // The register family's recipes are the client-side KVs a register client
@@ -26,13 +27,18 @@ import (
 //   - "leasing-guarded": leasing-txn-writes whose cached reads are served
 //     only while a keepalive of the client's own proves the lease alive
 //     (register_leasing_guard.go): the correct use.
-var registerKVs = []string{"", RegisterLeasing, RegisterLeasingTxnWrites, RegisterLeasingGuarded}
+//   - "ordering": client/v3/ordering's KV, which refuses a read answered
+//     at a revision below one the client has seen and asks again, the
+//     balancer sending the retry to another member, until
+//     NewOrderViolationSwitchEndpointClosure gives up.
+var registerKVs = []string{"", RegisterLeasing, RegisterLeasingTxnWrites, RegisterLeasingGuarded, RegisterOrdering}
 
 // The register family's leasing recipes.
 const (
 	RegisterLeasing          = "leasing"
 	RegisterLeasingTxnWrites = "leasing-txn-writes"
 	RegisterLeasingGuarded   = "leasing-guarded"
+	RegisterOrdering         = "ordering"
 )
 
 // leasingPrefix is where the leasing KVs keep their lease keys: outside
@@ -66,6 +72,8 @@ func (w *world) registerKV(ctx context.Context, cli *clientv3.Client) (clientv3.
 			kv = txnWrites{kv}
 		}
 		return kv, closeKV, nil
+	case RegisterOrdering:
+		return ordering.NewKV(cli, ordering.NewOrderViolationSwitchEndpointClosure(cli)), func() {}, nil
 	case RegisterLeasingGuarded:
 		g, err := newGuardedLeasing(ctx, cli, ttl)
 		if err != nil {

@@ -129,12 +129,12 @@ func (w *world) kvRead(ctx context.Context, cli clientv3.KV, name, key string, l
 	}
 	if len(resp.Kvs) == 0 {
 		last[key] = ""
-		p.OK(ctx, checker.Output{Missing: true})
+		p.OK(ctx, checker.Output{Missing: true, Header: resp.Header.Revision})
 		return
 	}
 	kv := resp.Kvs[0]
 	last[key] = string(kv.Value)
-	p.OK(ctx, checker.Output{Value: string(kv.Value), Revision: kv.ModRevision})
+	p.OK(ctx, checker.Output{Value: string(kv.Value), Revision: kv.ModRevision, Header: resp.Header.Revision})
 }
 
 // kvWrite puts value and records the revision it committed at. A put that
