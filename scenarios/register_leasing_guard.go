@@ -35,8 +35,10 @@ type guardedLeasing struct {
 	cli *clientv3.Client
 	ttl time.Duration
 
+	life   context.Context // the guard's lifetime: ends at Close
 	cancel context.CancelFunc
-	done   chan struct{} // closed when the keepalive loop has returned
+	done   chan struct{}  // closed when the keepalive loop has returned
+	reads  sync.WaitGroup // reads through the leasing KV still running
 
 	mu         sync.Mutex // guards the fields below
 	kv         clientv3.KV
@@ -56,7 +58,7 @@ func newGuardedLeasing(ctx context.Context, cli *clientv3.Client, ttl int) (*gua
 		return nil, fmt.Errorf("scenarios: a guarded leasing KV needs a TTL of at least 1s, got %ds", ttl)
 	}
 	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	g := &guardedLeasing{cli: cli, ttl: time.Duration(ttl) * time.Second, cancel: cancel, done: make(chan struct{})}
+	g := &guardedLeasing{cli: cli, ttl: time.Duration(ttl) * time.Second, life: lctx, cancel: cancel, done: make(chan struct{})}
 	if err := g.restart(ctx); err != nil {
 		cancel()
 		close(g.done)
@@ -151,11 +153,35 @@ func (g *guardedLeasing) writer() (clientv3.KV, error) {
 
 // Get reads through the leasing KV while its lease is known alive, and
 // from the cluster otherwise.
+//
+// A read through the leasing KV runs under the guard's lifetime, not the
+// caller's context, which bounds only the wait: the leasing KV watches
+// the lease of a key it has just taken under the context of the read
+// that took it, and when that watch ends (its revision compacted, say) it
+// reads the lease key again with that context in a loop that, on etcd
+// v3.7.3, spins without pause once the context has ended.
 func (g *guardedLeasing) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
-	if kv, fresh := g.current(); fresh {
-		return kv.Get(ctx, key, opts...)
+	kv, fresh := g.current()
+	if !fresh {
+		return g.cli.Get(ctx, key, opts...)
 	}
-	return g.cli.Get(ctx, key, opts...)
+	type answer struct {
+		resp *clientv3.GetResponse
+		err  error
+	}
+	ch := make(chan answer, 1)
+	g.reads.Add(1)
+	go func() {
+		defer g.reads.Done()
+		resp, err := kv.Get(g.life, key, opts...)
+		ch <- answer{resp, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.resp, a.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 func (g *guardedLeasing) Put(ctx context.Context, key, val string, opts ...clientv3.OpOption) (*clientv3.PutResponse, error) {
@@ -213,6 +239,7 @@ func (g *guardedLeasing) Do(ctx context.Context, op clientv3.Op) (clientv3.OpRes
 func (g *guardedLeasing) Close() {
 	g.cancel()
 	<-g.done
+	g.reads.Wait()
 	g.mu.Lock()
 	closeKV := g.closeKV
 	g.kv, g.closeKV = nil, nil
