@@ -10,6 +10,9 @@ const (
 	CheckerLiveness             = "liveness"
 	CheckerDiscoveryConvergence = "discovery-convergence"
 	CheckerWatchGuarantees      = "watch-guarantees"
+	CheckerBankTotal            = "bank-total"
+	CheckerSerializable         = "serializable"
+	CheckerMonotonicReads       = "monotonic-reads"
 )
 
 // ViolationKind names what a Violation found, in a word or two that stay
@@ -104,6 +107,28 @@ const (
 	ViolationNoRelist ViolationKind = "no-relist"
 )
 
+// Reported by BankTotal.
+const (
+	// ViolationTotalChanged: an audit found the accounts to sum to other
+	// than the total: money was made or lost.
+	ViolationTotalChanged ViolationKind = "total-changed"
+)
+
+// Reported by Serializable.
+const (
+	// ViolationNotSerializable: the committed transactions' reads and
+	// writes form a dependency cycle, or a read saw a write no committed
+	// transaction made: no serial order explains them.
+	ViolationNotSerializable ViolationKind = "not-serializable"
+)
+
+// Reported by MonotonicReads.
+const (
+	// ViolationRevisionBackwards: a client's read answered at a revision
+	// below that of an earlier read of the same client.
+	ViolationRevisionBackwards ViolationKind = "revision-backwards"
+)
+
 // checkerKinds lists every checker with the kinds it reports, in the order
 // the package documents them.
 var checkerKinds = []struct {
@@ -118,6 +143,9 @@ var checkerKinds = []struct {
 	{CheckerLiveness, []ViolationKind{ViolationStarvation, ViolationLeaderless}},
 	{CheckerDiscoveryConvergence, []ViolationKind{ViolationNotConverged}},
 	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
+	{CheckerBankTotal, []ViolationKind{ViolationTotalChanged}},
+	{CheckerSerializable, []ViolationKind{ViolationNotSerializable}},
+	{CheckerMonotonicReads, []ViolationKind{ViolationRevisionBackwards}},
 }
 
 // kindsOf returns the kinds checker reports, and false if there is no such

@@ -19,6 +19,9 @@ func All() []Scenario {
 	out = append(out, electionScenarios()...)
 	out = append(out, discoveryScenarios()...)
 	out = append(out, registerScenarios()...)
+	out = append(out, leasingScenarios()...)
+	out = append(out, orderingScenarios()...)
+	out = append(out, stmScenarios()...)
 	out = append(out, upstreamScenarios()...)
 	return out
 }

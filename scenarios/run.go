@@ -255,6 +255,8 @@ func (w *world) run(ctx context.Context) error {
 		return w.discoveryWorkload(ctx)
 	case FamilyRegister:
 		return w.registerWorkload(ctx)
+	case FamilySTM:
+		return w.stmWorkload(ctx)
 	}
 	return fmt.Errorf("no workload for family %q yet", w.s.Workload.Family)
 }
@@ -310,6 +312,12 @@ func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 		return checker.DiscoveryConvergence(h, checker.DiscoveryOptions{TTL: ttl, Bound: c.Bound.D()})
 	case checker.CheckerWatchGuarantees:
 		return checker.WatchGuarantees(h, checker.WatchOptions{})
+	case checker.CheckerBankTotal:
+		return checker.BankTotal(h, checker.BankOptions{})
+	case checker.CheckerSerializable:
+		return checker.Serializable(h, checker.SerializableOptions{})
+	case checker.CheckerMonotonicReads:
+		return checker.MonotonicReads(h, checker.MonotonicOptions{})
 	}
 	return checker.Result{Checker: c.Name, Verdict: checker.VerdictInvalid, Summary: "no such checker"}
 }

@@ -15,7 +15,7 @@ import (
 // SchemaVersion is the version of the scenario and result JSON this package
 // writes. Reading a newer version is an error: a result file from a newer
 // etcdsim cannot be replayed faithfully by an older one.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -84,20 +84,23 @@ const (
 	FamilyElection  = "election"
 	FamilyDiscovery = "discovery"
 	FamilyRegister  = "register"
+	FamilySTM       = "stm"
 )
 
 // Families lists the workload families.
 func Families() []string {
-	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister}
+	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilySTM}
 }
 
 // Workload is what the run's clients do. Zero fields take the defaults
 // their comments give.
 type Workload struct {
-	// Family is "lock", "election", "discovery" or "register".
+	// Family is "lock", "election", "discovery", "register" or "stm".
 	Family string `json:"family"`
 	// Recipe names the recipe in its family's registry (lock.Lookup,
-	// election.Lookup, discovery.LookupRegistrar). Empty for register.
+	// election.Lookup, discovery.LookupRegistrar); for stm, the isolation
+	// level (STMLevels; "" means "serializable-snapshot"). Empty for
+	// register.
 	// A recipe value set below wins, and Recipe then only names it.
 	Recipe string `json:"recipe,omitempty"`
 	// Resolver names the discovery resolver recipe; "" means "relisting".
@@ -127,9 +130,14 @@ type Workload struct {
 	// a member cut off from the others answers with what it had. false
 	// means linearizable reads. Register family only.
 	Serializable bool `json:"serializable,omitempty"`
+	// Readers is how many of the clients, from c1 on, only read: a reader
+	// that holds a cached value and never writes keeps it, where a write
+	// that fails makes a leasing KV drop it. 0 means every client reads
+	// and writes. Register family only.
+	Readers int `json:"readers,omitempty"`
 	// Observers is how many clients only watch: election observers,
-	// discovery resolvers, register watchers. 0 means 1 for election,
-	// discovery and register.
+	// discovery resolvers, register watchers, stm auditors. 0 means 1 for
+	// election, discovery, register and stm.
 	Observers int `json:"observers,omitempty"`
 	// Duration is how long the workload runs. 0 means 8s.
 	Duration Duration `json:"duration,omitempty"`
@@ -234,7 +242,7 @@ func (s Scenario) withDefaults() Scenario {
 	if w.Clients == 0 {
 		w.Clients = 3
 	}
-	if w.Observers == 0 && (w.Family == FamilyElection || w.Family == FamilyDiscovery || w.Family == FamilyRegister) {
+	if w.Observers == 0 && (w.Family == FamilyElection || w.Family == FamilyDiscovery || w.Family == FamilyRegister || w.Family == FamilySTM) {
 		w.Observers = 1
 	}
 	if w.Duration == 0 {
@@ -262,13 +270,16 @@ func (s Scenario) withDefaults() Scenario {
 		w.Patience = 2 * w.TTL
 	}
 	if w.Key == "" {
-		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k"}[w.Family]
+		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilySTM: "bank"}[w.Family]
 	}
 	if w.Family == FamilyDiscovery && w.Resolver == "" {
 		w.Resolver = "relisting"
 		if w.ResolverRecipe != nil {
 			w.Resolver = w.ResolverRecipe.Name
 		}
+	}
+	if w.Family == FamilySTM && w.Recipe == "" {
+		w.Recipe = STMLevels()[0]
 	}
 	if s.Checkers == nil {
 		s.Checkers = DefaultCheckers(w.Family)
@@ -288,6 +299,8 @@ func DefaultCheckers(family string) []Check {
 		return []Check{{Name: checker.CheckerDiscoveryConvergence}}
 	case FamilyRegister:
 		return []Check{{Name: checker.CheckerRegisterLinearizable}, {Name: checker.CheckerWatchGuarantees}}
+	case FamilySTM:
+		return []Check{{Name: checker.CheckerBankTotal}, {Name: checker.CheckerSerializable}}
 	}
 	return nil
 }

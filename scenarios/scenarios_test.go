@@ -98,6 +98,15 @@ func TestValidateBadInput(t *testing.T) {
 		}, []string{"workload.threads", "lock family only", "not election"}},
 		{"more threads than clients allowed", func(s *scenarios.Scenario) { s.Workload.Threads = 40 }, []string{"workload.threads 40", "1 to 64 threads in all (3 clients)"}},
 		{"negative writes", func(s *scenarios.Scenario) { s.Workload.Writes = -1 }, []string{"workload.writes -1", "1 to 1000"}},
+		{"readers outside the register family", func(s *scenarios.Scenario) { s.Workload.Readers = 1 }, []string{"workload.readers", "register family only", "not lock"}},
+		{"more readers than clients", func(s *scenarios.Scenario) {
+			s.Workload = scenarios.Workload{Family: scenarios.FamilyRegister, Clients: 2, Readers: 3}
+			s.Checkers, s.Faults = nil, scenarios.Faults{}
+		}, []string{"workload.readers 3", "0 to workload.clients (2)"}},
+		{"unknown register KV", func(s *scenarios.Scenario) {
+			s.Workload = scenarios.Workload{Family: scenarios.FamilyRegister, Recipe: "leased"}
+			s.Checkers, s.Faults = nil, scenarios.Faults{}
+		}, []string{`no register KV "leased"`, "leasing, leasing-txn-writes, leasing-guarded, ordering"}},
 		{"unknown owner check", func(s *scenarios.Scenario) { s.Workload.OwnerCheck = "lease" }, []string{`workload.owner_check "lease"`, `"done" or "read"`}},
 		{"unknown checker", func(s *scenarios.Scenario) { s.Checkers = []scenarios.Check{{Name: "mutex"}} }, []string{"checkers[0]", `"mutex"`}},
 		{"expectation no checker of the run makes", func(s *scenarios.Scenario) {

@@ -92,6 +92,12 @@ func (s Scenario) Validate() error {
 	if w.Serializable && w.Family != FamilyRegister {
 		bad("workload.serializable is for the register family only, not %s", w.Family)
 	}
+	if w.Readers != 0 && w.Family != FamilyRegister {
+		bad("workload.readers is for the register family only, not %s", w.Family)
+	}
+	if w.Readers < 0 || w.Readers > w.Clients {
+		bad("workload.readers %d: want 0 to workload.clients (%d)", w.Readers, w.Clients)
+	}
 	if err := lease.CheckTTL(w.TTL.D()); err != nil {
 		bad("workload.ttl: %w", err)
 	}
@@ -169,9 +175,9 @@ func (s Scenario) checkRecipe() error {
 			err = errors.Join(err, fmt.Errorf("workload.resolver: %w", rerr))
 		}
 	case FamilyRegister:
-		if w.Recipe != "" {
-			err = fmt.Errorf("the register family runs etcd's own KV API and takes no recipe (got %q)", w.Recipe)
-		}
+		err = checkRegisterKV(w.Recipe)
+	case FamilySTM:
+		_, err = stmIsolation(w.Recipe)
 	}
 	if err != nil {
 		return fmt.Errorf("workload.recipe: %w", err)
