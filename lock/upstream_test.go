@@ -30,7 +30,13 @@ func TestUpstreamRegistry(t *testing.T) {
 // fails although the delete committed; it locks again on its session and
 // the old release is retried. Upstream's Unlock deletes the new lock; the
 // fenced release leaves it.
+// It stays on the real clock: it needs the heal to reset a connection
+// while Unlock's answer is in flight, and on the virtual clock the heal
+// and the answer can fall in one instant, so that Unlock now and then
+// sees its answer (2 runs in 60 under -race).
 func TestUnlockRetry(t *testing.T) {
+	c := cluster.New(t, cluster.Config{})
+	observer := clustertest.Client(t, c, "observer")
 	for _, tt := range []struct {
 		recipe string
 		kept   bool // the new lock survives the retried release
@@ -39,56 +45,61 @@ func TestUnlockRetry(t *testing.T) {
 		{recipe: "unlock-retry-fenced", kept: true},
 	} {
 		t.Run(tt.recipe, func(t *testing.T) {
-			t.Parallel() // a cluster of its own, on the virtual clock
-			clustertest.Virtual(t, func(t *testing.T) {
-				c := cluster.New(t, cluster.Config{})
-				observer := clustertest.Client(t, c, "observer")
-				ctx := clustertest.Context(t)
-				name := "retry-" + tt.recipe
-				cli := clustertest.Client(t, c, name)
-				l := newLocker(t, tt.recipe, cli, name, Options{TTL: 2 * time.Second})
-				h := mustLock(t, ctx, l)
+			ctx := clustertest.Context(t)
+			name := "retry-" + tt.recipe
+			cli := clustertest.Client(t, c, name)
+			l := newLocker(t, tt.recipe, cli, name, Options{TTL: 2 * time.Second})
+			h := mustLock(t, ctx, l)
 
-				// The answers are lost until the delete has committed; then
-				// the links heal, which resets the connection under Unlock.
-				setAnswers := func(cond cluster.Condition) {
-					for _, m := range c.Members() {
-						if err := c.SetLink(m.Name(), name, cond); err != nil {
-							t.Fatal(err)
-						}
+			// The answers are lost until the delete has committed; then
+			// the links heal, which resets the connection under Unlock.
+			setAnswers := func(cond cluster.Condition) {
+				for _, m := range c.Members() {
+					if err := c.SetLink(m.Name(), name, cond); err != nil {
+						t.Fatal(err)
 					}
 				}
-				setAnswers(cluster.Blackholed())
-				gone := keyDeleted(ctx, observer, h.Key())
-				errc := make(chan error, 1)
-				go func() { errc <- h.Unlock(ctx) }()
-				select {
-				case <-gone:
-				case <-ctx.Done():
-					t.Fatal("Unlock's delete never committed")
-				}
-				setAnswers(cluster.Healthy)
-				if err := <-errc; err == nil || errors.Is(err, ErrNotHeld) {
-					t.Fatalf("Unlock with its answers lost: %v, want an error of transport", err)
-				}
+			}
+			setAnswers(cluster.Blackholed())
+			gone := keyDeleted(ctx, observer, h.Key())
+			errc := make(chan error, 1)
+			go func() { errc <- h.Unlock(ctx) }()
+			select {
+			case <-gone:
+			case <-ctx.Done():
+				t.Fatal("Unlock's delete never committed")
+			}
+			setAnswers(cluster.Healthy)
+			if err := <-errc; err == nil || errors.Is(err, ErrNotHeld) {
+				t.Fatalf("Unlock with its answers lost: %v, want an error of transport", err)
+			}
 
-				h2 := mustLock(t, ctx, l) // retries the failed release
-				if h2.Key() != h.Key() || h2.Token() <= h.Token() {
-					t.Fatalf("second lock: key %s token %d, want key %s with a token above %d", h2.Key(), h2.Token(), h.Key(), h.Token())
-				}
-				kept, err := h2.(Checker).Owned(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if kept != tt.kept {
-					t.Errorf("after the retried release, the new lock is kept: %v, want %v", kept, tt.kept)
-				}
-				if tt.kept {
-					unlock(t, ctx, h2, nil)
-				} else {
-					h2.Unlock(ctx) // upstream's Unlock deletes nothing now, and says nothing
-				}
-			})
+			// The heal reset the client's connection: wait until a request
+		// goes through again, or the next Lock may meet the old one's end.
+		for {
+			if _, err := cli.Get(ctx, "probe"); err == nil {
+				break
+			} else if ctx.Err() != nil {
+				t.Fatalf("the client never reconnected after the heal: %v", err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		h2 := mustLock(t, ctx, l) // retries the failed release
+			if h2.Key() != h.Key() || h2.Token() <= h.Token() {
+				t.Fatalf("second lock: key %s token %d, want key %s with a token above %d", h2.Key(), h2.Token(), h.Key(), h.Token())
+			}
+			kept, err := h2.(Checker).Owned(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kept != tt.kept {
+				t.Errorf("after the retried release, the new lock is kept: %v, want %v", kept, tt.kept)
+			}
+			if tt.kept {
+				unlock(t, ctx, h2, nil)
+			} else {
+				h2.Unlock(ctx) // upstream's Unlock deletes nothing now, and says nothing
+			}
 		})
 	}
 }
