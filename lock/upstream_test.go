@@ -75,16 +75,16 @@ func TestUnlockRetry(t *testing.T) {
 			}
 
 			// The heal reset the client's connection: wait until a request
-		// goes through again, or the next Lock may meet the old one's end.
-		for {
-			if _, err := cli.Get(ctx, "probe"); err == nil {
-				break
-			} else if ctx.Err() != nil {
-				t.Fatalf("the client never reconnected after the heal: %v", err)
+			// goes through again, or the next Lock may meet the old one's end.
+			for {
+				if _, err := cli.Get(ctx, "probe"); err == nil {
+					break
+				} else if ctx.Err() != nil {
+					t.Fatalf("the client never reconnected after the heal: %v", err)
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		h2 := mustLock(t, ctx, l) // retries the failed release
+			h2 := mustLock(t, ctx, l) // retries the failed release
 			if h2.Key() != h.Key() || h2.Token() <= h.Token() {
 				t.Fatalf("second lock: key %s token %d, want key %s with a token above %d", h2.Key(), h2.Token(), h.Key(), h.Token())
 			}
