@@ -10,6 +10,7 @@ const (
 	CheckerLiveness             = "liveness"
 	CheckerDiscoveryConvergence = "discovery-convergence"
 	CheckerWatchGuarantees      = "watch-guarantees"
+	CheckerRWExclusion          = "rw-exclusion"
 )
 
 // ViolationKind names what a Violation found, in a word or two that stay
@@ -20,7 +21,8 @@ type ViolationKind string
 
 // Reported by MutualExclusion.
 const (
-	// ViolationOverlap: two clients held the lock at once.
+	// ViolationOverlap: two clients held the lock at once (RWExclusion:
+	// a writer and another writer or a reader).
 	ViolationOverlap ViolationKind = "overlap"
 	// ViolationUnguardedWrite: the guarded resource accepted a write from
 	// a client that did not hold the lock.
@@ -118,6 +120,7 @@ var checkerKinds = []struct {
 	{CheckerLiveness, []ViolationKind{ViolationStarvation, ViolationLeaderless}},
 	{CheckerDiscoveryConvergence, []ViolationKind{ViolationNotConverged}},
 	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
+	{CheckerRWExclusion, []ViolationKind{ViolationOverlap}},
 }
 
 // kindsOf returns the kinds checker reports, and false if there is no such

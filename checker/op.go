@@ -112,6 +112,24 @@ const (
 	KindList Kind = "list"
 )
 
+// Read-write locks: read by RWExclusion and Liveness. A writer's hold is
+// an acquire and a release of the lock Key, as for a lock; a reader's is
+// the pair below.
+const (
+	// KindRLock: Client took read lock Key. Output.Token and Output.Lease
+	// as for KindAcquire.
+	KindRLock Kind = "rlock"
+	// KindRUnlock: Client gave read lock Key back (outcomes as for
+	// KindRelease).
+	KindRUnlock Kind = "runlock"
+)
+
+// KindSession: Client opened the session its later operations wait and
+// hold on: Output.Lease is its lease. Record it ok, as an instant. Only
+// the faults read it, so that a fault aimed at a client's session finds
+// the lease while the client still waits.
+const KindSession Kind = "session"
+
 // KindCrash: Client crashed (or lost its session for good) at Call. Every
 // lock it held and every election it led is freed at some unknown later
 // time, at the latest when its lease expires; every endpoint it registered
@@ -136,6 +154,7 @@ func Kinds() []Kind {
 		KindRead, KindWrite, KindCAS, KindDelete,
 		KindRegister, KindDeregister, KindResolve, KindRPC,
 		KindWatch, KindWatchEvent, KindList,
+		KindRLock, KindRUnlock, KindSession,
 		KindCrash,
 	}
 }
