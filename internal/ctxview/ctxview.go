@@ -10,7 +10,7 @@
 // process exits. The view also counts the requests it sends, so a test can
 // measure how hard a waiter polls etcd.
 //
-//	v := ctxview.New(cli)
+//	v := ctxview.New(cli, nil)
 //	v.Use(ctx)
 //	q := recipe.NewQueue(v.Client(), "jobs")
 //	item, err := q.Dequeue() // returns an error once ctx ends
@@ -35,13 +35,17 @@ type View struct {
 	mu  sync.Mutex      // guards ctx
 	ctx context.Context // what every request carries; never nil
 
-	requests atomic.Int64 // KV requests and watches opened
+	requests *atomic.Int64 // KV requests and watches opened
 }
 
 // New returns a view of cli bound to context.Background until Use binds it
-// to another.
-func New(cli *clientv3.Client) *View {
-	v := &View{real: cli, ctx: context.Background()}
+// to another. It counts its requests into count, which views may share;
+// nil gives the view a count of its own.
+func New(cli *clientv3.Client, count *atomic.Int64) *View {
+	if count == nil {
+		count = new(atomic.Int64)
+	}
+	v := &View{real: cli, ctx: context.Background(), requests: count}
 	// NewCtxClient makes a client with no connection of its own; the
 	// fields below give it the real client's, wrapped.
 	c := clientv3.NewCtxClient(cli.Ctx(), clientv3.WithZapLogger(cli.GetLogger()))
@@ -66,7 +70,7 @@ func (v *View) Use(ctx context.Context) {
 	v.ctx = ctx
 }
 
-// Requests returns how many KV requests and watches the view has sent.
+// Requests returns how many KV requests and watches the view's count holds.
 func (v *View) Requests() int64 { return v.requests.Load() }
 
 func (v *View) bound() context.Context {
