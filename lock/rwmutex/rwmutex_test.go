@@ -184,7 +184,7 @@ func TestRevokedWhileWaiting(t *testing.T) {
 				if !ok || err != nil {
 					t.Fatalf("c's Lock while b believes it holds: returned %v, %v; etcd #16221 lets it in", ok, err)
 				}
-				hc.Unlock(ctx)    //nolint:errcheck // only the overlap matters
+				hc.Unlock(ctx)   //nolint:errcheck // only the overlap matters
 				rb.h.Unlock(ctx) //nolint:errcheck
 			})
 		})
