@@ -29,6 +29,7 @@ func All() []Scenario {
 	out = append(out, electionScenarios()...)
 	out = append(out, discoveryScenarios()...)
 	out = append(out, registerScenarios()...)
+	out = append(out, rwmutexScenarios()...)
 	out = append(out, upstreamScenarios()...)
 	return out
 }

@@ -254,6 +254,8 @@ func (w *world) run(ctx context.Context) error {
 		return w.discoveryWorkload(ctx)
 	case FamilyRegister:
 		return w.registerWorkload(ctx)
+	case FamilyRWMutex:
+		return w.rwmutexWorkload(ctx)
 	}
 	return fmt.Errorf("no workload for family %q yet", w.s.Workload.Family)
 }
@@ -310,6 +312,8 @@ func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 		return checker.DiscoveryConvergence(h, checker.DiscoveryOptions{TTL: ttl, Bound: c.Bound.D()})
 	case checker.CheckerWatchGuarantees:
 		return checker.WatchGuarantees(h, checker.WatchOptions{})
+	case checker.CheckerRWExclusion:
+		return checker.RWExclusion(h, checker.RWOptions{})
 	}
 	return checker.Result{Checker: c.Name, Verdict: checker.VerdictInvalid, Summary: "no such checker"}
 }

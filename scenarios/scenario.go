@@ -15,6 +15,7 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/rwmutex"
 )
 
 // SchemaVersion is the version of the scenario and result JSON this package
@@ -89,11 +90,12 @@ const (
 	FamilyElection  = "election"
 	FamilyDiscovery = "discovery"
 	FamilyRegister  = "register"
+	FamilyRWMutex   = "rwmutex"
 )
 
 // Families lists the workload families.
 func Families() []string {
-	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister}
+	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex}
 }
 
 // Workload is what the run's clients do. Zero fields take the defaults
@@ -161,8 +163,11 @@ type Workload struct {
 	// 0 means 1s.
 	TTL Duration `json:"ttl,omitempty"`
 	// Key is the lock, election or service name. "" means "L", "E" or
-	// "svc".
+	// "svc" ("RW" for a read-write lock).
 	Key string `json:"key,omitempty"`
+	// Readers is how many of the clients of the rwmutex family (c1, c2,
+	// …) take read locks; the others take write locks. 0 means none.
+	Readers int `json:"readers,omitempty"`
 
 	// A user's own recipe, run instead of the registry's. Recipe is its
 	// name in reports; replaying a run of it needs the program that
@@ -170,6 +175,7 @@ type Workload struct {
 	Lock      *lock.Recipe               `json:"-"`
 	Election  *election.Recipe           `json:"-"`
 	Registrar *discovery.RegistrarRecipe `json:"-"`
+	RWMutex   *rwmutex.Recipe            `json:"-"`
 	// ResolverRecipe is a user's own discovery resolver, run instead of
 	// the registry's; Resolver is its name in reports.
 	ResolverRecipe *discovery.ResolverRecipe `json:"-"`
@@ -250,7 +256,7 @@ func (s Scenario) withDefaults() Scenario {
 		w.Patience = 2 * w.TTL
 	}
 	if w.Key == "" {
-		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k"}[w.Family]
+		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW"}[w.Family]
 	}
 	if w.Family == FamilyDiscovery && w.Resolver == "" {
 		w.Resolver = "relisting"
@@ -276,6 +282,8 @@ func DefaultCheckers(family string) []Check {
 		return []Check{{Name: checker.CheckerDiscoveryConvergence}}
 	case FamilyRegister:
 		return []Check{{Name: checker.CheckerRegisterLinearizable}, {Name: checker.CheckerWatchGuarantees}}
+	case FamilyRWMutex:
+		return []Check{{Name: checker.CheckerRWExclusion}, {Name: checker.CheckerLiveness}}
 	}
 	return nil
 }

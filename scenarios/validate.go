@@ -13,6 +13,7 @@ import (
 	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/lock/rwmutex"
 )
 
 // maxMembers, maxClients and maxWrites bound what one run may start.
@@ -87,6 +88,11 @@ func (s Scenario) Validate() error {
 		if w.OwnerCheck != OwnerCheckDone && w.OwnerCheck != OwnerCheckRead {
 			bad("workload.owner_check %q: want %q or %q", w.OwnerCheck, OwnerCheckDone, OwnerCheckRead)
 		}
+	}
+	if w.Readers != 0 && w.Family != FamilyRWMutex {
+		bad("workload.readers is for the rwmutex family only, not %s", w.Family)
+	} else if w.Readers < 0 || w.Readers > w.Clients {
+		bad("workload.readers %d: want 0 to workload.clients (%d)", w.Readers, w.Clients)
 	}
 	if w.Serializable && w.Family != FamilyRegister {
 		bad("workload.serializable is for the register family only, not %s", w.Family)
@@ -163,6 +169,12 @@ func (s Scenario) checkRecipe() error {
 		}
 		if rerr != nil {
 			err = errors.Join(err, fmt.Errorf("workload.resolver: %w", rerr))
+		}
+	case FamilyRWMutex:
+		if w.RWMutex == nil {
+			_, err = rwmutex.Lookup(w.Recipe)
+		} else {
+			err = w.RWMutex.Validate()
 		}
 	case FamilyRegister:
 		if w.Recipe != "" {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	recipes "go.etcd.io/etcd/client/v3/experimental/recipes"
@@ -153,6 +154,9 @@ func (p *process) hold(ctx context.Context, write bool) (lock.Held, error) {
 	if err := take(); err != nil {
 		end()
 		p.drop(ctx, g)
+		if errors.Is(err, rpctypes.ErrLeaseNotFound) { // the session was gone before its key was made
+			return nil, fmt.Errorf("%w: %s: %s: %w", ErrExpired, p.pfx, what, err)
+		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("rwmutex: %s: %s: %w", p.pfx, what, context.Cause(ctx))
 		}
