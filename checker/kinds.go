@@ -11,6 +11,7 @@ const (
 	CheckerDiscoveryConvergence = "discovery-convergence"
 	CheckerWatchGuarantees      = "watch-guarantees"
 	CheckerRWExclusion          = "rw-exclusion"
+	CheckerQueueDelivery        = "queue-delivery"
 )
 
 // ViolationKind names what a Violation found, in a word or two that stay
@@ -106,6 +107,19 @@ const (
 	ViolationNoRelist ViolationKind = "no-relist"
 )
 
+// Reported by QueueDelivery.
+const (
+	// ViolationPhantomItem: a dequeue returned an item nobody had begun
+	// to enqueue by then.
+	ViolationPhantomItem ViolationKind = "phantom-item"
+	// ViolationDuplicateItem: an item was dequeued twice.
+	ViolationDuplicateItem ViolationKind = "duplicate-item"
+	// ViolationLostItem: an item enqueued was never dequeued although the
+	// queue was seen empty after its enqueue returned, and no dequeue of
+	// unknown outcome could have taken it.
+	ViolationLostItem ViolationKind = "lost-item"
+)
+
 // checkerKinds lists every checker with the kinds it reports, in the order
 // the package documents them.
 var checkerKinds = []struct {
@@ -121,6 +135,7 @@ var checkerKinds = []struct {
 	{CheckerDiscoveryConvergence, []ViolationKind{ViolationNotConverged}},
 	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
 	{CheckerRWExclusion, []ViolationKind{ViolationOverlap}},
+	{CheckerQueueDelivery, []ViolationKind{ViolationPhantomItem, ViolationDuplicateItem, ViolationLostItem}},
 }
 
 // kindsOf returns the kinds checker reports, and false if there is no such

@@ -124,6 +124,17 @@ const (
 	KindRUnlock Kind = "runlock"
 )
 
+// Queues: read by QueueDelivery.
+const (
+	// KindEnqueue: Client put item Input.Value on queue Key. Items are
+	// unique within a history.
+	KindEnqueue Kind = "enqueue"
+	// KindDequeue: Client took item Output.Value off queue Key; or, with
+	// Output.Missing, read that the queue held no item at all (a drain's
+	// last look).
+	KindDequeue Kind = "dequeue"
+)
+
 // KindSession: Client opened the session its later operations wait and
 // hold on: Output.Lease is its lease. Record it ok, as an instant. Only
 // the faults read it, so that a fault aimed at a client's session finds
@@ -154,7 +165,7 @@ func Kinds() []Kind {
 		KindRead, KindWrite, KindCAS, KindDelete,
 		KindRegister, KindDeregister, KindResolve, KindRPC,
 		KindWatch, KindWatchEvent, KindList,
-		KindRLock, KindRUnlock, KindSession,
+		KindRLock, KindRUnlock, KindSession, KindEnqueue, KindDequeue,
 		KindCrash,
 	}
 }

@@ -1,0 +1,153 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+
+// Queue histories, the failing ones first.
+var queueCases = []struct {
+	name    string
+	h       History
+	want    Verdict
+	wantMsg string
+}{
+	{
+		name: "a dequeue of an item never enqueued",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
+			mk("c1", KindDequeue, "Q", 1, 2, read("a")),
+			mk("c1", KindDequeue, "Q", 2, 3, read("zz")),
+			mk("c1", KindDequeue, "Q", 4, 5, missing),
+		),
+		want:    VerdictViolation,
+		wantMsg: `c1 dequeued item "zz" from queue Q at 3.000s, which nobody enqueued`,
+	},
+	{
+		name: "an item dequeued twice",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
+			mk("c1", KindDequeue, "Q", 1, 2, read("a")),
+			mk("c2", KindDequeue, "Q", 1, 2.5, read("a")),
+		),
+		want:    VerdictViolation,
+		wantMsg: `item "a" of queue Q was dequeued twice`,
+	},
+	{
+		name: "an item lost before the drain",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
+			mk("p1", KindEnqueue, "Q", 1, 2, value("b")),
+			mk("c1", KindDequeue, "Q", 2, 3, read("a")),
+			mk("c1", KindDequeue, "Q", 4, 5, missing),
+		),
+		want:    VerdictViolation,
+		wantMsg: `1 item of queue Q never dequeued ([b])`,
+	},
+	{
+		name: "a dequeue returned before its item was enqueued",
+		h: hist(
+			mk("c1", KindDequeue, "Q", 0, 1, read("a")),
+			mk("p1", KindEnqueue, "Q", 2, 3, value("a")),
+		),
+		want:    VerdictViolation,
+		wantMsg: `before p1 began to enqueue it at 2.000s`,
+	},
+	{
+		name: "an item enqueued twice",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
+			mk("p2", KindEnqueue, "Q", 0, 1, value("a")),
+		),
+		want:    VerdictInvalid,
+		wantMsg: `item "a" enqueued twice`,
+	},
+	{
+		name:    "an enqueue without an item",
+		h:       hist(mk("p1", KindEnqueue, "Q", 0, 1)),
+		want:    VerdictInvalid,
+		wantMsg: "enqueue without an item",
+	},
+	{
+		name: "an item a dequeue of unknown outcome may have taken",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
+			mk("c1", KindDequeue, "Q", 2, never, gaveUp(3)),
+			mk("c1", KindDequeue, "Q", 4, 5, missing),
+		),
+		want: VerdictOK,
+	},
+	{
+		name: "every item delivered once, concurrently",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
+			mk("c1", KindDequeue, "Q", 0, 1.5, read("a")),
+			mk("p1", KindEnqueue, "Q", 1, 2, value("b")),
+			mk("p2", KindEnqueue, "Q", 1, never, value("c")),
+			mk("c2", KindDequeue, "Q", 1, 3, read("b")),
+			mk("c2", KindDequeue, "Q", 4, 5, missing),
+		),
+		want: VerdictOK,
+	},
+	{
+		name: "no drain: loss cannot be judged",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
+		),
+		want: VerdictUnknown,
+	},
+}
+
+func TestQueueDelivery(t *testing.T) {
+	for _, tt := range queueCases {
+		t.Run(tt.name, func(t *testing.T) {
+			res := QueueDelivery(tt.h, QueueOptions{})
+			if res.Verdict != tt.want {
+				t.Fatalf("verdict %s, want %s: %s %q", res.Verdict, tt.want, res.Summary, messages(res))
+			}
+			if tt.wantMsg != "" && !slices.ContainsFunc(messages(res), func(m string) bool { return strings.Contains(m, tt.wantMsg) }) {
+				t.Errorf("no sentence contains %q; have %q", tt.wantMsg, messages(res))
+			}
+		})
+	}
+}
+
+// genQueueLoad: producers put unique items on each queue, consumers take
+// them in order, and a drain sees each queue empty at the end.
+func genQueueLoad(queues, items int) History {
+	const step = time.Microsecond
+	var ops []Operation
+	for q := range queues {
+		key := fmt.Sprintf("/q/%d", q)
+		t := time.Duration(q) * step
+		for i := range items {
+			v := fmt.Sprintf("q%d-%d", q, i)
+			ops = append(ops,
+				Operation{Client: fmt.Sprintf("p%d", i%5), Kind: KindEnqueue, Key: key, Input: Input{Value: v}, Call: t, Return: t + step, Outcome: OutcomeOK},
+				Operation{Client: fmt.Sprintf("c%d", i%5), Kind: KindDequeue, Key: key, Output: Output{Value: v}, Call: t, Return: t + 2*step, Outcome: OutcomeOK})
+			t += 2 * step
+		}
+		ops = append(ops, Operation{Client: "c0", Kind: KindDequeue, Key: key, Output: Output{Missing: true}, Call: t, Return: t + step, Outcome: OutcomeOK})
+	}
+	for i := range ops {
+		ops[i].ID = i
+	}
+	return History{Ops: ops}
+}
+
+// A 10-minute run of 10 clients, five producing and five consuming an item
+// every 50 ms each, moves about 60,000 items; this judges 100,000.
+func BenchmarkQueueDelivery(b *testing.B) {
+	h := genQueueLoad(10, 10000)
+	b.Logf("%d operations", len(h.Ops))
+	for b.Loop() {
+		if res := QueueDelivery(h, QueueOptions{}); res.Verdict != VerdictOK {
+			b.Fatalf("%s: %s", res.Verdict, res.Summary)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+}
