@@ -8,7 +8,6 @@ import (
 	"time"
 )
 
-
 // Queue histories, the failing ones first.
 var queueCases = []struct {
 	name    string
