@@ -12,11 +12,13 @@ test:
 	$(GO) test -race -count=1 -parallel 4 -timeout 14m ./scenarios/
 	$(MAKE) examples
 
-# The example module of a user's own recipes (examples/myrecipes, a module
-# of its own that uses etcdsim's public API only): vet it and run its
-# recipes under their families' safety scenarios.
+# The example modules, each a module of its own that uses etcdsim's public
+# API only: a user's own recipes (examples/myrecipes) and go-zero's
+# core/discov (examples/gozero, on the real clock, about a minute): vet
+# them and run their recipes under their families' safety scenarios.
 examples:
 	cd examples/myrecipes && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd examples/gozero && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 # The quick loop: skips the slowest cases.
 test-short:
@@ -41,7 +43,10 @@ sim:
 # 1000 short runs of every family, two at a time, each in a child process
 # (10+ minutes); then checks from summary.json that simrun's own
 # goroutines, RSS and open files stay within 10% from run 50 to the end.
+# Always from scratch: a campaign resumes a directory it left unfinished,
+# and a resumed run has no figures of the simrun that ran it.
 soak:
+	rm -rf results/soak
 	$(GO) run ./cmd/simrun campaign -f cmd/simrun/simrun/testdata/soak.yaml -parallel 2 -out results/soak; \
 	  code=$$?; [ $$code -le 1 ] || exit $$code
 	$(GO) run ./cmd/simrun/internal/soakcheck -from 50 -tolerance 0.1 results/soak/summary.json
@@ -52,7 +57,11 @@ soak:
 # expectation met, detection rate, median time to first violation and
 # median run time. Results, pages and summary.md in results/pitfalls
 # (results/pitfalls-real with CLOCK=real, which takes about an hour).
+# From scratch, since the code under test may have changed; RESUME=1
+# resumes one that was interrupted instead.
 PARALLEL ?= $(shell nproc 2>/dev/null || echo 2)
+RESUME ?=
 pitfalls:
+	$(if $(RESUME),,rm -rf results/pitfalls$(if $(CLOCK),-$(CLOCK)))
 	$(GO) run ./cmd/simrun campaign -f cmd/simrun/campaigns/pitfalls.yaml -parallel $(PARALLEL) \
 	  $(if $(CLOCK),-clock $(CLOCK)) -out results/pitfalls$(if $(CLOCK),-$(CLOCK))

@@ -70,9 +70,7 @@ func ElectionSafety(h History, opts ElectionOptions) Result {
 			if top != nil {
 				prev := &h.Ops[top.take]
 				if term <= prev.Output.Token {
-					rep.violation(ViolationTermRegression, []*Operation{prev, c},
-						"%s became leader of election %s at %s with term %d, but %s had become leader at %s with term %d",
-						hd.client, e.key, fmtTime(hd.start), term, top.client, fmtTime(top.start), prev.Output.Token)
+					termRegression(rep, &h, e.key, top, hd)
 				}
 			}
 			if top == nil || term > h.Ops[top.take].Output.Token {
@@ -123,4 +121,25 @@ func ElectionSafety(h History, opts ElectionOptions) Result {
 		undecided = "nobody led an election and nobody observed a leader"
 	}
 	return rep.done(summary, undecided)
+}
+
+// termRegression reports that later won a term no larger than top's, the
+// earlier leadership with the largest term. The same term twice is the
+// same leader key, never deleted in between: if top's leader resigned and
+// was told it had, the sentence says the key outlived that resign.
+func termRegression(rep *report, h *History, key string, top, later *hold) {
+	prev, c := &h.Ops[top.take], &h.Ops[later.take]
+	term := c.Output.Token
+	if term == prev.Output.Token && top.give >= 0 {
+		if g := &h.Ops[top.give]; g.Kind == KindResign && g.Outcome == OutcomeOK {
+			rep.violation(ViolationTermRegression, []*Operation{prev, g, c},
+				"%s became leader of election %s at %s with term %d again: the leader key of term %d, won by %s at %s, "+
+					"was never deleted, though %s resigned at %s and was told it had",
+				later.client, key, fmtTime(later.start), term, term, top.client, fmtTime(top.start), top.client, fmtTime(g.Call))
+			return
+		}
+	}
+	rep.violation(ViolationTermRegression, []*Operation{prev, c},
+		"%s became leader of election %s at %s with term %d, but %s had become leader at %s with term %d",
+		later.client, key, fmtTime(later.start), term, top.client, fmtTime(top.start), prev.Output.Token)
 }

@@ -50,6 +50,28 @@ func TestElectionSafety(t *testing.T) {
 			wantMsg: "c2 became leader of election /e at 3.000s with term 5, but c1 had become leader at 1.000s with term 8",
 		},
 		{
+			name: "a resigned leader's key won its term again",
+			h: hist(
+				mk("c1", KindCampaign, "/e", 0, 1, value("c1-0"), term(5)),
+				mk("c2", KindCampaign, "/e", 0.5, never, value("c2-0")),
+				mk("c1", KindResign, "/e", 2, 2.5),
+				mk("c1", KindCampaign, "/e", 3, 3.1, value("c1-1"), term(5)),
+			),
+			want: VerdictViolation,
+			wantMsg: "c1 became leader of election /e at 3.100s with term 5 again: the leader key of term 5, won by c1 at " +
+				"1.000s, was never deleted, though c1 resigned at 2.000s and was told it had",
+		},
+		{
+			name: "the same term after a crash is a plain regression",
+			h: hist(
+				mk("c1", KindCampaign, "/e", 0, 1, term(5)),
+				crash("c1", 2),
+				mk("c2", KindCampaign, "/e", 0.5, 3, term(5)),
+			),
+			want:    VerdictViolation,
+			wantMsg: "c2 became leader of election /e at 3.000s with term 5, but c1 had become leader at 1.000s with term 5",
+		},
+		{
 			name: "an observer saw the term go backwards",
 			h: hist(
 				mk("o1", KindLeaderObserved, "/e", 1, 1.1, observed("", 8)),

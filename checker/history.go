@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // HistoryVersion is the version of the history format WriteJSON writes and
@@ -17,7 +19,7 @@ type Meta struct {
 	// defaults it to the clock's origin.
 	RunID string `json:"run_id,omitempty"`
 	// Seed is the run's random seed, so the run can be replayed.
-	Seed Seed `json:"seed"`
+	Seed seed.Seed `json:"seed"`
 	// Scenario names what was run; free text.
 	Scenario string `json:"scenario,omitempty"`
 	// SessionTTL is the TTL of the clients' etcd sessions (leases), 0 if

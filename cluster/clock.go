@@ -85,9 +85,6 @@ func (c Clock) String() string {
 // sockets, made on a cluster on the virtual clock.
 var ErrNeedsRealClock = errors.New("cluster: needs the real clock")
 
-// errJoinVirtual is AddMember's error on the virtual clock.
-var errJoinVirtual = fmt.Errorf("%w: AddMember: a member joining a running cluster asks the others for the membership before it starts, over sockets of etcd's own that the in-memory network cannot reach; run on the real clock (Config.Clock: ClockReal, simrun -clock real)", ErrNeedsRealClock)
-
 // checkVirtual says why a cluster cannot start on the virtual clock here:
 // outside a synctest bubble, or on an etcd whose internals differ.
 func checkVirtual() error {

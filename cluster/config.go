@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // MaxMembers is the largest cluster Start builds.
@@ -51,9 +51,9 @@ type Config struct {
 	// round trip to take time sets it.
 	Latency time.Duration `json:"latency,omitempty"`
 	// Seed seeds the network's jitter, from its own stream of the seed
-	// (see checker.Seed.Rand), so a run's seed gives it the same samples
+	// (see seed.Seed.Rand), so a run's seed gives it the same samples
 	// every time. 0 is a valid seed.
-	Seed checker.Seed `json:"seed,omitempty"`
+	Seed seed.Seed `json:"seed,omitempty"`
 }
 
 // withDefaults returns cfg with every zero field given its documented

@@ -110,6 +110,9 @@ func usePeerDialer(s *etcdserver.EtcdServer, dial func(context.Context, string) 
 		}
 		ht.Proxy = nil
 		ht.DialContext = func(ctx context.Context, _, addr string) (net.Conn, error) { return dial(ctx, addr) }
+		// A joining member's bootstrap left real connections idle here
+		// (joinBridge); from now on the round tripper dials in memory.
+		ht.CloseIdleConnections()
 	}
 	old.Stop()
 	for _, m := range s.Cluster().Members() {

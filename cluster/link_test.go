@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/seed"
 	"github.com/google/go-cmp/cmp"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -142,7 +142,7 @@ func TestDelayHoldsBytesBackInOrder(t *testing.T) {
 // The network's jitter comes from Config.Seed alone: one seed, one sequence
 // of delays; another seed, another.
 func TestJitterReplaysFromSeed(t *testing.T) {
-	samples := func(seed checker.Seed) []time.Duration {
+	samples := func(seed seed.Seed) []time.Duration {
 		n := newNetwork(seed, nil, 0)
 		defer n.close()
 		var out []time.Duration

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/etcdsim/etcdsim/internal/bubble"
+
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 )
@@ -77,8 +79,23 @@ func TestMoveLeader(t *testing.T) {
 	}
 }
 
+// A member joins and leaves alike on both clocks: on the virtual one, the
+// join's bootstrap requests cross from real sockets into the in-memory
+// network (joinBridge).
 func TestAddAndRemoveMembers(t *testing.T) {
-	c := New(t, Config{})
+	for _, clock := range Clocks() {
+		t.Run(string(clock), func(t *testing.T) {
+			if clock == ClockVirtual {
+				bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) { addAndRemove(t, clock) })
+				return
+			}
+			addAndRemove(t, clock)
+		})
+	}
+}
+
+func addAndRemove(t *testing.T, clock Clock) {
+	c := New(t, Config{Clock: clock})
 	cli := client(t, c, "c1")
 	put(t, cli, "k", "v")
 	m, err := c.AddMember(testCtx(t))

@@ -16,9 +16,6 @@ import (
 // so just after a start or a partition AddMember waits, retrying until ctx
 // ends.
 func (c *Cluster) AddMember(ctx context.Context) (*Member, error) {
-	if c.cfg.Clock.Resolve() == ClockVirtual {
-		return nil, errJoinVirtual
-	}
 	if n := len(c.Members()); n >= MaxMembers {
 		return nil, fmt.Errorf("cluster: cannot add a member to %d; at most %d", n, MaxMembers)
 	}

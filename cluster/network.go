@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // network owns every proxy and every proxied connection of one cluster and
@@ -45,7 +45,7 @@ type network struct {
 // choice drawn from a run's seed.
 const networkStream = 0x6e6574776f726b // "network"
 
-func newNetwork(seed checker.Seed, mem *memNet, latency time.Duration) *network {
+func newNetwork(seed seed.Seed, mem *memNet, latency time.Duration) *network {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &network{
 		ctx:     ctx,

@@ -8,9 +8,11 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"sort"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
+	"go.etcd.io/etcd/client/pkg/v3/types"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/config"
 	"go.etcd.io/etcd/server/v3/embed"
@@ -90,10 +92,17 @@ func startVirtual(cfg *embed.Config, n *memNet) (_ server, err error) {
 			s.clientLn.Close()
 		}
 	}()
+	name := cfg.Name
+	var bridge *joinBridge
+	if needsJoinBridge(!cfg.IsNewCluster(), cfg.Dir) {
+		if bridge, err = bridgeJoin(n, name, peerHosts(scfg.InitialPeerURLsMap, name)); err != nil {
+			return nil, err
+		}
+	}
+	defer bridge.close()
 	if s.srv, err = etcdserver.NewServer(scfg); err != nil {
 		return nil, err
 	}
-	name := cfg.Name
 	if err := usePeerDialer(s.srv, func(ctx context.Context, addr string) (net.Conn, error) { return n.dialAs(ctx, addr, name) }); err != nil {
 		s.srv.Cleanup()
 		return nil, err
@@ -110,6 +119,21 @@ func startVirtual(cfg *embed.Config, n *memNet) (_ server, err error) {
 	s.wg.Go(func() { s.serveErr("peer", s.peerHTTP.Serve(s.peerLn)) })
 	s.wg.Go(func() { s.serveErr("client", s.grpc.Serve(s.clientLn)) })
 	return s, nil
+}
+
+// peerHosts returns the host:port of every peer URL in urls but self's.
+func peerHosts(urls types.URLsMap, self string) []string {
+	var out []string
+	for name, us := range urls {
+		if name == self {
+			continue
+		}
+		for _, u := range us {
+			out = append(out, u.Host)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // serveErr reports a listener that failed other than by being closed.

@@ -24,13 +24,13 @@ import (
 // event of a key winning, is the fix. Shown by the scenario
 // discovery/debounced/reregister.
 //
-// NewDebounced returns a Resolver like NewRelisting whose watch events are
+// newDebounced returns a Resolver like NewRelisting whose watch events are
 // gathered per window and applied puts first, deletes second.
-func NewDebounced(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
+func newDebounced(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
 	return newView(cli, service, relist{requireLeader: true, follow: followDebounced}.run)
 }
 
-// debounceWindow is how long NewDebounced gathers events before it applies
+// debounceWindow is how long newDebounced gathers events before it applies
 // them.
 const debounceWindow = 100 * time.Millisecond
 

@@ -8,9 +8,6 @@ import (
 	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
-// NewNoReregister returns a Registrar that keeps its first lease alive and
-// gives up when that lease is lost.
-//
 // BROKEN (deliberately): a registrar that never
 // registers again after its lease is lost. It registers and keeps the
 // lease alive like NewKeepAlive, but when the lease is lost — it expired
@@ -22,7 +19,10 @@ import (
 // closes: "once that return fires, nothing in the process is responsible
 // for registration any more"). Unlike those, Done closes when it stops, so
 // a harness can see it.
-func NewNoReregister(cli *clientv3.Client, service, addr string, opts Options) (Registrar, error) {
+//
+// newNoReregister returns a Registrar that keeps its first lease alive and
+// gives up when that lease is lost.
+func newNoReregister(cli *clientv3.Client, service, addr string, opts Options) (Registrar, error) {
 	reg, err := newRegistration(cli, service, addr, opts)
 	if err != nil {
 		return nil, err

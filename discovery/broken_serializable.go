@@ -2,9 +2,6 @@ package discovery
 
 import clientv3 "go.etcd.io/etcd/client/v3"
 
-// NewSerializable returns a Resolver like NewRelisting whose listings are
-// serializable and whose watch does not require a leader.
-//
 // BROKEN (deliberately): a resolver that lists
 // with serializable reads and watches without requiring a leader. A
 // serializable read is answered from the member's own copy of the data,
@@ -17,6 +14,9 @@ import clientv3 "go.etcd.io/etcd/client/v3"
 // endpoints manager lists this way (client/v3/naming/endpoints:
 // NewWatchChannel and List use clientv3.WithSerializable). The loop is
 // NewRelisting's with two settings changed.
-func NewSerializable(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
+//
+// newSerializable returns a Resolver like NewRelisting whose listings are
+// serializable and whose watch does not require a leader.
+func newSerializable(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
 	return newView(cli, service, relist{serializable: true, requireLeader: false}.run)
 }

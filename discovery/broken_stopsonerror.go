@@ -8,9 +8,6 @@ import (
 	"go.etcd.io/etcd/client/v3/naming/endpoints"
 )
 
-// NewStopsOnError returns a Resolver that follows the endpoints manager's
-// watch channel and stops when it closes.
-//
 // BROKEN (deliberately): a resolver that stops on
 // a watch error and never lists again. This is etcd's own gRPC resolver,
 // client/v3/naming/resolver, reduced to what it does: it reads updates
@@ -23,7 +20,10 @@ import (
 // the process restarts. Reported as etcd #9386 and cilium #3011. The
 // resolver gives gRPC no error; Done closes here when it stops, so a
 // harness can see it.
-func NewStopsOnError(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
+//
+// newStopsOnError returns a Resolver that follows the endpoints manager's
+// watch channel and stops when it closes.
+func newStopsOnError(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
 	if service == "" {
 		return nil, ErrBadService
 	}

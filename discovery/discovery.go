@@ -23,7 +23,7 @@ var (
 	ErrBadAddr = errors.New("discovery: empty instance address")
 	// ErrBadTTL is returned for a TTL that is not a whole number of seconds
 	// of at least one, or that the cluster raised to its own minimum. The
-	// error wraps lease.ErrTTL as well.
+	// error wraps lease.ErrBadTTL as well.
 	ErrBadTTL = errors.New("discovery: bad TTL")
 	// ErrRegistered is returned by a second Register.
 	ErrRegistered = errors.New("discovery: already registered")

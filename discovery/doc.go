@@ -21,11 +21,17 @@
 //
 // Correct recipes: NewKeepAlive (registers again after losing its lease)
 // and NewRelisting (linearizable listings; lists again when its watch
-// fails). Deliberately broken ones, each in a file of its own that says
-// what breaks: NewNoReregister, NewStopsOnError (etcd's naming resolver
-// loop), NewSerializable, NewDebounced (misapplies a delete then a put of
-// one key). Registrars,
-// Resolvers and the Lookup functions list them for scenarios.
+// fails). The deliberately broken ones are not exported: a broken recipe
+// is reached by name, through the registry, so that nobody builds one by
+// accident. They are the registrar "noreregister" and the resolvers
+// "stopsonerror" (etcd's naming resolver loop), "serializable" and
+// "debounced" (misapplies a delete then a put of one key), each in a file
+// broken_*.go whose constructor's doc comment begins "BROKEN
+// (deliberately):" and says what breaks. Registrars and Resolvers list
+// them; LookupRegistrar and LookupResolver find one by name:
+//
+//	r, err := discovery.LookupResolver("stopsonerror")
+//	res, err := r.New(cli, "echo", discovery.Options{})
 //
 // Wrong input is an error, never a silent no-op: an empty service
 // (ErrBadService) or address (ErrBadAddr), a TTL that is not whole seconds

@@ -132,7 +132,7 @@ func (r *registration) register(ctx context.Context, keep func(g *lease.Guard, r
 func (r *registration) put(ctx context.Context, revoke bool) (*lease.Guard, int64, error) {
 	g, err := lease.Grant(ctx, r.cli, r.opts.TTL)
 	switch {
-	case errors.Is(err, lease.ErrTTL):
+	case errors.Is(err, lease.ErrBadTTL):
 		return nil, 0, fmt.Errorf("%w for %s: %w", ErrBadTTL, r.key, err)
 	case err != nil:
 		return nil, 0, fmt.Errorf("discovery: register %s: %w", r.key, err)

@@ -24,19 +24,19 @@ import (
 //
 // It reads the records etcd's endpoints manager writes (see NewKeepAlive).
 // It does not use client/v3/naming/resolver, which stops for good on a
-// watch error (NewStopsOnError shows it), nor the manager's List and watch
+// watch error (newStopsOnError shows it), nor the manager's List and watch
 // channel, which read serializably.
 func NewRelisting(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
 	return newView(cli, service, relist{serializable: false, requireLeader: true}.run)
 }
 
 // relist is the source of NewRelisting and, with the wrong settings, of
-// NewSerializable.
+// newSerializable.
 type relist struct {
 	serializable  bool // list with serializable reads: whatever the member has
 	requireLeader bool // reads and watch fail on a member without a leader
 	// follow applies the watch's events from the listing on, until the
-	// watch ends; nil means follow. NewDebounced's applies them wrongly.
+	// watch ends; nil means follow. newDebounced's applies them wrongly.
 	follow func(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) error
 }
 

@@ -57,11 +57,11 @@ func (b *base) hold(ctx context.Context) (*lease.Guard, error) {
 
 // grant grants a campaign's lease on prefix and keeps it alive. A TTL
 // the cluster would raise to its own minimum is an error wrapping both
-// ErrBadTTL and lease.ErrTTL.
+// ErrBadTTL and lease.ErrBadTTL.
 func grant(ctx context.Context, cli *clientv3.Client, prefix string, ttl time.Duration) (*lease.Guard, error) {
 	g, err := lease.Grant(ctx, cli, ttl)
 	switch {
-	case errors.Is(err, lease.ErrTTL):
+	case errors.Is(err, lease.ErrBadTTL):
 		return nil, fmt.Errorf("%w on %s: %w", ErrBadTTL, prefix, err)
 	case err != nil:
 		return nil, fmt.Errorf("election: campaign on %s: %w", prefix, err)

@@ -7,9 +7,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// NewIgnoresDone returns an Elector like NewRechecked whose Leadership.Done
-// closes only when the leader resigns.
-//
 // BROKEN (deliberately): an elected leader that
 // ignores its session's Done channel. Leadership in etcd is a lease: it
 // ends when the lease expires, whether or not the leader hears about it.
@@ -20,7 +17,10 @@ import (
 // off past its TTL wakes up still believing it leads while another
 // candidate has been elected: two leaders. Shown by the scenario
 // election/ignoresdone/pause-leader.
-func NewIgnoresDone(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
+//
+// newIgnoresDone returns an Elector like NewRechecked whose Leadership.Done
+// closes only when the leader resigns.
+func newIgnoresDone(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	b, err := newBase(cli, prefix, opts, byCreate)
 	if err != nil {
 		return nil, err

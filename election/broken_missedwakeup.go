@@ -22,9 +22,9 @@ import (
 // concurrency.Election's waitDeletes does, is the fix. A liveness failure,
 // not a safety one. Shown by the scenario election/missed-wakeup/contention.
 //
-// NewMissedWakeup returns an Elector whose candidates watch the key ahead
+// newMissedWakeup returns an Elector whose candidates watch the key ahead
 // of them from the revision etcd is at when the watch starts.
-func NewMissedWakeup(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
+func newMissedWakeup(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	b, err := newBase(cli, prefix, opts, byCreate)
 	if err != nil {
 		return nil, err

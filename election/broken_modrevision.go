@@ -6,9 +6,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// NewModRevision returns an Elector whose candidates, and whose Leader and
-// Observe, take the key with the lowest mod revision as the leader.
-//
 // BROKEN (deliberately): an election ordered by mod
 // revision instead of create revision. The documents this project grew
 // from state the rule: the leader is the candidate whose key was created
@@ -18,7 +15,10 @@ import (
 // the oldest unchanged key concludes that it leads while the leader, which
 // did nothing wrong, still believes it does. Two leaders on a healthy
 // cluster, shown by the scenario election/modrevision/healthy.
-func NewModRevision(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
+//
+// newModRevision returns an Elector whose candidates, and whose Leader and
+// Observe, take the key with the lowest mod revision as the leader.
+func newModRevision(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	b, err := newBase(cli, prefix, opts, byMod)
 	if err != nil {
 		return nil, err

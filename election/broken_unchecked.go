@@ -8,9 +8,6 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
-// NewUnchecked returns an Elector that is concurrency.Election on a
-// concurrency.Session of its own per campaign, with nothing added.
-//
 // BROKEN (deliberately): the upstream
 // concurrency.Election used as its documentation shows, without a recheck.
 // Its Campaign puts the candidate key and waits only for older keys to be
@@ -23,7 +20,10 @@ import (
 // leadership"). Leadership.Done is the session's Done, as users write it;
 // it may close soon after, but the caller has been told it won. Shown by
 // the scenario election/unchecked/pause-waiter.
-func NewUnchecked(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
+//
+// newUnchecked returns an Elector that is concurrency.Election on a
+// concurrency.Session of its own per campaign, with nothing added.
+func newUnchecked(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	b, err := newBase(cli, prefix, opts, byCreate)
 	if err != nil {
 		return nil, err

@@ -27,10 +27,17 @@
 //
 // Correct recipes: NewRechecked (concurrency.Election, with the lease
 // guarded and the key rechecked after the wait) and NewServer (etcd's
-// election service, guarded the same way). Deliberately broken ones,
-// each in a file of its own that says what breaks: NewModRevision,
-// NewIgnoresDone, NewUnchecked (the upstream Campaign as is),
-// NewMissedWakeup. Recipes and Lookup list them for scenarios.
+// election service, guarded the same way). The deliberately broken ones
+// are not exported: a broken recipe is reached by name, through the
+// registry, so that nobody builds one by accident. They are "modrevision",
+// "ignoresdone", "unchecked" (the upstream Campaign as is) and
+// "missed-wakeup", each in a file broken_*.go whose constructor's doc
+// comment begins "BROKEN (deliberately):" and says what breaks. Recipes
+// lists the gallery, UpstreamRecipes the reproductions of reports against
+// etcd, and Lookup finds any of them:
+//
+//	r, err := election.Lookup("modrevision")
+//	e, err := r.New(cli, "/jobs/leader", election.Options{})
 //
 // Wrong input is an error, never a silent no-op: an empty prefix
 // (ErrBadPrefix), a TTL that is not whole seconds or that the cluster

@@ -18,7 +18,7 @@ var (
 	ErrBadPrefix = errors.New("election: empty prefix")
 	// ErrBadTTL is returned for a TTL that is not a whole number of seconds
 	// of at least one, or that the cluster raised to its own minimum. The
-	// error wraps lease.ErrTTL as well.
+	// error wraps lease.ErrBadTTL as well.
 	ErrBadTTL = errors.New("election: bad TTL")
 	// ErrNotLeader is returned by Proclaim or Resign of a leadership that
 	// was resigned or lost.

@@ -6,9 +6,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// New builds a candidate that uses cli in the election under prefix: the
-// constructor every election recipe provides.
-type New func(cli *clientv3.Client, prefix string, opts Options) (Elector, error)
+// NewElector builds a candidate that uses cli in the election under
+// prefix: the constructor every election recipe provides.
+type NewElector func(cli *clientv3.Client, prefix string, opts Options) (Elector, error)
 
 // Recipe is an election recipe that scenarios can run by name: its name,
 // a one-line summary, whether it is deliberately broken and, if so, the
@@ -21,7 +21,7 @@ type New func(cli *clientv3.Client, prefix string, opts Options) (Elector, error
 // A user's own:
 //
 //	election.Recipe{Name: "my-election", Summary: "what it does", New: newMyElector}
-type Recipe = recipe.Recipe[New]
+type Recipe = recipe.Recipe[NewElector]
 
 var twoLeaders = checker.Expectation{Checker: checker.CheckerElectionSafety, Violation: checker.ViolationTwoLeaders}
 
@@ -31,31 +31,28 @@ var registry = recipe.NewRegistry(recipe.Election,
 		Summary: "concurrency.Election; the wait ends with the lease and a linearizable read checks the key after it"},
 	Recipe{Name: "server", New: NewServer,
 		Summary: "etcd's election service (v3election), with the same lease guard and recheck"},
-	Recipe{Name: "modrevision", Broken: true, New: NewModRevision, Expect: twoLeaders,
+	Recipe{Name: "modrevision", Broken: true, New: newModRevision, Expect: twoLeaders,
 		Summary: "ordered by mod revision: the leader's Proclaim lets a follower lead too"},
-	Recipe{Name: "ignoresdone", Broken: true, New: NewIgnoresDone, Expect: twoLeaders,
+	Recipe{Name: "ignoresdone", Broken: true, New: newIgnoresDone, Expect: twoLeaders,
 		Summary: "Leadership.Done closes only on Resign: a leader paused past its TTL keeps acting"},
-	Recipe{Name: "unchecked", Broken: true, New: NewUnchecked, Expect: twoLeaders,
+	Recipe{Name: "unchecked", Broken: true, New: newUnchecked, Expect: twoLeaders,
 		Upstream: "https://github.com/etcd-io/etcd/issues/19597",
 		Summary:  "upstream Campaign without a recheck: reports leadership after its lease expired while waiting"},
-	Recipe{Name: "missed-wakeup", Broken: true, New: NewMissedWakeup,
+	Recipe{Name: "missed-wakeup", Broken: true, New: newMissedWakeup,
 		Expect:  checker.Expectation{Checker: checker.CheckerLiveness, Violation: checker.ViolationLeaderless},
 		Summary: "a candidate reads the key ahead of it, then watches it from \"now\": a resignation in between is never seen"},
-)
+).WithUpstream(upstreamRecipes...)
 
 // Recipes returns every recipe of this package, correct ones first. The
 // slice is the caller's to keep.
 func Recipes() []Recipe { return registry.All() }
 
 // Lookup returns the recipe called name, of the gallery or of
-// UpstreamRecipes, or an error wrapping
-// ErrUnknownRecipe that lists the names there are, the closest first.
+// UpstreamRecipes, or an error wrapping ErrUnknownRecipe that lists the
+// names there are, the closest first.
 func Lookup(name string) (Recipe, error) {
 	r, err := registry.Lookup(name)
 	if err != nil {
-		if u, uerr := upstreamRegistry.Lookup(name); uerr == nil {
-			return u, nil
-		}
 		return Recipe{}, recipe.Unknown("election: ", ErrUnknownRecipe, err)
 	}
 	return r, nil

@@ -8,14 +8,14 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
-// NewCampaignRetryResigned is the caller of etcd #21128 with the fix
+// newCampaignRetryResigned is the caller of etcd #21128 with the fix
 // proposed upstream (etcd PR #21165: Campaign resigns on any failure):
 // after a failed Campaign the candidate key is deleted if it still has the
 // create revision Campaign gave it, the transaction Resign would have run
 // had Campaign not forgotten its session. Everything else — a session per
 // round, kept for the process's life — is the broken recipe's, so the two
 // differ in that transaction alone.
-func NewCampaignRetryResigned(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
+func newCampaignRetryResigned(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	return newRetryingCampaigner(cli, prefix, opts, deleteCandidate)
 }
 

@@ -21,10 +21,10 @@ import (
 // while the leader's lease is revoked and etcd compacts, and the run ends
 // without a leader.
 //
-// NewCampaignRetry is upstream's Campaign, withdrawn after an error with
+// newCampaignRetry is upstream's Campaign, withdrawn after an error with
 // upstream's Resign, by a caller that opens a session per round (see
 // retryingCampaigner).
-func NewCampaignRetry(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
+func newCampaignRetry(cli *clientv3.Client, prefix string, opts Options) (Elector, error) {
 	return newRetryingCampaigner(cli, prefix, opts, upstreamResign)
 }
 

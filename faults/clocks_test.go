@@ -123,6 +123,27 @@ var clockCases = []clockCase{
 		}
 		return nil
 	}},
+	{fault: "replace(follower)", effect: func(ctx context.Context, w *world) error {
+		// The event names the member replaced and its successor, which
+		// joined with an empty data directory and caught up.
+		_, added, ok := strings.Cut(w.event, " replaced by ")
+		if !ok {
+			return fmt.Errorf("the replace's event %q names no successor", w.event)
+		}
+		added = strings.TrimRight(strings.Fields(added)[0], "),")
+		if len(w.c.Members()) != 3 {
+			return fmt.Errorf("%d members after the replace; want 3", len(w.c.Members()))
+		}
+		m, err := w.c.Member(added)
+		if err != nil {
+			return err
+		}
+		got, err := clustertest.Observer(tb(ctx), m).Get(ctx, "k")
+		if err != nil || len(got.Kvs) != 1 || string(got.Kvs[0].Value) != "before" {
+			return fmt.Errorf("the new member %s reads k as %v (err %v); want before", added, got, err)
+		}
+		return nil
+	}},
 	{fault: "defrag(all-members)", effect: func(ctx context.Context, w *world) error {
 		if !strings.Contains(w.event, "db size") {
 			return fmt.Errorf("the defrag's event %q does not give the db sizes", w.event)
@@ -132,13 +153,12 @@ var clockCases = []clockCase{
 }
 
 // Every fault of the vocabulary has the same observable effect on the
-// real clock and on the virtual one. Replacing a member is the exception
-// the virtual clock names (see TestReplaceNeedsTheRealClock).
+// real clock and on the virtual one.
 func TestEveryFaultOnBothClocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two clusters a fault")
 	}
-	covered := map[string]bool{"replace": true}
+	covered := map[string]bool{}
 	for _, cc := range clockCases {
 		f, err := faults.Parse(cc.fault)
 		if err != nil {
@@ -156,21 +176,6 @@ func TestEveryFaultOnBothClocks(t *testing.T) {
 			t.Errorf("no case injects %s on both clocks", name)
 		}
 	}
-}
-
-// Replacing a member needs a member to join, which asks the others for the
-// membership over etcd's own sockets: on the virtual clock the fault fails
-// with an error that says so, and the cluster carries on.
-func TestReplaceNeedsTheRealClock(t *testing.T) {
-	clustertest.Virtual(t, func(t *testing.T) {
-		ctx := clustertest.Context(t)
-		c, env := startOn(t, cluster.ClockVirtual, 3)
-		_, err := env.Inject(ctx, faults.Replace(faults.Follower))
-		if !errors.Is(err, cluster.ErrNeedsRealClock) || !strings.Contains(err.Error(), "-clock real") {
-			t.Fatalf("replace on the virtual clock = %v; want ErrNeedsRealClock naming -clock real", err)
-		}
-		healthy(ctx, t, c)
-	})
 }
 
 func onClock(t *testing.T, clock cluster.Clock, f func(t *testing.T)) {

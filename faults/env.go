@@ -10,6 +10,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // Config shapes an Env. The zero Config works: a recorder of its own on a
@@ -24,7 +25,7 @@ type Config struct {
 	Recorder *checker.Recorder `json:"-"`
 	// Seed seeds the random source of faults injected with Env.Inject.
 	// Schedules have seeds of their own.
-	Seed checker.Seed `json:"seed"`
+	Seed seed.Seed `json:"seed"`
 	// Timeout bounds each wait of an injection or heal: for a leader to
 	// be agreed, a member to restart, a maintenance call. 0 means 30s.
 	Timeout time.Duration `json:"timeout,omitempty"`
@@ -36,6 +37,7 @@ type Config struct {
 // of its own.
 type Env struct {
 	c       *cluster.Cluster
+	seed    seed.Seed
 	rec     *checker.Recorder
 	clock   *checker.Clock
 	timeout time.Duration
@@ -59,6 +61,7 @@ type Env struct {
 func NewEnv(c *cluster.Cluster, cfg Config) *Env {
 	e := &Env{
 		c:       c,
+		seed:    cfg.Seed,
 		rec:     cfg.Recorder,
 		timeout: cfg.Timeout,
 		rng:     cfg.Seed.Rand(0),
@@ -81,6 +84,13 @@ func NewEnv(c *cluster.Cluster, cfg Config) *Env {
 // Recorder returns the run's recorder: the workload records its
 // operations here, and the Env records its fault events and crashes.
 func (e *Env) Recorder() *checker.Recorder { return e.rec }
+
+// Seed returns the seed of the Env's Config: the run's seed. A schedule
+// of a program's own draws its random choices from it, from a stream of
+// its own (Seed().Rand(stream)), so that the run's seed replays it; the
+// targets of the faults it injects with Inject are resolved from the
+// same seed already.
+func (e *Env) Seed() seed.Seed { return e.seed }
 
 // Cluster returns the cluster the Env's faults hit.
 func (e *Env) Cluster() *cluster.Cluster { return e.c }

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // Schedules are data: a Timeline or a Nemesis written as JSON says
 // exactly what ran and reads back into the same schedule. Every field is
 // named in snake_case; a fault is its text form (see Parse); a duration is
 // Go's duration text ("1.5s", "250ms"), and a whole number of nanoseconds
-// is read too; a seed is a string of decimal digits (checker.Seed). A
+// is read too; a seed is a string of decimal digits (seed.Seed). A
 // field the type does not have is an error that names it.
 //
 // Each type goes through a twin whose durations are raw JSON: written as
@@ -22,7 +22,7 @@ import (
 // field. The twins list the fields in the order they are written.
 
 type timelineJSON struct {
-	Seed     checker.Seed    `json:"seed"`
+	Seed     seed.Seed       `json:"seed"`
 	Steps    []Step          `json:"steps"`
 	Triggers []Trigger       `json:"triggers"`
 	End      json.RawMessage `json:"end"`
@@ -87,7 +87,7 @@ func (t *Trigger) UnmarshalJSON(data []byte) error {
 }
 
 type nemesisJSON struct {
-	Seed   checker.Seed    `json:"seed"`
+	Seed   seed.Seed       `json:"seed"`
 	Mix    []Choice        `json:"mix"`
 	MinFor json.RawMessage `json:"min_for"`
 	MaxFor json.RawMessage `json:"max_for"`

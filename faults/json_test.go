@@ -9,6 +9,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/seed"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -181,7 +182,7 @@ func TestScheduleJSONErrors(t *testing.T) {
 		{"fault not a string", &faults.Nemesis{}, `{"mix": [{"weight": 1, "fault": 3}]}`,
 			`faults: choice: json: cannot unmarshal number`},
 		{"bad seed", &faults.Timeline{}, `{"seed": "-1"}`,
-			`seed "-1"`},
+			`seed: parse "-1"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,7 +201,7 @@ func TestScheduleJSONErrors(t *testing.T) {
 // The views below are what a test can compare of a schedule: a Fault's
 // fields are unexported and hold functions, so it is compared by its text.
 type timelineView struct {
-	Seed     checker.Seed
+	Seed     seed.Seed
 	Steps    []stepView
 	Triggers []triggerView
 	End      time.Duration
@@ -218,7 +219,7 @@ type triggerView struct {
 }
 
 type nemesisView struct {
-	Seed           checker.Seed
+	Seed           seed.Seed
 	Mix            []choiceView
 	MinFor, MaxFor time.Duration
 	Quiet          time.Duration

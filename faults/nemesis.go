@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // Nemesis is a random schedule in Jepsen's style: it draws a fault from a
@@ -18,7 +18,7 @@ import (
 // and writes JSON with its faults as text and its durations as duration
 // text (see MarshalJSON).
 type Nemesis struct {
-	Seed checker.Seed `json:"seed"`
+	Seed seed.Seed `json:"seed"`
 	// Mix is the faults to draw from and their weights.
 	Mix []Choice `json:"mix"`
 	// MinFor and MaxFor bound how long a drawn fault lasts, uniformly;

@@ -20,30 +20,32 @@ func viewSteps(steps []faults.Step) []stepView {
 // The timeline of a nemesis of Steps faults holds what its Plan draws:
 // the same faults, at the same times, for the same durations.
 func TestNemesisTimelineIsItsPlan(t *testing.T) {
-	ctx := clustertest.Context(t)
-	c, env := start(t, 3, "c1", "c2")
-	nem := faults.Nemesis{Seed: 7, Mix: mix(), MinFor: 200 * time.Millisecond, MaxFor: 900 * time.Millisecond, Quiet: 300 * time.Millisecond, Steps: 12}
-	plan, err := nem.Plan(ctx, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := nem.Timeline(time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []stepView
-	for _, p := range plan {
-		want = append(want, stepView{p.At, p.For, p.Fault})
-	}
-	if diff := cmp.Diff(want, viewSteps(tl.Steps)); diff != "" {
-		t.Errorf("timeline differs from the plan (-plan +timeline):\n%s", diff)
-	}
-	if tl.Seed != nem.Seed {
-		t.Errorf("timeline seed %s, want the nemesis's %s", tl.Seed, nem.Seed)
-	}
-	if err := tl.Validate(c); err != nil {
-		t.Errorf("the timeline does not validate: %v", err)
-	}
+	clustertest.Virtual(t, func(t *testing.T) {
+		ctx := clustertest.Context(t)
+		c, env := start(t, 3, "c1", "c2")
+		nem := faults.Nemesis{Seed: 7, Mix: mix(), MinFor: 200 * time.Millisecond, MaxFor: 900 * time.Millisecond, Quiet: 300 * time.Millisecond, Steps: 12}
+		plan, err := nem.Plan(ctx, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl, err := nem.Timeline(time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []stepView
+		for _, p := range plan {
+			want = append(want, stepView{p.At, p.For, p.Fault})
+		}
+		if diff := cmp.Diff(want, viewSteps(tl.Steps)); diff != "" {
+			t.Errorf("timeline differs from the plan (-plan +timeline):\n%s", diff)
+		}
+		if tl.Seed != nem.Seed {
+			t.Errorf("timeline seed %s, want the nemesis's %s", tl.Seed, nem.Seed)
+		}
+		if err := tl.Validate(c); err != nil {
+			t.Errorf("the timeline does not validate: %v", err)
+		}
+	})
 }
 
 func TestNemesisTimelineFitsTheRun(t *testing.T) {
@@ -178,27 +180,29 @@ func TestNemesisTimelineOfRun(t *testing.T) {
 // The events of a real run are read back: every step it fired, none
 // sooner than its nominal time.
 func TestNemesisTimelineOfARealRun(t *testing.T) {
-	ctx := clustertest.Context(t)
-	_, env := start(t, 3, "c1", "c2")
-	nem := faults.Nemesis{Seed: 5, Mix: []faults.Choice{
-		faults.Weighted(1, faults.Kill(faults.Follower)),
-		faults.Weighted(1, faults.Partition(faults.Minority)),
-	}, MinFor: 200 * time.Millisecond, MaxFor: 400 * time.Millisecond, Quiet: 100 * time.Millisecond, Steps: 3}
-	if err := nem.Run(ctx, env); err != nil {
-		t.Fatal(err)
-	}
-	tl, err := nem.TimelineOfRun(time.Hour, env.Log().Events())
-	if err != nil {
-		t.Fatal(err)
-	}
-	nominal, _ := nem.Timeline(time.Hour)
-	if len(tl.Steps) != len(nominal.Steps) {
-		t.Fatalf("%d steps read back, want %d: %v", len(tl.Steps), len(nominal.Steps), viewSteps(tl.Steps))
-	}
-	for k, st := range tl.Steps {
-		n := nominal.Steps[k]
-		if st.Fault.String() != n.Fault.String() || st.For != n.For || st.At < n.At {
-			t.Errorf("step %d: %v, want %v fired no sooner", k, st, n)
+	clustertest.Virtual(t, func(t *testing.T) {
+		ctx := clustertest.Context(t)
+		_, env := start(t, 3, "c1", "c2")
+		nem := faults.Nemesis{Seed: 5, Mix: []faults.Choice{
+			faults.Weighted(1, faults.Kill(faults.Follower)),
+			faults.Weighted(1, faults.Partition(faults.Minority)),
+		}, MinFor: 200 * time.Millisecond, MaxFor: 400 * time.Millisecond, Quiet: 100 * time.Millisecond, Steps: 3}
+		if err := nem.Run(ctx, env); err != nil {
+			t.Fatal(err)
 		}
-	}
+		tl, err := nem.TimelineOfRun(time.Hour, env.Log().Events())
+		if err != nil {
+			t.Fatal(err)
+		}
+		nominal, _ := nem.Timeline(time.Hour)
+		if len(tl.Steps) != len(nominal.Steps) {
+			t.Fatalf("%d steps read back, want %d: %v", len(tl.Steps), len(nominal.Steps), viewSteps(tl.Steps))
+		}
+		for k, st := range tl.Steps {
+			n := nominal.Steps[k]
+			if st.Fault.String() != n.Fault.String() || st.For != n.For || st.At < n.At {
+				t.Errorf("step %d: %v, want %v fired no sooner", k, st, n)
+			}
+		}
+	})
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/etcdsim/etcdsim/internal/recipe"
+	"github.com/etcdsim/etcdsim/internal/suggest"
 )
 
 // Parse reads a fault in the form Fault.String writes, so that a schedule
@@ -137,7 +137,7 @@ func parseFault(text string) (Fault, error) {
 			return Fault{}, fmt.Errorf("no action; actions: %s", strings.Join(actionNames, ", "))
 		}
 		return Fault{}, fmt.Errorf("no action %q; actions: %s (a Custom fault has no text form)",
-			name, strings.Join(recipe.Nearest(name, actionNames), ", "))
+			name, strings.Join(suggest.Nearest(name, actionNames), ", "))
 	}
 	if open < 0 {
 		if a.targets == 0 && a.param == noParam {
@@ -305,7 +305,7 @@ func parseTarget(text string) (Target, error) {
 func forms(near string) string {
 	words := targetWords
 	if near != "" {
-		words = recipe.Nearest(near, words)
+		words = suggest.Nearest(near, words)
 	}
 	out := make([]string, len(words))
 	for i, w := range words {

@@ -292,3 +292,114 @@ func TestFaultText(t *testing.T) {
 		})
 	}
 }
+
+// exampleOf is a fault of every action, for the step round trip; a new
+// action without one here fails TestParseStepRoundTrip.
+var exampleOf = map[string]faults.Fault{
+	"compact":           faults.Compact(),
+	"crash":             faults.Crash(faults.Client("c1")),
+	"cut":               faults.Cut(faults.Member(0), faults.Majority),
+	"defrag":            faults.Defrag(faults.AllMembers),
+	"delay":             faults.Delay(faults.Client("c2"), 20*time.Millisecond, 5*time.Millisecond),
+	"isolate":           faults.Isolate(faults.LockHolder("/locks/a:b")),
+	"kill":              faults.Kill(faults.Leader),
+	"leader-kill-storm": faults.LeaderKillStorm(2 * time.Second),
+	"leader-storm":      faults.LeaderStorm(200 * time.Millisecond),
+	"lose-responses":    faults.LoseResponses(faults.Client("worker-2")),
+	"partition":         faults.Partition(faults.Minority),
+	"pause":             faults.Pause(faults.ElectionLeader("E")),
+	"replace":           faults.Replace(faults.Follower),
+	"reset":             faults.Reset(faults.AllClients),
+	"revoke-lease":      faults.RevokeLease(faults.LockHolder("L")),
+	"ring":              faults.Ring(),
+	"stop":              faults.Stop(faults.Member(2)),
+}
+
+// A step of every action reads back from its String as the same step: the
+// one text form campaign files are written in.
+func TestParseStepRoundTrip(t *testing.T) {
+	for _, action := range faults.Actions() {
+		t.Run(action, func(t *testing.T) {
+			f, ok := exampleOf[action]
+			if !ok {
+				t.Fatalf("no example fault of action %q in exampleOf", action)
+			}
+			d := 1500 * time.Millisecond
+			if f.Instant() {
+				d = 0
+			}
+			step := faults.At(250*time.Millisecond, d, f)
+			text := step.String()
+			got, err := faults.ParseStep(text)
+			if err != nil {
+				t.Fatalf("ParseStep(%q): %v", text, err)
+			}
+			if got.At != step.At || got.For != step.For {
+				t.Errorf("ParseStep(%q): at %v for %v, want at %v for %v", text, got.At, got.For, step.At, step.For)
+			}
+			if diff := cmp.Diff(viewFault(f), viewFault(got.Fault)); diff != "" {
+				t.Errorf("ParseStep(%q) fault (-want +got):\n%s", text, diff)
+			}
+			if again := got.String(); again != text {
+				t.Errorf("String of the parsed step %q, want %q", again, text)
+			}
+		})
+	}
+	for _, tt := range []struct{ step, want string }{
+		{faults.At(time.Second, 2*time.Second, faults.Kill(faults.Leader)).String(), "at 1s for 2s: kill(leader)"},
+		{faults.At(4*time.Second, 0, faults.Compact()).String(), "at 4s: compact"},
+	} {
+		if tt.step != tt.want {
+			t.Errorf("String %q, want %q", tt.step, tt.want)
+		}
+	}
+}
+
+// Other spacings read as the same step.
+func TestParseStepSpacing(t *testing.T) {
+	for _, text := range []string{"at 1s for 2s: kill(leader)", "  at  1s  for 2s :kill( leader ) ", "at 1000ms for 2s:kill(leader)"} {
+		got, err := faults.ParseStep(text)
+		if err != nil {
+			t.Errorf("ParseStep(%q): %v", text, err)
+			continue
+		}
+		if s := got.String(); s != "at 1s for 2s: kill(leader)" {
+			t.Errorf("ParseStep(%q) = %q", text, s)
+		}
+	}
+}
+
+// Bad step text is an error that quotes the text and says how a step is
+// written.
+func TestParseStepErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"the old order", "kill(leader) at 1s for 2s", []string{`no ":" before the fault`, "at <time>[ for <duration>]: <fault>"}},
+		{"no at", "1s for 2s: kill(leader)", []string{`"1s for 2s" before the fault`, `want "at <time>"`}},
+		{"for without a duration", "at 1s for: kill(leader)", []string{`"at 1s for" before the fault`}},
+		{"bad time", "at soon: compact", []string{`bad time "soon"`}},
+		{"negative time", "at -1s: compact", []string{"time -1s is negative"}},
+		{"bad duration", "at 1s for ever: kill(leader)", []string{`bad duration "ever"`}},
+		{"lasting fault without a duration", "at 1s: kill(leader)", []string{"needs a positive duration", "at 1s for 2s: kill(leader)"}},
+		{"instant fault with a duration", "at 1s for 2s: compact", []string{"compact is instant", "at 4s: compact"}},
+		{"bad fault", "at 1s for 2s: kil(leader)", []string{`no action "kil"`, "kill"}},
+		{"nothing", "", []string{`no ":" before the fault`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := faults.ParseStep(tt.text)
+			if err == nil {
+				t.Fatalf("ParseStep(%q) = %v; want an error", tt.text, st)
+			}
+			if prefix := `faults: parse step "` + tt.text + `": `; !strings.HasPrefix(err.Error(), prefix) {
+				t.Errorf("error %q does not start with %q", err, prefix)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("ParseStep(%q): %v\nwant it to say %q", tt.text, err, w)
+				}
+			}
+		})
+	}
+}

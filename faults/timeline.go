@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // Timeline is an explicit schedule: at t, for d, this fault; and, when the
@@ -18,7 +18,7 @@ import (
 type Timeline struct {
 	// Seed seeds every random choice of the run (which follower, which
 	// minority, the ring's order).
-	Seed checker.Seed `json:"seed"`
+	Seed seed.Seed `json:"seed"`
 	// Steps fire at their time. Steps on targets that may be the same
 	// node must not overlap in time.
 	Steps []Step `json:"steps"`
@@ -53,10 +53,6 @@ func At(at, d time.Duration, f Fault) Step { return Step{At: at, For: d, Fault: 
 
 // On is a Trigger: when m happens, for d, f.
 func On(m Match, d time.Duration, f Fault) Trigger { return Trigger{On: m, For: d, Fault: f} }
-
-func (s Step) String() string {
-	return fmt.Sprintf("%v at %v for %v", s.Fault, s.At, s.For)
-}
 
 func (t Trigger) String() string {
 	return fmt.Sprintf("%v on %v for %v", t.Fault, t.On, t.For)

@@ -54,7 +54,7 @@ func TestValidate(t *testing.T) {
 		{"overlap on the same target", three, timeline(
 			faults.At(0, 2*s, faults.Kill(faults.Leader)),
 			faults.At(s, 2*s, faults.Isolate(faults.Leader)),
-		), []string{"step 1 (isolate(leader) at 1s for 2s) overlaps step 0 (kill(leader) at 0s for 2s): both aim at leader"}},
+		), []string{"step 1 (at 1s for 2s: isolate(leader)) overlaps step 0 (at 0s for 2s: kill(leader)): both aim at leader"}},
 		{"overlap on a member that may be the follower", three, timeline(
 			faults.At(0, 2*s, faults.Stop(faults.Follower)),
 			faults.At(s, 2*s, faults.Kill(faults.Member(1))),

@@ -23,6 +23,15 @@ import (
 // goes on working. Two holders on a healthy cluster. Shown by the
 // scenario lock/delete-name/impatient-waiter.
 //
+// newDeleteName returns the recipe's Locker for the lock called name.
+func newDeleteName(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	pfx, ttl, err := opts.resolve(cli, name)
+	if err != nil {
+		return nil, err
+	}
+	return &deleteName{cli: cli, pfx: pfx, ttl: ttl}, nil
+}
+
 // deleteName is the queue recipe whose release, and whose clean-up after a
 // Lock that gave up, deletes the lock's name (every key under its prefix)
 // instead of the client's own key.
@@ -34,14 +43,6 @@ type deleteName struct {
 }
 
 var _ Locker = (*deleteName)(nil)
-
-func newDeleteName(cli *clientv3.Client, name string, opts Options) (Locker, error) {
-	pfx, ttl, err := opts.resolve(cli, name)
-	if err != nil {
-		return nil, err
-	}
-	return &deleteName{cli: cli, pfx: pfx, ttl: ttl}, nil
-}
 
 // Lock enqueues and waits like the queue recipe; if that fails it cleans
 // up by deleting the lock's name.

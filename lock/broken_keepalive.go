@@ -11,24 +11,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// Keepalive is the schedule of a hand-rolled lease keepalive: a renewal
-// every Heartbeat, each given up after Timeout, and the lease declared
-// lost after Retries failed renewals beyond the first.
-type Keepalive struct {
-	// Heartbeat is the time between renewals. 0 means 2 s.
-	Heartbeat time.Duration `json:"heartbeat,omitempty"`
-	// Timeout bounds each renewal. 0 means Heartbeat.
-	Timeout time.Duration `json:"timeout,omitempty"`
-	// Retries is how many failed renewals after the first are tolerated.
-	Retries int `json:"retries,omitempty"`
-}
-
-// GiveUp is how long after its last successful renewal the holder
-// declares its lease lost: (Retries+1) × (Heartbeat+Timeout).
-func (k Keepalive) GiveUp() time.Duration {
-	return time.Duration(k.Retries+1) * (k.Heartbeat + k.Timeout)
-}
-
 // BROKEN (deliberately): "a TTL too short for its
 // heartbeat and retries", a misconfiguration common in lock write-ups: TTL
 // 8 s, a heartbeat every 2 s, 2 retries. It reads as safe, 3 beats × 2 s
@@ -39,22 +21,51 @@ func (k Keepalive) GiveUp() time.Duration {
 // it breaks: a holder must stop before TTL after its last renewal, not
 // after it. Shown by the scenario lock/keepalive-misconfigured/isolate-holder.
 //
-// MisconfiguredKeepalive is the queue recipe with a hand-rolled keepalive
+// newMisconfiguredKeepalive is the registry's constructor: the document's
+// schedule (2 s heartbeat, 2 retries for an 8 s TTL), scaled to opts.TTL.
+func newMisconfiguredKeepalive(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	ttl := opts.TTL
+	if ttl == 0 {
+		ttl = 8 * time.Second
+	}
+	hb := ttl / 4
+	return newKeepaliveWith(cli, name, opts, keepaliveSchedule{Heartbeat: hb, Timeout: hb, Retries: 2})
+}
+
+// keepaliveSchedule is the schedule of a hand-rolled lease keepalive: a renewal
+// every Heartbeat, each given up after Timeout, and the lease declared
+// lost after Retries failed renewals beyond the first.
+type keepaliveSchedule struct {
+	// Heartbeat is the time between renewals. 0 means 2 s.
+	Heartbeat time.Duration `json:"heartbeat,omitempty"`
+	// Timeout bounds each renewal. 0 means Heartbeat.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// Retries is how many failed renewals after the first are tolerated.
+	Retries int `json:"retries,omitempty"`
+}
+
+// GiveUp is how long after its last successful renewal the holder
+// declares its lease lost: (Retries+1) × (Heartbeat+Timeout).
+func (k keepaliveSchedule) GiveUp() time.Duration {
+	return time.Duration(k.Retries+1) * (k.Heartbeat + k.Timeout)
+}
+
+// misconfiguredKeepalive is the queue recipe with a hand-rolled keepalive
 // whose schedule outlasts the lease.
-type MisconfiguredKeepalive struct {
+type misconfiguredKeepalive struct {
 	cli   *clientv3.Client
 	pfx   string
 	ttl   time.Duration
-	ka    Keepalive
+	ka    keepaliveSchedule
 	wakes atomic.Int64 // watch events received by this Locker's waiters
 }
 
-var _ Locker = (*MisconfiguredKeepalive)(nil)
+var _ Locker = (*misconfiguredKeepalive)(nil)
 
-// NewMisconfiguredKeepalive returns the pitfall with the given schedule;
+// newKeepaliveWith returns the pitfall with the given schedule;
 // opts.TTL 0 means 8 s here, the document's value. The registry's recipe
 // uses the document's schedule, scaled to opts.TTL when that is set.
-func NewMisconfiguredKeepalive(cli *clientv3.Client, name string, opts Options, ka Keepalive) (*MisconfiguredKeepalive, error) {
+func newKeepaliveWith(cli *clientv3.Client, name string, opts Options, ka keepaliveSchedule) (*misconfiguredKeepalive, error) {
 	if opts.TTL == 0 {
 		opts.TTL = 8 * time.Second
 	}
@@ -71,18 +82,7 @@ func NewMisconfiguredKeepalive(cli *clientv3.Client, name string, opts Options, 
 	if ka.Retries < 0 {
 		return nil, fmt.Errorf("lock: %s: negative keepalive retries %d", pfx, ka.Retries)
 	}
-	return &MisconfiguredKeepalive{cli: cli, pfx: pfx, ttl: ttl, ka: ka}, nil
-}
-
-// newDocumentKeepalive is the registry's constructor: the document's
-// schedule (2 s heartbeat, 2 retries for an 8 s TTL), scaled to opts.TTL.
-func newDocumentKeepalive(cli *clientv3.Client, name string, opts Options) (Locker, error) {
-	ttl := opts.TTL
-	if ttl == 0 {
-		ttl = 8 * time.Second
-	}
-	hb := ttl / 4
-	return NewMisconfiguredKeepalive(cli, name, opts, Keepalive{Heartbeat: hb, Timeout: hb, Retries: 2})
+	return &misconfiguredKeepalive{cli: cli, pfx: pfx, ttl: ttl, ka: ka}, nil
 }
 
 // Lock grants a lease, starts the hand-rolled keepalive, enqueues and
@@ -91,7 +91,7 @@ func newDocumentKeepalive(cli *clientv3.Client, name string, opts Options) (Lock
 // The lease comes from a lease.Guard, for its checks of the TTL, which is
 // stopped at once: the hand-rolled keepalive is all that renews the lease
 // and all that decides when Done closes. That is the pitfall.
-func (l *MisconfiguredKeepalive) Lock(ctx context.Context) (Held, error) {
+func (l *misconfiguredKeepalive) Lock(ctx context.Context) (Held, error) {
 	g, err := grant(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func (l *MisconfiguredKeepalive) Lock(ctx context.Context) (Held, error) {
 
 // keepAlive renews lease on the configured schedule and closes done when
 // it declares the lease lost, or when ctx ends.
-func (l *MisconfiguredKeepalive) keepAlive(ctx context.Context, lease clientv3.LeaseID, done chan<- struct{}) {
+func (l *misconfiguredKeepalive) keepAlive(ctx context.Context, lease clientv3.LeaseID, done chan<- struct{}) {
 	defer close(done)
 	beat := time.NewTimer(l.ka.Heartbeat)
 	defer beat.Stop()

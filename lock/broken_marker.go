@@ -19,6 +19,18 @@ import (
 // the fencing token goes backwards. Shown by the scenario
 // lock/released-marker/healthy.
 //
+// newReleasedMarker returns the recipe's Locker for the lock called name.
+func newReleasedMarker(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	pfx, ttl, err := opts.resolve(cli, name)
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%s/locker-%d", pfx, lockerIDs.Add(1))
+	l := &releasedMarker{cli: cli, pfx: pfx, ttl: ttl, key: key, turn: make(chan struct{}, 1)}
+	l.turn <- struct{}{}
+	return l, nil
+}
+
 // releasedMarker is a lock ordered by create revision whose release leaves
 // the holder's key in place and marks it released.
 type releasedMarker struct {
@@ -40,17 +52,6 @@ const (
 var lockerIDs atomic.Int64
 
 var _ Locker = (*releasedMarker)(nil)
-
-func newReleasedMarker(cli *clientv3.Client, name string, opts Options) (Locker, error) {
-	pfx, ttl, err := opts.resolve(cli, name)
-	if err != nil {
-		return nil, err
-	}
-	key := fmt.Sprintf("%s/locker-%d", pfx, lockerIDs.Add(1))
-	l := &releasedMarker{cli: cli, pfx: pfx, ttl: ttl, key: key, turn: make(chan struct{}, 1)}
-	l.turn <- struct{}{}
-	return l, nil
-}
 
 // Lock marks the Locker's key waiting, bound to a new lease (a Put that
 // keeps the key's create revision if it exists), then waits until no
@@ -121,7 +122,7 @@ func (l *releasedMarker) waitOldest(ctx context.Context) (int64, error) {
 		}
 		switch {
 		case mine < 0:
-			return 0, fmt.Errorf("%w: %s: key gone while waiting", ErrExpired, l.key)
+			return 0, fmt.Errorf("%w: %s: key gone while waiting", ErrLeaseExpired, l.key)
 		case first == mine:
 			return resp.Kvs[mine].CreateRevision, nil
 		}

@@ -27,6 +27,15 @@ import (
 // waitTurn does, is the fix. A liveness failure, not a safety one. Shown
 // by the scenario lock/missed-wakeup/contention.
 //
+// newMissedWakeup returns the recipe's Locker for the lock called name.
+func newMissedWakeup(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	pfx, ttl, err := opts.resolve(cli, name)
+	if err != nil {
+		return nil, err
+	}
+	return &missedWakeup{cli: cli, pfx: pfx, ttl: ttl}, nil
+}
+
 // missedWakeup is the queue recipe whose waiter watches its predecessor
 // from the revision etcd is at when the watch starts.
 type missedWakeup struct {
@@ -37,14 +46,6 @@ type missedWakeup struct {
 }
 
 var _ Locker = (*missedWakeup)(nil)
-
-func newMissedWakeup(cli *clientv3.Client, name string, opts Options) (Locker, error) {
-	pfx, ttl, err := opts.resolve(cli, name)
-	if err != nil {
-		return nil, err
-	}
-	return &missedWakeup{cli: cli, pfx: pfx, ttl: ttl}, nil
-}
 
 // Lock enqueues like the queue recipe and waits for its turn, watching
 // each predecessor from "now". On failure the lease is revoked, which
@@ -80,7 +81,7 @@ func (l *missedWakeup) waitTurn(ctx context.Context, key string, rev int64) erro
 			return fmt.Errorf("lock: %s: find predecessor: %w", key, err)
 		}
 		if len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
-			return fmt.Errorf("%w: %s: key gone while waiting", ErrExpired, key)
+			return fmt.Errorf("%w: %s: key gone while waiting", ErrLeaseExpired, key)
 		}
 		preds := resp.Responses[1].GetResponseRange().Kvs
 		if len(preds) == 0 {

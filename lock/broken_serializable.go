@@ -18,6 +18,15 @@ import (
 // Shown by the scenario lock/serializable-check/partition-holder-member,
 // which cuts the holder's member off from the rest.
 //
+// newSerializableCheck returns the recipe's Locker for the lock called name.
+func newSerializableCheck(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	m, err := NewMutex(cli, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &serializableCheck{m: m}, nil
+}
+
 // serializableCheck is a correct concurrency.Mutex whose holders check
 // that they still own the lock with a serializable read.
 type serializableCheck struct{ m *Mutex }
@@ -26,14 +35,6 @@ var (
 	_ Locker  = (*serializableCheck)(nil)
 	_ Checker = (*serializableHeld)(nil)
 )
-
-func newSerializableCheck(cli *clientv3.Client, name string, opts Options) (Locker, error) {
-	m, err := NewMutex(cli, name, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &serializableCheck{m: m}, nil
-}
 
 // Lock locks the mutex; the Held's Owned reads serializably.
 func (l *serializableCheck) Lock(ctx context.Context) (Held, error) {

@@ -17,6 +17,15 @@ import (
 // else ever will. A liveness failure, not a safety one. Done never closes,
 // since nothing could tell. Shown by the scenario lock/setnx/crash-holder.
 //
+// newSetNX returns the recipe's Locker for the lock called name.
+func newSetNX(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	pfx, _, err := opts.resolve(cli, name)
+	if err != nil {
+		return nil, err
+	}
+	return &setnx{cli: cli, key: pfx, id: fmt.Sprintf("locker-%d", lockerIDs.Add(1))}, nil
+}
+
 // setnx is a lock taken by creating the lock's own key if it is absent,
 // Redis SETNX style, with no lease.
 type setnx struct {
@@ -26,14 +35,6 @@ type setnx struct {
 }
 
 var _ Locker = (*setnx)(nil)
-
-func newSetNX(cli *clientv3.Client, name string, opts Options) (Locker, error) {
-	pfx, _, err := opts.resolve(cli, name)
-	if err != nil {
-		return nil, err
-	}
-	return &setnx{cli: cli, key: pfx, id: fmt.Sprintf("locker-%d", lockerIDs.Add(1))}, nil
-}
 
 // Lock creates the key if it is absent; otherwise it waits for the key to
 // be deleted and tries again.

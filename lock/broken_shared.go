@@ -22,6 +22,15 @@ import (
 // documents a session per holder; sharing one to save leases is the
 // mistake. Shown by the scenario lock/shared-session/healthy.
 //
+// newSharedSession returns the recipe's Locker for the lock called name.
+func newSharedSession(cli *clientv3.Client, name string, opts Options) (Locker, error) {
+	pfx, ttl, err := opts.resolve(cli, name)
+	if err != nil {
+		return nil, err
+	}
+	return &sharedSession{cli: cli, pfx: pfx, ttl: ttl}, nil
+}
+
 // sharedSession is a concurrency.Mutex used from several goroutines of one
 // process through a single session.
 type sharedSession struct {
@@ -36,14 +45,6 @@ type sharedSession struct {
 }
 
 var _ Locker = (*sharedSession)(nil)
-
-func newSharedSession(cli *clientv3.Client, name string, opts Options) (Locker, error) {
-	pfx, ttl, err := opts.resolve(cli, name)
-	if err != nil {
-		return nil, err
-	}
-	return &sharedSession{cli: cli, pfx: pfx, ttl: ttl}, nil
-}
 
 // Lock locks a new concurrency.Mutex on the Locker's one session, creating
 // the session if there is none.

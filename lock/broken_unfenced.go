@@ -20,12 +20,7 @@ import (
 // write from a holder superseded while it was paused, where the same run
 // with a token refuses it.
 //
-// unfenced is a correct concurrency.Mutex whose holders guard an external
-// resource with the lock alone: they show no fencing token (Token is 0).
-type unfenced struct{ m *Mutex }
-
-var _ Locker = (*unfenced)(nil)
-
+// newUnfenced returns the recipe's Locker for the lock called name.
 func newUnfenced(cli *clientv3.Client, name string, opts Options) (Locker, error) {
 	m, err := NewMutex(cli, name, opts)
 	if err != nil {
@@ -33,6 +28,12 @@ func newUnfenced(cli *clientv3.Client, name string, opts Options) (Locker, error
 	}
 	return &unfenced{m: m}, nil
 }
+
+// unfenced is a correct concurrency.Mutex whose holders guard an external
+// resource with the lock alone: they show no fencing token (Token is 0).
+type unfenced struct{ m *Mutex }
+
+var _ Locker = (*unfenced)(nil)
 
 // Lock locks the mutex and hides the token.
 func (l *unfenced) Lock(ctx context.Context) (Held, error) {

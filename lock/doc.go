@@ -21,16 +21,17 @@
 //   - "fenced": the documented recipe written out, whose holders write to
 //     etcd through a guard (PutIfHeld) that commits only while they own it.
 //
-// The deliberately broken recipes, each in a file of its own whose first
-// doc comment begins "BROKEN (deliberately):", are registered with Broken
-// set and the violation they must produce, so that scenarios expect it:
-// "released-marker", "keepalive-misconfigured", "unfenced",
-// "shared-session", "setnx", "delete-name", "serializable-check" and
-// "missed-wakeup". "herd" is correct but wakes every waiter on each
-// change. Recipes lists them all; Lookup finds one by name.
-// NewMisconfiguredKeepalive builds the misconfigured keepalive with a
-// schedule of one's own, to scale it to a test. The gallery's
-// documentation numbers them.
+// The deliberately broken recipes are not exported: a broken recipe is
+// reached by name, through the registry, so that nobody builds one by
+// accident. They are "released-marker", "keepalive-misconfigured",
+// "unfenced", "shared-session", "setnx", "delete-name",
+// "serializable-check" and "missed-wakeup", each in a file broken_*.go
+// whose constructor's doc comment begins "BROKEN (deliberately):" and
+// says what breaks; they are registered with Broken set and the violation
+// they must produce, so that scenarios expect it. "herd" is correct but
+// wakes every waiter on each change. Recipes lists the gallery,
+// UpstreamRecipes the reproductions of reports against etcd, and Lookup
+// finds any of them by name. The gallery's documentation numbers them.
 //
 // Resource and FencedResource stand for what a lock protects: the first
 // counts critical sections that overlap, the second refuses a write whose

@@ -77,7 +77,7 @@ func (l *herd) waitOldest(ctx context.Context, key string, rev int64) error {
 			return fmt.Errorf("lock: %s: read queue: %w", key, err)
 		}
 		if len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
-			return fmt.Errorf("%w: %s: key gone while waiting", ErrExpired, key)
+			return fmt.Errorf("%w: %s: key gone while waiting", ErrLeaseExpired, key)
 		}
 		if first := resp.Responses[1].GetResponseRange().Kvs; first[0].CreateRevision == rev {
 			return nil

@@ -18,13 +18,13 @@ import (
 
 // grant grants the lease of one holder of lock pfx and keeps it alive. The
 // guard outlives ctx: ctx bounds the grant only. A TTL the cluster would
-// raise to its own minimum is an error wrapping both ErrTTL and
-// lease.ErrTTL.
+// raise to its own minimum is an error wrapping both ErrBadTTL and
+// lease.ErrBadTTL.
 func grant(ctx context.Context, cli *clientv3.Client, pfx string, ttl time.Duration) (*lease.Guard, error) {
 	g, err := lease.Grant(ctx, cli, ttl)
 	switch {
-	case errors.Is(err, lease.ErrTTL):
-		return nil, fmt.Errorf("%w: lock %s: %w", ErrTTL, pfx, err)
+	case errors.Is(err, lease.ErrBadTTL):
+		return nil, fmt.Errorf("%w: lock %s: %w", ErrBadTTL, pfx, err)
 	case err != nil:
 		return nil, fmt.Errorf("lock: %s: %w", pfx, err)
 	}

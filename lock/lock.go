@@ -14,21 +14,21 @@ import (
 // Sentinel errors. The errors the package returns wrap them with the lock,
 // key or recipe involved, so test them with errors.Is.
 var (
-	// ErrEmptyName is returned for a lock asked for with an empty name.
-	ErrEmptyName = errors.New("lock: empty lock name")
-	// ErrTTL is returned for a TTL that is not a whole number of seconds,
+	// ErrBadName is returned for a lock asked for with an empty name.
+	ErrBadName = errors.New("lock: empty lock name")
+	// ErrBadTTL is returned for a TTL that is not a whole number of seconds,
 	// is below MinTTL, or is below the cluster's minimum lease TTL. etcd
 	// raises a short TTL silently; we refuse it, since a holder that
 	// believes in a TTL it does not have is the bug. The error wraps
-	// lease.ErrTTL as well.
-	ErrTTL = errors.New("lock: bad TTL")
+	// lease.ErrBadTTL as well.
+	ErrBadTTL = errors.New("lock: bad TTL")
 	// ErrNotHeld is returned by Unlock of a lock already released or lost
 	// (its lease expired first), and by a guarded write from a holder that
 	// no longer owns the lock.
 	ErrNotHeld = errors.New("lock: not held")
-	// ErrExpired is returned by Lock when the holder's lease ended before
+	// ErrLeaseExpired is returned by Lock when the holder's lease ended before
 	// the lock was acquired.
-	ErrExpired = errors.New("lock: lease expired")
+	ErrLeaseExpired = errors.New("lock: lease expired")
 	// ErrStaleToken is returned by FencedResource.Write for a token lower
 	// than the highest it has accepted.
 	ErrStaleToken = errors.New("lock: stale fencing token")
@@ -139,7 +139,7 @@ const (
 type Options struct {
 	// TTL is the lease TTL of each holder, a whole number of seconds, at
 	// least MinTTL. 0 means DefaultTTL. Any other TTL, or one below the
-	// cluster's minimum, is an error wrapping ErrTTL (the latter found at
+	// cluster's minimum, is an error wrapping ErrBadTTL (the latter found at
 	// the first Lock).
 	TTL time.Duration `json:"ttl,omitempty"`
 	// Prefix is put before every lock name. "" means DefaultPrefix.
@@ -153,14 +153,14 @@ func (o Options) resolve(cli *clientv3.Client, name string) (pfx string, ttl tim
 		return "", 0, fmt.Errorf("lock: %q: nil client", name)
 	}
 	if name == "" {
-		return "", 0, ErrEmptyName
+		return "", 0, ErrBadName
 	}
 	ttl = o.TTL
 	if ttl == 0 {
 		ttl = DefaultTTL
 	}
 	if err := lease.CheckTTL(ttl); err != nil {
-		return "", 0, fmt.Errorf("%w: lock %q: Options.TTL: %w", ErrTTL, name, err)
+		return "", 0, fmt.Errorf("%w: lock %q: Options.TTL: %w", ErrBadTTL, name, err)
 	}
 	pfx = o.Prefix
 	if pfx == "" {

@@ -81,11 +81,11 @@ func TestBadInput(t *testing.T) {
 		opts     Options
 		want     error
 	}{
-		{name: "empty name", lockName: "", want: ErrEmptyName},
-		{name: "empty name, prefix set", lockName: "", opts: Options{Prefix: "p/"}, want: ErrEmptyName},
-		{name: "negative TTL", lockName: "x", opts: Options{TTL: -time.Second}, want: ErrTTL},
-		{name: "TTL below a second", lockName: "x", opts: Options{TTL: 500 * time.Millisecond}, want: ErrTTL},
-		{name: "TTL not whole seconds", lockName: "x", opts: Options{TTL: 1500 * time.Millisecond}, want: ErrTTL},
+		{name: "empty name", lockName: "", want: ErrBadName},
+		{name: "empty name, prefix set", lockName: "", opts: Options{Prefix: "p/"}, want: ErrBadName},
+		{name: "negative TTL", lockName: "x", opts: Options{TTL: -time.Second}, want: ErrBadTTL},
+		{name: "TTL below a second", lockName: "x", opts: Options{TTL: 500 * time.Millisecond}, want: ErrBadTTL},
+		{name: "TTL not whole seconds", lockName: "x", opts: Options{TTL: 1500 * time.Millisecond}, want: ErrBadTTL},
 	}
 	for _, r := range Recipes() {
 		for _, tt := range tests {
@@ -94,8 +94,8 @@ func TestBadInput(t *testing.T) {
 				if !errors.Is(err, tt.want) {
 					t.Errorf("New(%q, %+v) = %v, %v; want %v", tt.lockName, tt.opts, l, err, tt.want)
 				}
-				if tt.want == ErrTTL && (!errors.Is(err, lease.ErrTTL) || !strings.Contains(err.Error(), tt.opts.TTL.String())) {
-					t.Errorf("New with TTL %v: %v; want an error that wraps lease.ErrTTL too and names the TTL", tt.opts.TTL, err)
+				if tt.want == ErrBadTTL && (!errors.Is(err, lease.ErrBadTTL) || !strings.Contains(err.Error(), tt.opts.TTL.String())) {
+					t.Errorf("New with TTL %v: %v; want an error that wraps lease.ErrBadTTL too and names the TTL", tt.opts.TTL, err)
 				}
 			})
 		}
@@ -141,8 +141,8 @@ func TestTTLBelowClusterMinimum(t *testing.T) {
 			ctx := clustertest.Context(t)
 			l := newLocker(t, r.Name, cli, "ttl-"+r.Name, Options{TTL: time.Second})
 			h, err := l.Lock(ctx)
-			if !errors.Is(err, ErrTTL) || !errors.Is(err, lease.ErrTTL) {
-				t.Errorf("Lock with TTL 1s on a cluster whose minimum is 2s: got %v, want ErrTTL and lease.ErrTTL", err)
+			if !errors.Is(err, ErrBadTTL) || !errors.Is(err, lease.ErrBadTTL) {
+				t.Errorf("Lock with TTL 1s on a cluster whose minimum is 2s: got %v, want ErrBadTTL and lease.ErrBadTTL", err)
 			}
 			if h != nil {
 				unlock(t, ctx, h, nil)

@@ -74,7 +74,7 @@ func lockMutex(ctx context.Context, cli *clientv3.Client, pfx string, ttl time.D
 	if err := mu.Lock(ctx); err != nil {
 		abandon(ctx, g)
 		if errors.Is(err, concurrency.ErrSessionExpired) {
-			return nil, nil, fmt.Errorf("%w: lock %s: %w", ErrExpired, pfx, err)
+			return nil, nil, fmt.Errorf("%w: lock %s: %w", ErrLeaseExpired, pfx, err)
 		}
 		return nil, nil, fmt.Errorf("lock: %s: %w", pfx, err)
 	}

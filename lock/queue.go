@@ -37,7 +37,7 @@ func enqueue(ctx context.Context, cli *clientv3.Client, pfx string, lease client
 // pfx. Each round reads the key itself and its predecessor in one
 // transaction, then watches the predecessor until it is deleted; each
 // event received is counted in wakes. A missing key means the lease
-// expired: an error wrapping ErrExpired.
+// expired: an error wrapping ErrLeaseExpired.
 func waitTurn(ctx context.Context, cli *clientv3.Client, pfx, key string, rev int64, wakes *atomic.Int64) error {
 	predecessor := append(clientv3.WithLastCreate(), clientv3.WithMaxCreateRev(rev-1))
 	for {
@@ -49,7 +49,7 @@ func waitTurn(ctx context.Context, cli *clientv3.Client, pfx, key string, rev in
 			return fmt.Errorf("lock: %s: find predecessor: %w", key, err)
 		}
 		if len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
-			return fmt.Errorf("%w: %s: key gone while waiting", ErrExpired, key)
+			return fmt.Errorf("%w: %s: key gone while waiting", ErrLeaseExpired, key)
 		}
 		preds := resp.Responses[1].GetResponseRange().Kvs
 		if len(preds) == 0 {

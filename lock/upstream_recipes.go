@@ -2,10 +2,9 @@ package lock
 
 import (
 	"github.com/etcdsim/etcdsim/checker"
-	"github.com/etcdsim/etcdsim/internal/recipe"
 )
 
-// upstreamRegistry holds the recipes that run etcd's own client library
+// upstreamRecipes are the recipes that run etcd's own client library
 // unchanged in the calling pattern of a report against etcd, and beside
 // each the same pattern with the fix. They are registered — Lookup finds
 // them, so a result file replays by name — but kept apart from the
@@ -13,7 +12,7 @@ import (
 // gallery's correct recipes, leaves them out. The upstream scenarios
 // (package scenarios, upstream/…) run them under the schedule of their
 // report.
-var upstreamRegistry = recipe.NewRegistry(recipe.Lock,
+var upstreamRecipes = []Recipe{
 	Recipe{Name: "unlock-retry", Broken: true, New: newUnlockRetry,
 		Expect:   expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
 		Upstream: "https://github.com/etcd-io/etcd/issues/22082",
@@ -22,9 +21,9 @@ var upstreamRegistry = recipe.NewRegistry(recipe.Lock,
 	Recipe{Name: "unlock-retry-fenced", New: newUnlockRetryFenced,
 		Summary: "unlock-retry with the fix proposed for etcd #22082: the release deletes the key only if it " +
 			"still has the create revision the Mutex acquired"},
-)
+}
 
 // UpstreamRecipes returns the recipes that reproduce reports against etcd
 // and their fixed twins, in the order the upstream scenarios show them.
 // Lookup finds them; Recipes, the gallery, does not list them.
-func UpstreamRecipes() []Recipe { return upstreamRegistry.All() }
+func UpstreamRecipes() []Recipe { return registry.Upstream() }

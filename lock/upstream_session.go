@@ -67,7 +67,7 @@ func (l *sessionLocker) Lock(ctx context.Context) (Held, error) {
 	mu := concurrency.NewMutex(s, l.pfx)
 	if err := mu.Lock(ctx); err != nil {
 		if errors.Is(err, concurrency.ErrSessionExpired) {
-			return nil, fmt.Errorf("%w: lock %s: %w", ErrExpired, l.pfx, err)
+			return nil, fmt.Errorf("%w: lock %s: %w", ErrLeaseExpired, l.pfx, err)
 		}
 		return nil, fmt.Errorf("lock: %s: %w", l.pfx, err)
 	}

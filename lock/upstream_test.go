@@ -2,20 +2,27 @@ package lock
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
-	"github.com/etcdsim/etcdsim/internal/recipe"
 )
 
-// The upstream recipes are valid, found by Lookup, apart from the gallery,
-// and each broken one lives in an upstream_*.go file whose comment begins
-// "BROKEN (deliberately):" and names its report.
+// Lookup finds every upstream recipe; Recipes, the gallery, lists none.
 func TestUpstreamRegistry(t *testing.T) {
-	if err := recipe.CheckUpstream(".", Recipes(), UpstreamRecipes(), Lookup); err != nil {
-		t.Error(err)
+	up := UpstreamRecipes()
+	if len(up) == 0 {
+		t.Fatal("no upstream recipes")
+	}
+	for _, r := range up {
+		if got, err := Lookup(r.Name); err != nil || got.Name != r.Name {
+			t.Errorf("Lookup(%q) = %q, %v", r.Name, got.Name, err)
+		}
+		if slices.ContainsFunc(Recipes(), func(g Recipe) bool { return g.Name == r.Name }) {
+			t.Errorf("Recipes lists upstream recipe %s", r.Name)
+		}
 	}
 }
 

@@ -60,7 +60,7 @@ func (l *ServerLock) Lock(ctx context.Context) (Held, error) {
 		return nil, fmt.Errorf("lock: %s: read token: %w", key, err)
 	case len(got.Kvs) == 0:
 		abandon(ctx, g)
-		return nil, fmt.Errorf("%w: %s: key gone right after the server granted it", ErrExpired, key)
+		return nil, fmt.Errorf("%w: %s: key gone right after the server granted it", ErrLeaseExpired, key)
 	}
 	rev := got.Kvs[0].CreateRevision
 	return &held{

@@ -18,6 +18,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/reports"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // browser is a headless Chromium that records every console error,
@@ -144,7 +145,7 @@ func TestPagesInBrowser(t *testing.T) {
 	b := newBrowser(t)
 	for _, run := range []string{"lock-mutex-leader-kill/seed-1", "lock-shared-session-healthy/seed-1"} {
 		t.Run(run, func(t *testing.T) {
-			r, err := reports.LoadRun(filepath.Join(dir, run))
+			r, err := results.ReadRun(filepath.Join(dir, run))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,9 +1,9 @@
 // Package reports renders what a person reads after simrun: a page per run,
 // a campaign page over a results directory, and JUnit XML and Markdown for
 // CI. The JSON a run writes (result.json and history.json) is the source of
-// truth; every page is a view of it, rendered with html/template from
-// embedded assets into one self-contained HTML file that opens from file://
-// without a network.
+// truth, read through package scenarios/results; every page is a view of
+// it, rendered with html/template from embedded assets into one
+// self-contained HTML file that opens from file:// without a network.
 //
 // A run's page (report.html in its directory) shows the run's header, a
 // timeline of every client's operations with the fault windows shaded and

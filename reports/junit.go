@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // The JUnit XML that CI systems read: one testcase per run.
@@ -55,7 +57,7 @@ type junitFailure struct {
 // seed and the replay command as properties. A run that missed its
 // expectation fails with every violation's sentence; a run that could not
 // be loaded is an error.
-func JUnit(c *Campaign) []byte {
+func JUnit(c *results.Dir) []byte {
 	suites := junitSuites{Name: "etcdsim"}
 	at := map[string]int{}
 	seconds := map[string]float64{} // each suite's time
@@ -72,17 +74,17 @@ func JUnit(c *Campaign) []byte {
 		res := r.Result
 		secs := res.Timings.Total.D().Seconds()
 		tc := junitCase{
-			Classname: r.Family(),
+			Classname: family(r),
 			Name:      r.Label() + " seed " + res.Scenario.Seed.String(),
 			Time:      fmt.Sprintf("%.3f", secs),
 			Properties: &junitProps{List: []junitProperty{
 				{Name: "seed", Value: res.Scenario.Seed.String()},
 				{Name: "replay", Value: res.Replay},
-				{Name: "expect", Value: r.Expect().String()},
+				{Name: "expect", Value: expect(r).String()},
 				{Name: "verdict", Value: res.Verdict.String()},
 			}},
 		}
-		s := suite(r.Family())
+		s := suite(family(r))
 		seconds[s.Name] += secs
 		if res.ScheduleErr != "" {
 			// Not a verdict on the recipe: the run did not test what its
@@ -92,12 +94,12 @@ func JUnit(c *Campaign) []byte {
 			s.Errors++
 			suites.Errors++
 		} else if !res.Met {
-			body := strings.Join(r.violationSentences(), "\n")
+			body := strings.Join(violationSentences(r), "\n")
 			if body != "" {
 				body += "\n"
 			}
 			body += "replay: " + res.Replay
-			tc.Failure = &junitFailure{Message: "expected " + r.Expect().String() + "; " + res.Why, Type: "missed-expectation", Body: body}
+			tc.Failure = &junitFailure{Message: "expected " + expect(r).String() + "; " + res.Why, Type: "missed-expectation", Body: body}
 			s.Failures++
 			suites.Failures++
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // Markdown renders the campaign for a CI job's summary page: the count
@@ -12,7 +14,7 @@ import (
 // rates, schedule errors and run times, the runs that missed with their
 // violations and replay commands, apart from them the runs whose fault
 // schedule did not run as written, and the runs that could not be loaded.
-func Markdown(c *Campaign) []byte {
+func Markdown(c *results.Dir) []byte {
 	var b bytes.Buffer
 	met := 0
 	for _, r := range c.Runs {
@@ -45,7 +47,7 @@ func Markdown(c *Campaign) []byte {
 		fmt.Fprintf(&b, "| `%s` | %s | %d/%d | %s | %s | %s | %v | %v | %v |\n", s.Label, mdEscape(s.Expect), s.Met, s.Judged(), s.Detection(), sched,
 			first, round(s.P50), round(s.P90), round(s.Max))
 	}
-	var missed, unscheduled []*Run
+	var missed, unscheduled []*results.Run
 	for _, r := range c.Runs {
 		switch {
 		case r.Result.ScheduleErr != "":
@@ -59,7 +61,7 @@ func Markdown(c *Campaign) []byte {
 		for _, r := range missed {
 			res := r.Result
 			fmt.Fprintf(&b, "- **%s** seed %s ([page](%s)): %s\n", r.Label(), res.Scenario.Seed, path.Join(r.Dir, runPageFile), mdEscape(res.Why))
-			for _, v := range r.violationSentences() {
+			for _, v := range violationSentences(r) {
 				fmt.Fprintf(&b, "  - %s\n", mdEscape(v))
 			}
 			fmt.Fprintf(&b, "  - replay: `%s`\n", res.Replay)

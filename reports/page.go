@@ -14,6 +14,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 //go:embed templates/*.html assets/*
@@ -84,13 +85,6 @@ type namedDist struct {
 	D    checker.Distribution
 }
 
-// linearizable are the checkers porcupine decides, and how to run them
-// again for its visualization.
-var linearizable = map[string]func(checker.History, checker.LinOptions) checker.LinResult{
-	checker.CheckerLockLinearizable:     checker.LockLinearizable,
-	checker.CheckerRegisterLinearizable: checker.RegisterLinearizable,
-}
-
 // porcupineFile names the sibling file with porcupine's visualization of
 // a check.
 func porcupineFile(name string) string { return "porcupine-" + name + ".html" }
@@ -98,7 +92,7 @@ func porcupineFile(name string) string { return "porcupine-" + name + ".html" }
 // writeRunPage renders r's page into its directory dir, with porcupine's
 // visualizations beside it. index is the campaign page relative to dir,
 // "" for none.
-func writeRunPage(r *Run, dir, index string) error {
+func writeRunPage(r *results.Run, dir, index string) error {
 	res := r.Result
 	s := res.Scenario
 	violated := map[int]bool{}
@@ -149,9 +143,9 @@ func writeRunPage(r *Run, dir, index string) error {
 			pc.Distributions = append(pc.Distributions, namedDist{k, c.Distributions[k]})
 		}
 		pc.Dropped = max(int(c.Metrics["violations"])-len(c.Violations), 0)
-		if check, ok := linearizable[c.Checker]; ok {
+		if lin, ok := (scenarios.Check{Name: c.Checker}).Linearizability(r.History, checker.LinOptions{Timeout: 10 * time.Second}); ok {
 			name := porcupineFile(c.Checker)
-			if err := check(r.History, checker.LinOptions{Timeout: 10 * time.Second}).VisualizePath(filepath.Join(dir, name)); err != nil {
+			if err := lin.VisualizePath(filepath.Join(dir, name)); err != nil {
 				pc.PorcupineErr = err.Error()
 			} else {
 				pc.Porcupine = name
@@ -177,7 +171,7 @@ func writeTemplate(path, name string, data any) error {
 // RenderRun renders the page of the run in dir (report.html), with
 // porcupine's visualization of each linearizability check beside it.
 func RenderRun(dir string) error {
-	r, err := LoadRun(dir)
+	r, err := results.ReadRun(dir)
 	if err != nil {
 		return err
 	}

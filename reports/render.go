@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // The files RenderDir writes into a results directory.
@@ -23,7 +25,7 @@ const (
 // in the returned error, which names every such run; the others are
 // rendered all the same.
 func RenderDir(dir string) error {
-	c, err := LoadDir(dir)
+	c, err := results.ReadDir(dir)
 	if err != nil {
 		return err
 	}
@@ -33,7 +35,7 @@ func RenderDir(dir string) error {
 		back := strings.Repeat("../", strings.Count(r.Dir, "/")+1) + campaignPage
 		if err := writeRunPage(r, filepath.Join(dir, filepath.FromSlash(r.Dir)), back); err != nil {
 			// Drawn as a failed run: it has no page to link to.
-			c.Failed = append(c.Failed, LoadError{Dir: r.Dir, Err: err})
+			c.Failed = append(c.Failed, results.RunError{Dir: r.Dir, Err: err})
 			c.Runs = append(c.Runs[:i], c.Runs[i+1:]...)
 			i--
 		}
@@ -55,13 +57,13 @@ func RenderDir(dir string) error {
 
 // campaignPage is what templates/campaign.html draws.
 type campaignData struct {
-	Summary       *Summary
+	Summary       *results.Summary
 	Met, Total    int
 	P50, P90, Max time.Duration
 	Scenarios     []campaignRow
 	Missed        []runCell
 	Unscheduled   []runCell // runs whose fault schedule did not run as written
-	Failed        []LoadError
+	Failed        []results.RunError
 	CSS           template.CSS
 }
 
@@ -76,7 +78,7 @@ type runCell struct {
 	Href, Title, Why, Replay string
 }
 
-func newCampaignPage(c *Campaign) campaignData {
+func newCampaignPage(c *results.Dir) campaignData {
 	d := campaignData{Summary: c.Summary, Total: len(c.Runs), Failed: c.Failed, CSS: template.CSS(asset("style.css"))}
 	var all []time.Duration
 	for _, s := range stats(c.Runs) {

@@ -4,41 +4,24 @@ import (
 	"strings"
 
 	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
-// Label names the run's scenario as simrun does: its name, with the
-// variant in brackets if it has one.
-func (r *Run) Label() string {
-	if r.Variant == "" {
-		return r.Result.Scenario.Name
-	}
-	return r.Result.Scenario.Name + "[" + r.Variant + "]"
-}
+// runPageFile is a run's page, written into its directory beside its JSON.
+const runPageFile = "report.html"
 
-// Family is the first part of the scenario's name: "lock", "election"….
-func (r *Run) Family() string {
-	name := r.Result.Scenario.Name
-	if i := strings.IndexByte(name, '/'); i >= 0 {
-		return name[:i]
-	}
+// family is the first part of the run's scenario name: "lock",
+// "election"….
+func family(r *results.Run) string {
+	name, _, _ := strings.Cut(r.Result.Scenario.Name, "/")
 	return name
 }
 
-// Expect is the run's expectation in words.
-func (r *Run) Expect() checker.Expectation { return r.Result.Scenario.Expect }
-
-// variantOf reads the variant from a run directory relative to its
-// results directory: <scenario>/<variant>/seed-<n>.
-func variantOf(rel string) string {
-	parts := strings.Split(rel, "/")
-	if len(parts) == 3 {
-		return parts[1]
-	}
-	return ""
-}
+// expect is the run's expectation.
+func expect(r *results.Run) checker.Expectation { return r.Result.Scenario.Expect }
 
 // violationSentences lists every violation's sentence, checker first.
-func (r *Run) violationSentences() []string {
+func violationSentences(r *results.Run) []string {
 	var out []string
 	for _, c := range flatten(r.Result.Checks) {
 		for _, v := range c.Violations {
@@ -47,6 +30,16 @@ func (r *Run) violationSentences() []string {
 		if c.Invalid != nil {
 			out = append(out, c.Checker+": invalid history: "+c.Invalid.Message)
 		}
+	}
+	return out
+}
+
+// flatten lists results and, depth first, their parts.
+func flatten(rs []checker.Result) []checker.Result {
+	var out []checker.Result
+	for _, r := range rs {
+		out = append(out, r)
+		out = append(out, flatten(r.Parts)...)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // scenarioStats is how the runs of one scenario (and variant) went.
@@ -14,7 +15,7 @@ type scenarioStats struct {
 	Expect string
 	// Broken says that the scenario expects a violation.
 	Broken bool
-	Runs   []*Run
+	Runs   []*results.Run
 	Met    int
 	// Detected counts the runs of a broken scenario that found the
 	// violation it expects (expectation met).
@@ -72,7 +73,7 @@ func (s scenarioStats) Detection() string {
 }
 
 // stats groups the runs by scenario label, in the order the runs come.
-func stats(runs []*Run) []scenarioStats {
+func stats(runs []*results.Run) []scenarioStats {
 	var out []scenarioStats
 	at := map[string]int{}
 	for _, r := range runs {
@@ -80,7 +81,7 @@ func stats(runs []*Run) []scenarioStats {
 		if !ok {
 			i = len(out)
 			at[r.Label()] = i
-			out = append(out, scenarioStats{Label: r.Label(), Expect: r.Expect().String(), Broken: !r.Expect().Pass()})
+			out = append(out, scenarioStats{Label: r.Label(), Expect: expect(r).String(), Broken: !expect(r).Pass()})
 		}
 		s := &out[i]
 		s.Runs = append(s.Runs, r)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // TestScenarioOpStats: the time to first violation is the median over the
@@ -19,18 +21,18 @@ func TestScenarioOpStats(t *testing.T) {
 	op := func(id int, kind checker.Kind, call, lat time.Duration, out checker.Outcome) checker.Operation {
 		return checker.Operation{ID: id, Client: "c1", Kind: kind, Call: call, Return: call + lat, Outcome: out}
 	}
-	run := func(seed checker.Seed, violating [][]checker.Operation, ops ...checker.Operation) *Run {
+	run := func(s seed.Seed, violating [][]checker.Operation, ops ...checker.Operation) *results.Run {
 		c := checker.Result{Checker: "mutual-exclusion", Verdict: checker.VerdictOK}
 		for _, v := range violating {
 			c.Verdict = checker.VerdictViolation
 			c.Violations = append(c.Violations, checker.Violation{Message: "overlap", Ops: v})
 		}
-		s := scenarios.Scenario{Name: "lock/x", Seed: seed}
-		return &Run{Result: &scenarios.Result{Scenario: s, Checks: []checker.Result{c}}, History: checker.History{Ops: ops}}
+		sc := scenarios.Scenario{Name: "lock/x", Seed: s}
+		return &results.Run{Result: &scenarios.Result{Scenario: sc, Checks: []checker.Result{c}}, History: checker.History{Ops: ops}}
 	}
 	leader := op(9, scenarios.KindLeader, 0, 0, checker.OutcomeOK)
 	leader.Client = scenarios.LeaderClient
-	runs := []*Run{
+	runs := []*results.Run{
 		run(1, [][]checker.Operation{{op(3, checker.KindAcquire, 5*time.Second, 0, "")}, {op(1, checker.KindAcquire, 2*time.Second, 0, "")}},
 			op(0, checker.KindAcquire, 0, 10*ms, checker.OutcomeOK), op(1, checker.KindRelease, 0, 20*ms, checker.OutcomeOK), leader),
 		run(2, [][]checker.Operation{{op(4, checker.KindAcquire, 4*time.Second, 0, "")}},

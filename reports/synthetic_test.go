@@ -1,16 +1,14 @@
 package reports_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // writeLongRun writes result.json and history.json of a synthetic lock
@@ -66,19 +64,7 @@ func writeLongRun(tb testing.TB, dir string, d time.Duration, clients int) {
 		Verdict: checker.VerdictViolation, Why: "mutual-exclusion is violation", Ops: len(h.Ops), Faults: h.Faults,
 		Replay: "simrun replay synthetic",
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "result.json"), b, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	f, err := os.Create(filepath.Join(dir, "history.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	if err := h.WriteJSON(f); err != nil {
+	if err := results.WriteRun(dir, &results.Run{Result: &res, History: h}); err != nil {
 		tb.Fatal(err)
 	}
 }

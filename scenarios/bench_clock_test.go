@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // BenchmarkLockScenario runs lock/mutex/standard-mix — 12 s of workload
@@ -26,7 +26,7 @@ func BenchmarkLockScenario(b *testing.B) {
 			var walls []time.Duration
 			var run time.Duration
 			for i := 0; b.Loop(); i++ {
-				s.Seed = checker.Seed(i + 1)
+				s.Seed = seed.Seed(i + 1)
 				t0 := time.Now()
 				res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
 				if err != nil {

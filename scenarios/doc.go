@@ -14,7 +14,8 @@
 // Run runs one: it starts the cluster and clients, arms the schedule, runs
 // the workload (which records each operation once, on the run's recorder,
 // so that triggers fire on what the clients do and checkers judge it),
-// heals, checks, and writes result.json and history.json.
+// heals, checks, and writes result.json and history.json (package
+// scenarios/results reads them back, and owns their format).
 //
 // In a go test, your own lock under the standard fault mix:
 //
@@ -34,6 +35,12 @@
 // by side.
 // A run that misses its expectation fails with the violations, the seed
 // and the command that replays it.
+//
+// A fault schedule of one's own — any faults.Schedule — runs beside a
+// scenario's timeline and nemesis as Faults.Schedule, named by
+// Faults.ScheduleName. JSON carries the name, not the value: a run of it
+// replays through the program that has it, as a run of one's own recipe
+// does (simrun.Main with the scenario among the program's own).
 //
 // Shrink cuts a failing scenario down — fewer and shorter faults, fewer
 // clients, a shorter run — as long as a judge of the caller's says each

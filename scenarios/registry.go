@@ -3,14 +3,9 @@ package scenarios
 import (
 	"fmt"
 	"path"
-	"slices"
 	"strings"
-	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
-	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/internal/recipe"
-	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/internal/suggest"
 )
 
 // All returns every registered scenario: each correct recipe of every
@@ -20,12 +15,7 @@ import (
 // go test and simrun.
 func All() []Scenario {
 	var out []Scenario
-	for _, r := range lock.Recipes() {
-		if !r.Broken {
-			out = append(out, LockSafety(r)...)
-		}
-	}
-	out = append(out, lockPitfalls()...)
+	out = append(out, lockScenarios()...)
 	out = append(out, electionScenarios()...)
 	out = append(out, discoveryScenarios()...)
 	out = append(out, registerScenarios()...)
@@ -56,7 +46,7 @@ func closest(list []Scenario, name string) string {
 	for i, s := range list {
 		names[i] = s.Name
 	}
-	near := recipe.Nearest(name, names)
+	near := suggest.Nearest(name, names)
 	if len(near) > 8 {
 		near = append(near[:8], fmt.Sprintf("… (%d in all; see simrun list)", len(names)))
 	}
@@ -91,161 +81,4 @@ func MatchIn(list []Scenario, pattern string) ([]Scenario, error) {
 		return nil, fmt.Errorf("scenarios: no scenario matches %q; closest: %s", pattern, closest(list, pattern))
 	}
 	return out, nil
-}
-
-// standardMix is the timeline every correct recipe must survive: a leader
-// kill, a minority partition, a client cut off, a leader-change storm and a
-// compaction, one after another, healed with time to spare before the run
-// ends so that liveness is judged on a healthy cluster.
-func standardMix() *faults.Timeline {
-	s := time.Second
-	return &faults.Timeline{Steps: []faults.Step{
-		faults.At(500*time.Millisecond, s, faults.Kill(faults.Leader)),
-		faults.At(2*s, 1200*time.Millisecond, faults.Partition(faults.Minority)),
-		faults.At(3500*time.Millisecond, s, faults.Isolate(faults.Client("c1"))),
-		faults.At(5*s, s, faults.LeaderStorm(200*time.Millisecond)),
-		faults.At(6500*time.Millisecond, 0, faults.Compact()),
-	}}
-}
-
-// LockSafety returns the scenarios a correct lock recipe — one of ours or
-// a user's own — must pass: the standard fault mix with the first holder's
-// lease revoked as it acquires, a holder paused between its last check and
-// its write past its TTL, and a holder crashed without releasing, each
-// judged by the guarded resource (a holder cut off or paused may believe it
-// holds a lock its lease has lost: only the fencing token keeps the
-// resource safe), by the tokens and by liveness; a leader kill judged in
-// full, holds and linearizability included; and contention, two clients
-// each asking for the lock just as the other releases it, judged in full
-// and by a tight liveness bound — the schedule that exposes a waiter that
-// can miss its wake-up.
-func LockSafety(r lock.Recipe) []Scenario {
-	base := Scenario{
-		Cluster:  Cluster{Members: 3},
-		Workload: Workload{Family: FamilyLock, Recipe: r.Name, Clients: 3, Duration: Duration(12 * time.Second)},
-		Seed:     1,
-	}
-	if r.Family == "" || !slices.ContainsFunc(lock.Recipes(), func(x lock.Recipe) bool { return x.Name == r.Name }) {
-		rr := r
-		base.Workload.Lock = &rr
-	}
-	// Liveness gets 5s after the last heal: a waiter whose watch was
-	// compacted away may sit out its patience (2 TTLs) before it looks again.
-	byResource := []Check{{Name: checker.CheckerMutualExclusion, ResourceOnly: true},
-		{Name: checker.CheckerFencing}, {Name: checker.CheckerLiveness, Bound: Duration(5 * time.Second)}}
-
-	mix := base
-	mix.Name = "lock/" + r.Name + "/standard-mix"
-	mix.Description = r.Name + " under a leader kill, a minority partition, a client cut off, a leader storm, a compaction, and the first holder's lease revoked"
-	mix.Faults.Timeline = standardMix()
-	// And the first holder's lease is revoked right after it acquires,
-	// in its critical section: its successor takes over at once, and the
-	// fenced counter must not lose an update.
-	mix.Faults.Timeline.Triggers = append(mix.Faults.Timeline.Triggers,
-		faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, 0, faults.RevokeLease(faults.LockHolder("L"))))
-	mix.Checkers = byResource
-
-	pause := base
-	pause.Name = "lock/" + r.Name + "/pause-holder"
-	pause.Description = r.Name + ": the holder is paused between its last check and its write, past its TTL; the token refuses its late write"
-	pause.Faults.Timeline = pauseHolder(2500 * time.Millisecond)
-	pause.Checkers = byResource
-
-	kill := base
-	kill.Name = "lock/" + r.Name + "/leader-kill"
-	kill.Description = r.Name + " through two leader kills: holds never overlap and the lock stays linearizable"
-	kill.Faults.Timeline = &faults.Timeline{Steps: []faults.Step{
-		faults.At(time.Second, time.Second, faults.Kill(faults.Leader)),
-		faults.At(4*time.Second, time.Second, faults.Kill(faults.Leader)),
-	}}
-	kill.Workload.Duration = Duration(12 * time.Second)
-
-	crash := base
-	crash.Name = "lock/" + r.Name + "/crash-holder"
-	crash.Description = r.Name + ": the first holder crashes without releasing; its lease expires and a waiter takes the lock"
-	crash.Faults.Timeline = &faults.Timeline{Triggers: []faults.Trigger{crashHolder()}}
-	crash.Checkers = byResource
-
-	contend := contended(base)
-	contend.Name = "lock/" + r.Name + "/contention"
-	contend.Description = r.Name + ": two clients, each asking for the lock just as the other releases it; every waiter wakes when its turn comes"
-	contend.Checkers = []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}, contentionLiveness()}
-	return []Scenario{mix, pause, kill, crash, contend}
-}
-
-// pauseHolder pauses the first holder of lock L right after it acquires:
-// it has checked its lease and is about to write.
-func pauseHolder(d time.Duration) *faults.Timeline {
-	return &faults.Timeline{Triggers: []faults.Trigger{
-		faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, d, faults.Pause(faults.LockHolder("L"))),
-	}}
-}
-
-// lockPitfalls are the gallery's broken lock recipes, each under the
-// schedule that exposes it.
-func lockPitfalls() []Scenario {
-	pitfall := func(name, fault, desc string, w Workload, tl *faults.Timeline, checks []Check) Scenario {
-		r, err := lock.Lookup(name)
-		if err != nil {
-			panic(err)
-		}
-		w.Family, w.Recipe = FamilyLock, name
-		if w.Clients == 0 {
-			w.Clients = 3
-		}
-		if w.Duration == 0 {
-			w.Duration = Duration(6 * time.Second)
-		}
-		s := Scenario{Name: "lock/" + name + "/" + fault, Description: desc, Cluster: Cluster{Members: 3},
-			Workload: w, Checkers: checks, Expect: r.Expect, Seed: 1}
-		if tl != nil {
-			s.Faults.Timeline = tl
-		}
-		if fault == "contention" {
-			s = contended(s)
-		}
-		return s
-	}
-	full := []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}}
-	return []Scenario{
-		pitfall("released-marker", "healthy",
-			"a release that leaves the key lets the releaser jump back ahead of the holder: two holders on a healthy cluster",
-			Workload{Think: Duration(time.Millisecond)}, nil, full),
-		pitfall("unfenced", "pause-holder",
-			"a correct mutex without a fencing token: the holder paused past its TTL writes after its successor",
-			Workload{}, pauseHolder(2500*time.Millisecond),
-			[]Check{{Name: checker.CheckerMutualExclusion, ResourceOnly: true}}),
-		pitfall("setnx", "crash-holder",
-			"a lock without a lease: its holder crashes and the lock is never freed",
-			Workload{Duration: Duration(9 * time.Second), Patience: Duration(time.Second)},
-			&faults.Timeline{Triggers: []faults.Trigger{crashHolder()}}, []Check{{Name: checker.CheckerLiveness}}),
-		pitfall("keepalive-misconfigured", "isolate-holder",
-			"a hand-rolled keepalive that gives up 1.5 TTLs after its last renewal: the holder, cut off, works on after its successor took the lock",
-			Workload{Clients: 2, TTL: Duration(4 * time.Second), Hold: Duration(8 * time.Second), Writes: 16, Duration: Duration(12 * time.Second)},
-			&faults.Timeline{Triggers: []faults.Trigger{
-				faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, 7*time.Second, faults.Isolate(faults.LockHolder("L"))),
-			}}, full),
-		pitfall("shared-session", "healthy",
-			"three goroutines of one process share a session, so they share the mutex key: all three hold the lock on a healthy cluster",
-			Workload{Clients: 1, Threads: 3, Duration: Duration(4 * time.Second)}, nil, full),
-		pitfall("serializable-check", "partition-holder-member",
-			"a holder that asks a serializable read whether it still holds the lock: its member, cut off from the rest, keeps saying yes after the lease expired",
-			// Whoever acquires second waits in line for the first hold
-			// (patience 14s), so c1 holds at the start or at about 6s and
-			// its member's cut heals before the run ends. A hold of 6s
-			// leaves c1's lease time to expire on the majority's side even
-			// when a loaded machine makes it change leaders, each of which
-			// renews every lease.
-			Workload{Clients: 2, Pinned: true, OwnerCheck: OwnerCheckRead, Hold: Duration(6 * time.Second), Writes: 30,
-				Patience: Duration(14 * time.Second), Duration: Duration(16 * time.Second)},
-			&faults.Timeline{Triggers: []faults.Trigger{
-				faults.On(faults.Match{Kind: checker.KindAcquire, Client: "c1", Key: "L"}, 8*time.Second, faults.Partition(faults.Member(0))),
-			}}, full),
-		pitfall("delete-name", "impatient-waiter",
-			"release and clean-up delete the lock's name: a waiter that gives up frees the holder's lock",
-			Workload{Hold: Duration(600 * time.Millisecond), Patience: Duration(200 * time.Millisecond)}, nil, full),
-		pitfall("missed-wakeup", "contention",
-			"a waiter watches its predecessor from \"now\": the predecessor releases between the waiter's read and its watch, and the waiter waits on a free lock",
-			contention(Workload{}), nil, append(slices.Clip(full), contentionLiveness())),
-	}
 }

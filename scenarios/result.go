@@ -2,17 +2,15 @@ package scenarios
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
 )
 
 // Result is what one run of a scenario found. It is plain data; Run writes
-// it as result.json beside the history (history.json).
+// it as result.json beside the history (history.json), and package
+// scenarios/results reads both back.
 type Result struct {
 	// Version is the schema version (SchemaVersion).
 	Version int `json:"version"`
@@ -60,7 +58,9 @@ type Timings struct {
 	Wall Duration `json:"wall,omitempty"`
 }
 
-// History returns the run's recorded history.
+// History returns the recorded history of the run Run returned. A result
+// read back from its file has none: results.ReadRun reads the history
+// beside it.
 func (r *Result) History() checker.History { return r.history }
 
 // Err returns nil when the run met its expectation, and otherwise an error
@@ -86,61 +86,6 @@ func (r *Result) Err() error {
 	}
 	fmt.Fprintf(&b, "  replay: %s", r.Replay)
 	return fmt.Errorf("%s", b.String())
-}
-
-// write puts result.json and history.json into dir.
-func (r *Result) write(dir string) error {
-	if err := writeJSON(filepath.Join(dir, "result.json"), r); err != nil {
-		return err
-	}
-	f, err := os.Create(filepath.Join(dir, "history.json"))
-	if err != nil {
-		return fmt.Errorf("scenarios: %w", err)
-	}
-	if err := r.history.WriteJSON(f); err != nil {
-		f.Close()
-		return fmt.Errorf("scenarios: writing %s: %w", f.Name(), err)
-	}
-	return f.Close()
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("scenarios: encoding %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("scenarios: %w", err)
-	}
-	return nil
-}
-
-// ReadResult reads a result.json and, if it lies beside one, its
-// history.json. A newer schema version or unknown fields are errors naming
-// the file.
-func ReadResult(path string) (*Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("scenarios: %w", err)
-	}
-	defer f.Close()
-	var r Result
-	if err := decodeStrict(f, &r); err != nil {
-		return nil, fmt.Errorf("scenarios: %s: %w", path, err)
-	}
-	if r.Version > SchemaVersion {
-		return nil, fmt.Errorf("scenarios: %s has schema version %d; this etcdsim reads versions up to %d: use a newer etcdsim", path, r.Version, SchemaVersion)
-	}
-	hp := filepath.Join(filepath.Dir(path), "history.json")
-	if hf, err := os.Open(hp); err == nil {
-		defer hf.Close()
-		h, err := checker.ReadHistory(hf)
-		if err != nil {
-			return nil, fmt.Errorf("scenarios: %s: %w", hp, err)
-		}
-		r.history = h
-	}
-	return &r, nil
 }
 
 // FirstViolation is when the run first showed a violation, on the run's

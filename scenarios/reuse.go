@@ -9,6 +9,7 @@ import (
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // Seeds returns each scenario of list n times, with the seeds first,
@@ -23,12 +24,12 @@ import (
 // name#02, …; a failure's message names its seed. simrun has -seed and
 // -runs for the same thing, so hand simrun.Main the scenarios themselves.
 // n below 1 returns nothing.
-func Seeds(first checker.Seed, n int, list ...Scenario) []Scenario {
+func Seeds(first seed.Seed, n int, list ...Scenario) []Scenario {
 	var out []Scenario
 	for _, s := range list {
 		for i := range n {
 			c := s
-			c.Seed = first + checker.Seed(i)
+			c.Seed = first + seed.Seed(i)
 			out = append(out, c)
 		}
 	}

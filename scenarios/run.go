@@ -16,6 +16,7 @@ import (
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/internal/bubble"
+	"github.com/etcdsim/etcdsim/internal/runfile"
 )
 
 // Options shape how Run runs a scenario. The zero Options writes nothing.
@@ -161,7 +162,7 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 		if res.Met {
 			os.RemoveAll(logDir) // the logs are kept only for runs worth reading
 		}
-		if err := res.write(opts.Out); err != nil {
+		if err := runfile.WriteRun(opts.Out, res, res.history); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrHarness, s.Name, err)
 		}
 	}
@@ -276,7 +277,7 @@ func replayCommand(s Scenario, opts Options) string {
 		return opts.Replay
 	}
 	if opts.Out != "" {
-		return "simrun replay " + filepath.Join(opts.Out, "result.json")
+		return "simrun replay " + filepath.Join(opts.Out, runfile.ResultFile)
 	}
 	return fmt.Sprintf("simrun run -seed %s %s", s.Seed, s.Name)
 }
@@ -300,10 +301,9 @@ func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 		return checker.MutualExclusion(h, checker.MutexOptions{ResourceOnly: c.ResourceOnly})
 	case checker.CheckerFencing:
 		return checker.Fencing(h, checker.FencingOptions{})
-	case checker.CheckerLockLinearizable:
-		return checker.LockLinearizable(h, checker.LinOptions{}).Result
-	case checker.CheckerRegisterLinearizable:
-		return checker.RegisterLinearizable(h, checker.LinOptions{}).Result
+	case checker.CheckerLockLinearizable, checker.CheckerRegisterLinearizable:
+		lin, _ := c.Linearizability(h, checker.LinOptions{})
+		return lin.Result
 	case checker.CheckerElectionSafety:
 		return checker.ElectionSafety(h, checker.ElectionOptions{})
 	case checker.CheckerLiveness:
@@ -316,4 +316,19 @@ func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 		return checker.RWExclusion(h, checker.RWOptions{})
 	}
 	return checker.Result{Checker: c.Name, Verdict: checker.VerdictInvalid, Summary: "no such checker"}
+}
+
+// Linearizability runs the linearizability checker c names on h with
+// opts, and returns its whole result: what Run judges with, and what
+// porcupine draws its search from (LinResult.Visualize). ok is false when
+// c names no linearizability checker. It is the one place that maps a
+// checker's name to its model.
+func (c Check) Linearizability(h checker.History, opts checker.LinOptions) (lin checker.LinResult, ok bool) {
+	switch c.Name {
+	case checker.CheckerLockLinearizable:
+		return checker.LockLinearizable(h, opts), true
+	case checker.CheckerRegisterLinearizable:
+		return checker.RegisterLinearizable(h, opts), true
+	}
+	return checker.LinResult{}, false
 }

@@ -51,7 +51,7 @@ var reductionOrder = []struct {
 type Candidate struct {
 	Reduction Reduction
 	// Change says in words what was made smaller: "drop #2
-	// kill(leader) at 1s for 1s", "clients 3 → 2".
+	// at 1s for 1s: kill(leader)", "clients 3 → 2".
 	Change   string
 	Scenario Scenario
 }
@@ -196,7 +196,7 @@ func (s Scenario) NemesisAsTimeline(events []checker.FaultEvent) (Scenario, erro
 	}
 	slices.SortStableFunc(tl.Steps, func(a, b faults.Step) int { return int(a.At - b.At) })
 	out := s
-	out.Faults = Faults{Timeline: &tl}
+	out.Faults.Timeline, out.Faults.Nemesis = &tl, nil
 	if err := out.Validate(); err != nil {
 		return Scenario{}, fmt.Errorf("scenarios: %s: its nemesis's faults as a timeline: %w", s.Name, err)
 	}
@@ -255,8 +255,9 @@ func ShrinkFloor(s Scenario) time.Duration {
 }
 
 // Lines lists the faults one a line, numbered as a shrink numbers them:
-// the timeline's steps, then its triggers; a nemesis is one line at the
-// end.
+// the timeline's steps, then its triggers; a nemesis is one line after
+// them, and a program's own schedule, which a shrink leaves as it is,
+// one line at the end.
 func (f Faults) Lines() []string {
 	var out []string
 	if f.Timeline != nil {
@@ -266,6 +267,9 @@ func (f Faults) Lines() []string {
 	}
 	if n := f.Nemesis; n != nil {
 		out = append(out, describeNemesis(*n))
+	}
+	if f.Schedule != nil || f.ScheduleName != "" {
+		out = append(out, fmt.Sprintf("schedule %s: the program's own", f.ScheduleName))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -59,13 +60,13 @@ func TestReductions(t *testing.T) {
 		{"four faults", noisy, []string{
 			"drop-faults: drop #1–#2 of 4",
 			"drop-faults: drop #3–#4 of 4",
-			"drop-faults: drop #1 kill(leader) at 0s for 1s",
-			"drop-faults: drop #2 partition(minority) at 1.5s for 1s",
-			"drop-faults: drop #3 isolate(client c3) at 3s for 1s",
+			"drop-faults: drop #1 at 0s for 1s: kill(leader)",
+			"drop-faults: drop #2 at 1.5s for 1s: partition(minority)",
+			"drop-faults: drop #3 at 3s for 1s: isolate(client c3)",
 			"drop-faults: drop #4 " + pause,
-			"shorten-fault: shorten #1 kill(leader) at 0s for 1s to 500ms",
-			"shorten-fault: shorten #2 partition(minority) at 1.5s for 1s to 500ms",
-			"shorten-fault: shorten #3 isolate(client c3) at 3s for 1s to 500ms",
+			"shorten-fault: shorten #1 at 0s for 1s: kill(leader) to 500ms",
+			"shorten-fault: shorten #2 at 1.5s for 1s: partition(minority) to 500ms",
+			"shorten-fault: shorten #3 at 3s for 1s: isolate(client c3) to 500ms",
 			"shorten-fault: shorten #4 " + pause + " to 1.25s",
 			// No fewer clients: the isolation of c3 needs three.
 			// The last heal is at 4s, and the TTL is 1s.
@@ -88,7 +89,7 @@ func TestReductions(t *testing.T) {
 			s.Workload.Clients = 2
 			s.Workload.Duration = scenarios.Duration(time.Second)
 			return s
-		}, []string{"drop-faults: drop #1 compact at 0s for 0s"}, true},
+		}, []string{"drop-faults: drop #1 at 0s: compact"}, true},
 		{"threads let one client show it", func() scenarios.Scenario {
 			s := shrinkable()
 			s.Faults = scenarios.Faults{}
@@ -106,7 +107,7 @@ func TestReductions(t *testing.T) {
 			s.Workload.Duration = scenarios.Duration(20 * time.Second)
 			return s
 		}, []string{
-			"drop-faults: drop #1 kill(leader) at 1s for 100ms",
+			"drop-faults: drop #1 at 1s for 100ms: kill(leader)",
 			// 1.1s + TTL 1s + bound (TTL + 2s) = 5.1s
 			"shorter-run: run 20s → 10s",
 		}, true},
@@ -121,7 +122,7 @@ func TestReductions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.s()
-			before, err := s.MarshalIndent()
+			before, err := json.MarshalIndent(s, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +135,7 @@ func TestReductions(t *testing.T) {
 					t.Errorf("%s: %v", c.Change, err)
 				}
 			}
-			after, _ := s.MarshalIndent()
+			after, _ := json.MarshalIndent(s, "", "  ")
 			if diff := cmp.Diff(string(before), string(after)); diff != "" {
 				t.Errorf("Reductions changed its argument (-before +after):\n%s", diff)
 			}
@@ -199,7 +200,7 @@ func TestShrink(t *testing.T) {
 	}
 	wantTried := []string{
 		"drop #1–#2 of 4 kept",
-		"drop #1 isolate(client c3) at 3s for 1s kept",
+		"drop #1 at 3s for 1s: isolate(client c3) kept",
 		"drop #1 pause(lock-holder L) on any client acquire L for 2.5s",
 		"shorten #1 pause(lock-holder L) on any client acquire L for 2.5s to 1.25s kept",
 		"shorten #1 pause(lock-holder L) on any client acquire L for 1.25s to 625ms",
@@ -357,7 +358,7 @@ func TestNemesisAsTimelineOfARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"#1 kill(leader) at 0s for 1s", "#2 kill(leader) at 1.8s for 1s"}
+	want := []string{"#1 at 0s for 1s: kill(leader)", "#2 at 1.8s for 1s: kill(leader)"}
 	if diff := cmp.Diff(want, got.Faults.Lines()); diff != "" {
 		t.Errorf("faults (-want +got):\n%s", diff)
 	}

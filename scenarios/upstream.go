@@ -111,6 +111,16 @@ var upstreamReports = []upstreamReport{
 		fix: "after a failed Campaign the candidate key is deleted if it still has the create revision Campaign gave it",
 	},
 	{
+		id: "etcd-22123", url: "https://github.com/etcd-io/etcd/issues/22123",
+		also: []string{"https://github.com/etcd-io/etcd/pull/22124", "https://github.com/etcd-io/etcd/pull/22211",
+			"https://github.com/etcd-io/etcd/pull/22437"},
+		status: "open", note: "fixes proposed in etcd PRs #22124, #22211 and #22437",
+		api: "client/v3/concurrency: Election.Resign",
+		what: "a Resign whose request never reaches etcd forgets the term anyway: the retried Resign returns nil, " +
+			"the leader key stays on a session that lives on, and the process leads while it believes it resigned",
+		fix: "a failed Resign keeps the key and revision, so that the retry runs the delete again",
+	},
+	{
 		id: "etcd-11456", url: "https://github.com/etcd-io/etcd/issues/11456",
 		also:   []string{"https://jepsen.io/analyses/etcd-3.4.3"},
 		status: "closed", note: "Mutex.Lock, which the lock service runs, re-reads its key after the wait, and the service returns its error",
@@ -213,6 +223,7 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream22082()...)
 	out = append(out, upstream19597()...)
 	out = append(out, upstream21128()...)
+	out = append(out, upstream22123()...)
 	out = append(out, upstream11456()...)
 	out = append(out, upstream11360()...)
 	out = append(out, upstream10811()...)

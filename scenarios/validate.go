@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 
 	"github.com/etcdsim/etcdsim/checker"
@@ -10,7 +11,7 @@ import (
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/internal/recipe"
+	"github.com/etcdsim/etcdsim/internal/suggest"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/lock/lease"
 	"github.com/etcdsim/etcdsim/lock/rwmutex"
@@ -47,7 +48,7 @@ func (s Scenario) Validate() error {
 	}
 	w := s.Workload
 	if !slices.Contains(Families(), w.Family) {
-		bad("workload.family %q: want one of %v", w.Family, recipe.Nearest(w.Family, Families()))
+		bad("workload.family %q: want one of %v", w.Family, suggest.Nearest(w.Family, Families()))
 	}
 	if w.Clients < 1 || w.Clients+w.Observers > maxClients {
 		bad("workload.clients %d and observers %d: want at least 1 client and at most %d in all", w.Clients, w.Observers, maxClients)
@@ -120,6 +121,9 @@ func (s Scenario) Validate() error {
 		} else if !slices.ContainsFunc(s.Checkers, func(c Check) bool { return c.Name == s.Expect.Checker }) {
 			bad("expect: %v, but the run's checkers (%v) do not include %s", s.Expect, checkNames(s.Checkers), s.Expect.Checker)
 		}
+	}
+	if err := s.Faults.checkSchedule(); err != nil {
+		errs = append(errs, err)
 	}
 	members := memberNames(s.Cluster.Members)
 	clients := s.clientNames()
@@ -200,7 +204,37 @@ func (s Scenario) schedules() []faults.Schedule {
 		nm.Seed = s.Seed + 1
 		out = append(out, nm)
 	}
+	if own := s.Faults.Schedule; own != nil {
+		out = append(out, own)
+	}
 	return out
+}
+
+// scheduleName is what a ScheduleName may be.
+var scheduleName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// checkSchedule reports a program's own schedule without its name, a name
+// without its schedule (a scenario read from JSON, run by a program that
+// does not have it), a bad name, and a schedule that is data and belongs
+// in its own field.
+func (f Faults) checkSchedule() error {
+	switch f.Schedule.(type) {
+	case faults.Timeline, *faults.Timeline:
+		return errors.New("faults.Schedule is a faults.Timeline: set faults.timeline instead, which result files carry and replay")
+	case faults.Nemesis, *faults.Nemesis:
+		return errors.New("faults.Schedule is a faults.Nemesis: set faults.nemesis instead, which result files carry and replay")
+	}
+	switch {
+	case f.Schedule != nil && f.ScheduleName == "":
+		return errors.New("faults.Schedule is set but faults.ScheduleName is empty: name the program's own schedule, e.g. \"leader-flaps\"; reports and result files know it by that name")
+	case f.Schedule == nil && f.ScheduleName != "":
+		return fmt.Errorf("faults.schedule %q is a fault schedule of a program's own, a Go value that JSON cannot carry: "+
+			"run or replay this scenario with the program that has it (built on simrun.Main with the scenario among its own), "+
+			"which finds it by the scenario's name", f.ScheduleName)
+	case f.ScheduleName != "" && !scheduleName.MatchString(f.ScheduleName):
+		return fmt.Errorf("faults.schedule %q: use lower-case letters, digits and '-', starting with a letter", f.ScheduleName)
+	}
+	return nil
 }
 
 // clientNames are the named clients the run creates: c1…cN, then the

@@ -57,7 +57,7 @@ func NewElection(cli *clientv3.Client, prefix string, opts election.Options) (el
 func (e *elector) Campaign(ctx context.Context, value string) (election.Leadership, error) {
 	g, err := lease.Grant(ctx, e.cli, e.ttl)
 	if err != nil {
-		if errors.Is(err, lease.ErrTTL) {
+		if errors.Is(err, lease.ErrBadTTL) {
 			err = fmt.Errorf("%w: %w", election.ErrBadTTL, err)
 		}
 		return nil, fmt.Errorf("myrecipes: campaign in %s: %w", e.prefix, err)

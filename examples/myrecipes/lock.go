@@ -42,13 +42,13 @@ func NewLock(cli *clientv3.Client, name string, opts lock.Options) (lock.Locker,
 	case cli == nil:
 		return nil, fmt.Errorf("myrecipes: lock %q: nil client", name)
 	case name == "":
-		return nil, lock.ErrEmptyName
+		return nil, lock.ErrBadName
 	}
 	if opts.TTL == 0 {
 		opts.TTL = lock.DefaultTTL
 	}
 	if err := lease.CheckTTL(opts.TTL); err != nil {
-		return nil, fmt.Errorf("%w: lock %q: %w", lock.ErrTTL, name, err)
+		return nil, fmt.Errorf("%w: lock %q: %w", lock.ErrBadTTL, name, err)
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = lock.DefaultPrefix
@@ -61,8 +61,8 @@ func NewLock(cli *clientv3.Client, name string, opts lock.Options) (lock.Locker,
 func (l *queueLock) Lock(ctx context.Context) (lock.Held, error) {
 	g, err := lease.Grant(ctx, l.cli, l.ttl)
 	if err != nil {
-		if errors.Is(err, lease.ErrTTL) {
-			err = fmt.Errorf("%w: %w", lock.ErrTTL, err)
+		if errors.Is(err, lease.ErrBadTTL) {
+			err = fmt.Errorf("%w: %w", lock.ErrBadTTL, err)
 		}
 		return nil, fmt.Errorf("myrecipes: lock %s: %w", l.pfx, err)
 	}
@@ -80,7 +80,7 @@ func (l *queueLock) acquire(ctx context.Context, g *lease.Guard) (*holder, error
 	// gone must not go on to believe it holds the lock.
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	defer context.AfterFunc(g.Context(), func() { cancel(fmt.Errorf("%w: %w", lock.ErrExpired, g.Err())) })()
+	defer context.AfterFunc(g.Context(), func() { cancel(fmt.Errorf("%w: %w", lock.ErrLeaseExpired, g.Err())) })()
 
 	key := fmt.Sprintf("%s%x", l.pfx, g.ID())
 	resp, err := l.cli.Txn(wctx).
@@ -109,9 +109,9 @@ func (l *queueLock) acquire(ctx context.Context, g *lease.Guard) (*holder, error
 			case err != nil:
 				return nil, l.failed(wctx, key, err)
 			case len(own.Kvs) == 0 || own.Kvs[0].CreateRevision != rev:
-				return nil, fmt.Errorf("%w: %s: the key was gone when its turn came", lock.ErrExpired, key)
+				return nil, fmt.Errorf("%w: %s: the key was gone when its turn came", lock.ErrLeaseExpired, key)
 			case !g.Alive():
-				return nil, fmt.Errorf("%w: %s: %w", lock.ErrExpired, key, g.Err())
+				return nil, fmt.Errorf("%w: %s: %w", lock.ErrLeaseExpired, key, g.Err())
 			}
 			return &holder{cli: l.cli, key: key, rev: rev, g: g}, nil
 		}

@@ -124,7 +124,7 @@ func (r *registrar) Register(ctx context.Context) error {
 func (r *registrar) put(ctx context.Context) (*lease.Guard, error) {
 	g, err := lease.Grant(ctx, r.cli, r.ttl)
 	if err != nil {
-		if errors.Is(err, lease.ErrTTL) {
+		if errors.Is(err, lease.ErrBadTTL) {
 			err = fmt.Errorf("%w: %w", discovery.ErrBadTTL, err)
 		}
 		return nil, fmt.Errorf("myrecipes: register %s: %w", r.key, err)

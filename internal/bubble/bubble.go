@@ -198,13 +198,42 @@ func Hosting(f func()) error {
 }
 
 // hosting runs f as a test of its own, with testing.RunTests.
+//
+// Under go test -v, testing.RunTests announces the host test (=== RUN,
+// --- PASS) on os.Stdout, which an Example captures as its output. So for
+// as long as RunTests sets the host up, os.Stdout is the null device: the
+// announcements go to the writer testing took then, and the host test puts
+// os.Stdout back first thing. Hosts set up one at a time (stdoutMu), since
+// several bubbles may start at once in parallel tests; without -v os.Stdout
+// is not touched.
+// stdoutMu keeps hosts from swapping os.Stdout at once.
+var stdoutMu sync.Mutex
+
 func hosting(f func(t *testing.T)) error {
 	ran := false
+	restore := func() {}
+	if testing.Verbose() {
+		stdoutMu.Lock()
+		stdout := os.Stdout
+		var once sync.Once
+		restore = func() {
+			once.Do(func() {
+				os.Stdout = stdout
+				stdoutMu.Unlock()
+			})
+		}
+		if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+			os.Stdout = null
+			defer null.Close()
+		}
+	}
 	ok := testing.RunTests(func(string, string) (bool, error) { return true, nil },
 		[]testing.InternalTest{{Name: "bubble-host", F: func(t *testing.T) {
+			restore()
 			ran = true
 			f(t)
 		}}})
+	restore()
 	switch {
 	case !ran:
 		return errors.New("bubble: Hosting: testing ran no host test; call it from a test binary's test or benchmark")

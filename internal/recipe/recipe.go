@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/internal/suggest"
 )
 
 // The families recipes come in.
@@ -116,40 +117,69 @@ func validName(s string) bool {
 	return s != ""
 }
 
-// Registry is the recipes of one family, in the order they are listed:
-// correct ones first.
+// Registry is the recipes of one family: its gallery, in the order it is
+// listed, correct ones first; and apart from the gallery the upstream
+// recipes, which run etcd's own code in the calling pattern of a report
+// against etcd, each beside its fixed twin. Lookup finds both, so a result
+// file replays by name; All lists the gallery only, so every scenario and
+// test that walks the gallery's correct recipes leaves the upstream ones
+// out.
 type Registry[New any] struct {
-	family  string
-	recipes []Recipe[New]
+	family   string
+	gallery  []Recipe[New]
+	upstream []Recipe[New]
 }
 
-// NewRegistry checks every recipe and returns them as family's registry.
+// NewRegistry checks every recipe and returns them as family's gallery.
 // A bad entry is a programming error, so it panics, naming the entry.
 func NewRegistry[New any](family string, recipes ...Recipe[New]) *Registry[New] {
 	reg := &Registry[New]{family: family}
-	for _, r := range recipes {
-		if r.Family == "" {
-			r.Family = family
-		}
-		if err := r.Validate(); err != nil {
-			panic(fmt.Sprintf("%s registry: %v", family, err))
-		}
-		if _, err := reg.Lookup(r.Name); err == nil {
-			panic(fmt.Sprintf("%s registry: recipe %s registered twice", family, r.Name))
-		}
-		reg.recipes = append(reg.recipes, r)
-	}
+	reg.gallery = reg.add(recipes)
 	return reg
 }
 
-// All returns every recipe, correct ones first; the slice is the caller's.
-func (reg *Registry[New]) All() []Recipe[New] { return slices.Clone(reg.recipes) }
+// WithUpstream returns a registry of reg's gallery and of recipes as its
+// upstream recipes. It panics as NewRegistry does, and on a name the
+// gallery already has.
+func (reg *Registry[New]) WithUpstream(recipes ...Recipe[New]) *Registry[New] {
+	out := &Registry[New]{family: reg.family, gallery: reg.gallery, upstream: slices.Clone(reg.upstream)}
+	out.upstream = append(out.upstream, out.add(recipes)...)
+	return out
+}
 
-// Names returns every recipe's name, in order.
+// add checks recipes against one another and reg's, and returns them
+// with their family filled in.
+func (reg *Registry[New]) add(recipes []Recipe[New]) []Recipe[New] {
+	var out []Recipe[New]
+	for _, r := range recipes {
+		if r.Family == "" {
+			r.Family = reg.family
+		}
+		if err := r.Validate(); err != nil {
+			panic(fmt.Sprintf("%s registry: %v", reg.family, err))
+		}
+		if _, err := reg.Lookup(r.Name); err == nil || slices.ContainsFunc(out, func(o Recipe[New]) bool { return o.Name == r.Name }) {
+			panic(fmt.Sprintf("%s registry: recipe %s registered twice", reg.family, r.Name))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// All returns the gallery, correct recipes first; the slice is the
+// caller's.
+func (reg *Registry[New]) All() []Recipe[New] { return slices.Clone(reg.gallery) }
+
+// Upstream returns the upstream recipes, in the order they were given;
+// the slice is the caller's.
+func (reg *Registry[New]) Upstream() []Recipe[New] { return slices.Clone(reg.upstream) }
+
+// Names returns every recipe's name: the gallery's, then the upstream
+// recipes'.
 func (reg *Registry[New]) Names() []string {
-	names := make([]string, len(reg.recipes))
-	for i, r := range reg.recipes {
-		names[i] = r.Name
+	var names []string
+	for _, r := range slices.Concat(reg.gallery, reg.upstream) {
+		names = append(names, r.Name)
 	}
 	return names
 }
@@ -173,14 +203,15 @@ func (e *unknownError) Unwrap() []error { return []error{e.sentinel, e.err} }
 // ErrUnknown is wrapped by Lookup's error for a name not registered.
 var ErrUnknown = errors.New("no recipe named")
 
-// Lookup returns the recipe called name, or an error wrapping ErrUnknown
-// that lists the names there are, the closest first.
+// Lookup returns the recipe called name, of the gallery or the upstream
+// recipes, or an error wrapping ErrUnknown that lists the names there are,
+// the closest first.
 func (reg *Registry[New]) Lookup(name string) (Recipe[New], error) {
-	for _, r := range reg.recipes {
+	for _, r := range slices.Concat(reg.gallery, reg.upstream) {
 		if r.Name == name {
 			return r, nil
 		}
 	}
 	return Recipe[New]{}, fmt.Errorf("%w %q among %s recipes; have %s", ErrUnknown, name, reg.family,
-		strings.Join(Nearest(name, reg.Names()), ", "))
+		strings.Join(suggest.Nearest(name, reg.Names()), ", "))
 }

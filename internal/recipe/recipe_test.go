@@ -2,8 +2,6 @@ package recipe
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,6 +81,51 @@ func TestRegistryLookup(t *testing.T) {
 	}
 }
 
+// Upstream recipes are found by Lookup, listed by Upstream and by the
+// unknown-name error, and left out of All; a registry refuses an upstream
+// recipe named as one of its gallery.
+func TestRegistryWithUpstream(t *testing.T) {
+	gallery := NewRegistry(Lock, Recipe[newFunc]{Name: "mutex", New: ok})
+	reg := gallery.WithUpstream(
+		Recipe[newFunc]{Name: "unlock-retry", Broken: true, Expect: overlap,
+			Upstream: "https://github.com/etcd-io/etcd/issues/22082", New: ok},
+		Recipe[newFunc]{Name: "unlock-retry-fenced", New: ok},
+	)
+	if r, err := reg.Lookup("unlock-retry"); err != nil || r.Name != "unlock-retry" || r.Family != Lock {
+		t.Errorf("Lookup(unlock-retry) = %+v, %v", r, err)
+	}
+	if r, err := reg.Lookup("mutex"); err != nil || r.Name != "mutex" {
+		t.Errorf("Lookup(mutex) = %+v, %v", r, err)
+	}
+	if diff := cmp.Diff([]string{"mutex"}, names(reg.All())); diff != "" {
+		t.Errorf("All (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"unlock-retry", "unlock-retry-fenced"}, names(reg.Upstream())); diff != "" {
+		t.Errorf("Upstream (-want +got):\n%s", diff)
+	}
+	if _, err := gallery.Lookup("unlock-retry"); err == nil {
+		t.Error("WithUpstream changed the registry it was called on")
+	}
+	_, err := reg.Lookup("unlock-retyr")
+	if want := `no recipe named "unlock-retyr" among lock recipes; have unlock-retry, unlock-retry-fenced, mutex`; err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant  %q", err, want)
+	}
+	defer func() {
+		if p, _ := recover().(string); !strings.Contains(p, "recipe mutex registered twice") {
+			t.Errorf("panic %q, want one saying the name is taken", p)
+		}
+	}()
+	gallery.WithUpstream(Recipe[newFunc]{Name: "mutex", New: ok})
+}
+
+func names[New any](rs []Recipe[New]) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
 func TestRegistryRefusesBadEntries(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -104,27 +147,6 @@ func TestRegistryRefusesBadEntries(t *testing.T) {
 	}
 }
 
-func TestNearest(t *testing.T) {
-	names := []string{"lock/mutex/leader-kill", "lock/fenced/pause-holder", "election/rechecked/partition", "discovery/keepalive/kill"}
-	tests := []struct {
-		name string
-		want string
-		top  string
-	}{
-		{"prefix", "election", "election/rechecked/partition"},
-		{"typo", "lock/fencd/pause-holder", "lock/fenced/pause-holder"},
-		{"substring", "keepalive", "discovery/keepalive/kill"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := Nearest(tt.want, names)
-			if got[0] != tt.top || len(got) != len(names) {
-				t.Errorf("Nearest(%q) = %v, want %q first", tt.want, got, tt.top)
-			}
-		})
-	}
-}
-
 // A family's unknown-name error reads as its prefix and the registry's
 // error, once, and is both the family's sentinel and ErrUnknown.
 func TestUnknown(t *testing.T) {
@@ -137,37 +159,5 @@ func TestUnknown(t *testing.T) {
 	}
 	if !errors.Is(err, family) || !errors.Is(err, ErrUnknown) {
 		t.Errorf("errors.Is: family %v, ErrUnknown %v; want both", errors.Is(err, family), errors.Is(err, ErrUnknown))
-	}
-}
-
-// CheckUpstream finds a broken upstream recipe no BROKEN comment names, a
-// gallery name reused, and a recipe lookup misses; and passes the same
-// recipes once a file names the report.
-func TestCheckUpstream(t *testing.T) {
-	dir := t.TempDir()
-	gallery := []Recipe[func()]{{Name: "mutex", Summary: "s", New: func() {}}}
-	up := []Recipe[func()]{
-		{Name: "retry", Summary: "s", New: func() {}, Broken: true, Upstream: "https://github.com/etcd-io/etcd/issues/22082",
-			Expect: checker.Expectation{Checker: checker.CheckerMutualExclusion, Violation: checker.ViolationOverlap}},
-		{Name: "mutex", Summary: "s", New: func() {}},
-	}
-	lookup := func(name string) (Recipe[func()], error) {
-		if name == "retry" {
-			return up[0], nil
-		}
-		return Recipe[func()]{}, ErrUnknown
-	}
-	err := CheckUpstream(dir, gallery, up, lookup)
-	for _, want := range []string{"names etcd #22082", "has the name of a gallery recipe", `lookup("mutex")`} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("CheckUpstream: %v; want an error saying %q", err, want)
-		}
-	}
-	src := "package x\n\n// BROKEN (deliberately): etcd #22082.\nfunc f() {}\n"
-	if err := os.WriteFile(filepath.Join(dir, "upstream_retry.go"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := CheckUpstream(dir, gallery, up[:1], lookup); err != nil {
-		t.Errorf("CheckUpstream with the report named: %v", err)
 	}
 }

@@ -41,7 +41,7 @@
 // Use:
 //
 //	g, err := lease.Grant(ctx, cli, 5*time.Second) // whole seconds, at least 1s
-//	if err != nil { ... }                          // errors.Is(err, lease.ErrTTL) for a bad TTL
+//	if err != nil { ... }                          // errors.Is(err, lease.ErrBadTTL) for a bad TTL
 //	defer g.Close(ctx)                             // stop renewing and revoke
 //	_, err = cli.Put(ctx, "k", "v", clientv3.WithLease(g.ID()))
 //	select {

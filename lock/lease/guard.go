@@ -15,10 +15,10 @@ import (
 // Sentinel errors. The errors the package returns wrap them with the lease
 // or TTL involved, so test them with errors.Is.
 var (
-	// ErrTTL is returned for a TTL etcd cannot grant as asked: below 1s,
+	// ErrBadTTL is returned for a TTL etcd cannot grant as asked: below 1s,
 	// not a whole number of seconds, or below the cluster's own minimum
 	// (which etcd would silently grant instead).
-	ErrTTL = errors.New("lease: bad TTL")
+	ErrBadTTL = errors.New("lease: bad TTL")
 	// ErrLost is what Err wraps once the lease is gone from the cluster or
 	// may be: no renewal was acknowledged in time, or a renewal found the
 	// lease gone (then the error wraps rpctypes.ErrLeaseNotFound too).
@@ -28,17 +28,17 @@ var (
 )
 
 // CheckTTL returns nil for a TTL etcd can grant as asked, and otherwise an
-// error wrapping ErrTTL that names ttl and says what would do: etcd grants
+// error wrapping ErrBadTTL that names ttl and says what would do: etcd grants
 // whole seconds, at least one. A cluster may require more (etcd raises a
 // TTL below 1.5 election timeouts); only Grant can find that out.
 func CheckTTL(ttl time.Duration) error {
 	switch {
 	case ttl < time.Second:
-		return fmt.Errorf("%w: %v; etcd grants whole seconds, at least 1s", ErrTTL, ttl)
+		return fmt.Errorf("%w: %v; etcd grants whole seconds, at least 1s", ErrBadTTL, ttl)
 	case ttl%time.Second != 0:
 		lo := ttl.Truncate(time.Second)
 		return fmt.Errorf("%w: %v is not a whole number of seconds, which is what etcd grants: use %v or %v",
-			ErrTTL, ttl, lo, lo+time.Second)
+			ErrBadTTL, ttl, lo, lo+time.Second)
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ type Guard struct {
 // ttl must be a whole number of seconds, at least 1s (see CheckTTL), and
 // no less than the cluster's minimum lease TTL, which etcd would silently
 // grant instead: Grant then revokes that lease. Either way the error wraps
-// ErrTTL.
+// ErrBadTTL.
 func Grant(ctx context.Context, cli *clientv3.Client, ttl time.Duration) (*Guard, error) {
 	if err := CheckTTL(ttl); err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func Grant(ctx context.Context, cli *clientv3.Client, ttl time.Duration) (*Guard
 	if resp.TTL != want {
 		got := time.Duration(resp.TTL) * time.Second
 		err := fmt.Errorf("%w: asked for %v, the cluster granted %v (etcd raises a TTL below its minimum, 1.5 election timeouts); ask for at least %v",
-			ErrTTL, ttl, got, got)
+			ErrBadTTL, ttl, got, got)
 		// The lease is ours to clean up even if ctx ends now.
 		return nil, errors.Join(err, revoke(context.WithoutCancel(ctx), cli, resp.ID, max(ttl, got)))
 	}

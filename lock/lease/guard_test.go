@@ -98,8 +98,8 @@ func TestGrantBadTTL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, err := range []error{lease.CheckTTL(tt.ttl), grantErr(ctx, cli, tt.ttl)} {
-				if !errors.Is(err, lease.ErrTTL) {
-					t.Fatalf("TTL %v: got %v, want ErrTTL", tt.ttl, err)
+				if !errors.Is(err, lease.ErrBadTTL) {
+					t.Fatalf("TTL %v: got %v, want ErrBadTTL", tt.ttl, err)
 				}
 				if msg := err.Error(); !strings.Contains(msg, tt.ttl.String()) || !strings.Contains(msg, tt.says) {
 					t.Errorf("TTL %v: error %q does not name the TTL and say %q", tt.ttl, msg, tt.says)
@@ -134,8 +134,8 @@ func TestGrantBelowClusterMinimum(t *testing.T) {
 	ctx := clustertest.Context(t)
 	cli := clustertest.Client(t, c, "c1")
 	_, err := lease.Grant(ctx, cli, time.Second)
-	if !errors.Is(err, lease.ErrTTL) {
-		t.Fatalf("Grant(1s) on a cluster whose minimum is 2s: got %v, want ErrTTL", err)
+	if !errors.Is(err, lease.ErrBadTTL) {
+		t.Fatalf("Grant(1s) on a cluster whose minimum is 2s: got %v, want ErrBadTTL", err)
 	}
 	if msg := err.Error(); !strings.Contains(msg, "1s") || !strings.Contains(msg, "2s") {
 		t.Errorf("error %q does not name both the TTL asked for (1s) and the one granted (2s)", msg)

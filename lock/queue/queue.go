@@ -28,10 +28,10 @@ import (
 
 // Sentinel errors.
 var (
-	// ErrEmptyName is returned for a queue asked for with an empty name.
-	ErrEmptyName = errors.New("queue: empty queue name")
-	// ErrEmptyItem is returned by Enqueue for an empty item.
-	ErrEmptyItem = errors.New("queue: empty item")
+	// ErrBadName is returned for a queue asked for with an empty name.
+	ErrBadName = errors.New("queue: empty queue name")
+	// ErrBadItem is returned by Enqueue for an empty item.
+	ErrBadItem = errors.New("queue: empty item")
 	// ErrUnknownRecipe is returned by Lookup for a name not registered.
 	ErrUnknownRecipe = errors.New("queue: no recipe named")
 )
@@ -91,7 +91,7 @@ func New(cli *clientv3.Client, name string) (*Upstream, error) {
 		return nil, fmt.Errorf("queue: %q: nil client", name)
 	}
 	if name == "" {
-		return nil, ErrEmptyName
+		return nil, ErrBadName
 	}
 	return &Upstream{cli: cli, pfx: DefaultPrefix + name}, nil
 }
@@ -105,7 +105,7 @@ func (q *Upstream) queue(ctx context.Context) *recipes.Queue {
 // Enqueue puts item on the queue.
 func (q *Upstream) Enqueue(ctx context.Context, item string) error {
 	if item == "" {
-		return fmt.Errorf("%w: queue %s", ErrEmptyItem, q.pfx)
+		return fmt.Errorf("%w: queue %s", ErrBadItem, q.pfx)
 	}
 	if err := q.queue(ctx).Enqueue(item); err != nil {
 		return fmt.Errorf("queue: %s: enqueue %q: %w", q.pfx, item, err)

@@ -39,8 +39,8 @@ func TestDelivery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := p.Enqueue(ctx, ""); !errors.Is(err, ErrEmptyItem) {
-			t.Errorf("empty item: %v, want ErrEmptyItem", err)
+		if err := p.Enqueue(ctx, ""); !errors.Is(err, ErrBadItem) {
+			t.Errorf("empty item: %v, want ErrBadItem", err)
 		}
 		for _, item := range []string{"a", "b"} {
 			if err := p.Enqueue(ctx, item); err != nil {

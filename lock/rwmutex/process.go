@@ -101,8 +101,8 @@ func (p *process) guard(ctx context.Context) (*lease.Guard, error) {
 	}
 	g, err := lease.Grant(ctx, p.cli, p.ttl)
 	switch {
-	case errors.Is(err, lease.ErrTTL):
-		return nil, fmt.Errorf("%w: lock %s: %w", ErrTTL, p.pfx, err)
+	case errors.Is(err, lease.ErrBadTTL):
+		return nil, fmt.Errorf("%w: lock %s: %w", ErrBadTTL, p.pfx, err)
 	case err != nil:
 		return nil, fmt.Errorf("rwmutex: %s: session: %w", p.pfx, err)
 	}

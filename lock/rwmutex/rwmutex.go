@@ -15,11 +15,11 @@ import (
 // Sentinel errors. The errors the package returns wrap them with the lock
 // or recipe involved, so test them with errors.Is.
 var (
-	// ErrEmptyName is returned for a lock asked for with an empty name.
-	ErrEmptyName = errors.New("rwmutex: empty lock name")
-	// ErrTTL is returned for a TTL etcd cannot grant as asked; it wraps
-	// lease.ErrTTL as well.
-	ErrTTL = errors.New("rwmutex: bad TTL")
+	// ErrBadName is returned for a lock asked for with an empty name.
+	ErrBadName = errors.New("rwmutex: empty lock name")
+	// ErrBadTTL is returned for a TTL etcd cannot grant as asked; it wraps
+	// lease.ErrBadTTL as well.
+	ErrBadTTL = errors.New("rwmutex: bad TTL")
 	// ErrExpired is returned by Lock and RLock when the caller's key was
 	// gone once the wait ended: its session's lease ended while it waited.
 	ErrExpired = errors.New("rwmutex: session expired while waiting")
@@ -66,14 +66,14 @@ func resolve(cli *clientv3.Client, name string, o lock.Options) (string, time.Du
 		return "", 0, fmt.Errorf("rwmutex: %q: nil client", name)
 	}
 	if name == "" {
-		return "", 0, ErrEmptyName
+		return "", 0, ErrBadName
 	}
 	ttl := o.TTL
 	if ttl == 0 {
 		ttl = lock.DefaultTTL
 	}
 	if err := lease.CheckTTL(ttl); err != nil {
-		return "", 0, fmt.Errorf("%w: lock %q: Options.TTL: %w", ErrTTL, name, err)
+		return "", 0, fmt.Errorf("%w: lock %q: Options.TTL: %w", ErrBadTTL, name, err)
 	}
 	pfx := o.Prefix
 	if pfx == "" {

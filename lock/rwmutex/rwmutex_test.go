@@ -3,6 +3,7 @@ package rwmutex
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,13 +11,22 @@ import (
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
-	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
 )
 
+// Lookup finds every upstream recipe; Recipes, the gallery, lists none.
 func TestUpstreamRegistry(t *testing.T) {
-	if err := recipe.CheckUpstream(".", Recipes(), UpstreamRecipes(), Lookup); err != nil {
-		t.Error(err)
+	up := UpstreamRecipes()
+	if len(up) == 0 {
+		t.Fatal("no upstream recipes")
+	}
+	for _, r := range up {
+		if got, err := Lookup(r.Name); err != nil || got.Name != r.Name {
+			t.Errorf("Lookup(%q) = %q, %v", r.Name, got.Name, err)
+		}
+		if slices.ContainsFunc(Recipes(), func(g Recipe) bool { return g.Name == r.Name }) {
+			t.Errorf("Recipes lists upstream recipe %s", r.Name)
+		}
 	}
 }
 
@@ -27,11 +37,11 @@ func TestBadInput(t *testing.T) {
 	if _, err := NewChecked(nil, "x", lock.Options{}); err == nil {
 		t.Error("NewChecked(nil client): no error")
 	}
-	if _, err := NewChecked(&clientv3.Client{}, "", lock.Options{}); !errors.Is(err, ErrEmptyName) {
-		t.Errorf("empty name: %v, want ErrEmptyName", err)
+	if _, err := NewChecked(&clientv3.Client{}, "", lock.Options{}); !errors.Is(err, ErrBadName) {
+		t.Errorf("empty name: %v, want ErrBadName", err)
 	}
-	if _, err := NewChecked(&clientv3.Client{}, "x", lock.Options{TTL: 1500 * time.Millisecond}); !errors.Is(err, ErrTTL) {
-		t.Errorf("TTL 1.5s: %v, want ErrTTL", err)
+	if _, err := NewChecked(&clientv3.Client{}, "x", lock.Options{TTL: 1500 * time.Millisecond}); !errors.Is(err, ErrBadTTL) {
+		t.Errorf("TTL 1.5s: %v, want ErrBadTTL", err)
 	}
 }
 

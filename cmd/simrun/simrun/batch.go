@@ -11,6 +11,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/reports"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // batchFlags are the flags of every command that runs scenarios.
@@ -74,19 +75,18 @@ func writable(dir string) error {
 }
 
 // batch runs jobs and reports them: progress on stderr, the summary table
-// on stdout, summary.json in the output directory. sum carries what the
-// command knows of the batch (its command, campaign, shards); batch fills
-// in the rest. It returns the exit code.
-func (e *env) batch(jobs []job, b batchFlags, sum Summary) (int, error) {
-	if b.clock != "" {
-		for i := range jobs {
-			jobs[i].scenario.Cluster.Clock = cluster.Clock(b.clock)
-		}
-	}
+// on stdout, summary.json in the output directory — written as the batch
+// begins, kept up to date as runs finish (see journal) and written again
+// when it ends. sum carries what the command knows of the batch (its
+// command, campaign, shards); batch fills in the rest. done holds the runs
+// of jobs, by index, that an earlier campaign into the same directory
+// finished (see resume): they are reported, not run again. It returns the
+// exit code.
+func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]results.SummaryRun) (int, error) {
+	applyClock(jobs, b.clock)
 	if err := validateJobs(jobs); err != nil {
 		return exitUsage, configErr(err)
 	}
-	sum.Version = summaryVersion
 	sum.Planned = len(jobs)
 	sum.Started = time.Now()
 	r := runner{inProcess: b.inProcess, timeout: b.runTimeout, replay: e.replayCommand}
@@ -100,25 +100,52 @@ func (e *env) batch(jobs []job, b batchFlags, sum Summary) (int, error) {
 		}
 		r.exe = exe
 	}
-	fmt.Fprintf(e.stderr, "simrun: %d runs, %d at a time, %s, into %s\n", len(jobs), b.parallel, where, b.out)
-	io.WriteString(e.stderr, leakWarning(jobs, r.inProcess)) //nolint:errcheck // progress output, as above
-	sum.Runs = execute(e.ctx, r, jobs, b.parallel, b.out, newProgress(e.stderr))
-	if sum.Runs == nil {
-		sum.Runs = []outcome{}
+	var todo []job
+	order := map[string]int{} // a job's directory → its index in jobs
+	for i, j := range jobs {
+		order[j.dir()] = i
+		if o, ok := done[i]; ok {
+			sum.Runs = append(sum.Runs, o)
+		} else {
+			todo = append(todo, j)
+		}
 	}
-	sum.Elapsed = durationOf(time.Since(sum.Started))
+	sum.Reused = len(sum.Runs)
+	kept := ""
+	if sum.Reused > 0 {
+		kept = fmt.Sprintf(" (and %d kept from before)", sum.Reused)
+	}
+	fmt.Fprintf(e.stderr, "simrun: %d runs%s, %d at a time, %s, into %s\n", len(todo), kept, b.parallel, where, b.out)
+	io.WriteString(e.stderr, leakWarning(todo, r.inProcess)) //nolint:errcheck // progress output, as above
+	jr := &journal{progress: newProgress(e.stderr), dir: b.out, sum: &sum, order: order}
+	if err := jr.write(); err != nil {
+		return exitUsage, configErr(fmt.Errorf("-out %s: %w", b.out, err))
+	}
+	if len(todo) > 0 {
+		execute(e.ctx, r, todo, b.parallel, b.out, jr)
+	}
 	sum.Interrupted = e.ctx.Err() != nil && len(sum.Runs) < len(jobs)
-	sum.aggregate()
-	sum.table(e.stdout)
-	if err := sum.write(b.out); err != nil {
+	if err := jr.write(); err != nil {
 		return exitMissed, fmt.Errorf("writing the summary: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "summary: %s\n", filepath.Join(b.out, "summary.json"))
+	table(e.stdout, &sum)
+	fmt.Fprintf(e.stdout, "summary: %s\n", filepath.Join(b.out, results.SummaryFile))
 	// The pages are a view of the JSON: a run that cannot be drawn is
 	// reported, and changes no verdict.
 	if err := reports.RenderDir(b.out); err != nil {
 		fmt.Fprintf(e.stderr, "simrun: report: %v\n", err)
 	}
 	fmt.Fprintf(e.stdout, "report: %s\n", filepath.Join(b.out, "index.html"))
-	return sum.code(), nil
+	return exitCode(&sum), nil
+}
+
+// applyClock puts every job on clock, unless it is "" (each scenario's
+// own).
+func applyClock(jobs []job, clock string) {
+	if clock == "" {
+		return
+	}
+	for i := range jobs {
+		jobs[i].scenario.Cluster.Clock = cluster.Clock(clock)
+	}
 }

@@ -10,16 +10,18 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 var campaignCommand = &command{
 	name:  "campaign",
 	usage: "-f FILE [-shard i/n | -shard auto [-shards N]] [-parallel P] [-out DIR] [-run-timeout D] [-inprocess]",
 	summary: "run a YAML matrix of scenarios × members × overrides × seeds, or one shard of it;\n" +
-		"the file's form is documented in package simrun (campaignFile)",
+		"the file's form is documented in package simrun (campaignFile). Into a directory that holds\n" +
+		"part of the same campaign (or shard) it resumes: complete runs are kept, the rest run",
 	flags: func(fs *flag.FlagSet) { new(campaignFlags).register(fs) },
 }
 
@@ -66,16 +68,23 @@ func runCampaign(e *env, args []string) (int, error) {
 	if err := validateJobs(all); err != nil {
 		return exitUsage, configErr(fmt.Errorf("%s: %w", f.file, err))
 	}
+	if err := f.batchFlags.check(e); err != nil {
+		return exitUsage, err
+	}
+	// -clock changes what runs, so it is part of what the campaign is.
+	applyClock(all, f.clock)
 	hash, err := campaignHash(all)
 	if err != nil {
 		return exitUsage, configErr(err)
 	}
-	if err := f.batchFlags.check(e); err != nil {
-		return exitUsage, err
-	}
-	jobs := shard.pick(all)
+	jobs := pickShard(shard, all)
 	fmt.Fprintf(e.stderr, "simrun: campaign %s: %d runs in all; shard %s has %d\n", hash, len(all), shard, len(jobs))
-	return e.batch(jobs, f.batchFlags, Summary{Command: "campaign", Campaign: hash, CampaignRuns: len(all), Shards: []Shard{shard}})
+	sum := results.Summary{Command: "campaign", Campaign: hash, CampaignRuns: len(all), Shards: []results.Shard{shard}}
+	done, err := resume(e.stderr, f.out, f.file, sum, jobs)
+	if err != nil {
+		return exitUsage, configErr(err)
+	}
+	return e.batch(jobs, f.batchFlags, sum, done)
 }
 
 // expand returns the campaign's runs, sorted by key: each matched
@@ -83,7 +92,7 @@ func runCampaign(e *env, args []string) (int, error) {
 func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 	type pick struct {
 		s     scenarios.Scenario
-		seeds []checker.Seed
+		seeds []seed.Seed
 	}
 	var picked []pick
 	seen := map[string]bool{}

@@ -1,12 +1,16 @@
 package simrun
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestCampaignEntrySeeds checks that a scenario entry's own seeds replace
@@ -41,6 +45,8 @@ func TestCampaignEntryErrors(t *testing.T) {
 		{"no match", "scenarios:\n  - seeds: [1]\n", "give the scenario name or pattern as match"},
 		{"no seeds", "scenarios:\n  - lock/\n  - match: election/\n    seeds: [1]\n", "line 2: lock/ has no seeds"},
 		{"list entry", "scenarios:\n  - [lock/]\nseeds: [1]\n", "line 2: scenario entry: want a name or pattern"},
+		{"fault step in another order", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - faults: [\"kill(leader) at 1s for 2s\"]\n",
+			`line 4: faults: parse step "kill(leader) at 1s for 2s": no ":" before the fault; write "at <time>[ for <duration>]: <fault>"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "c.yaml")
@@ -52,6 +58,39 @@ func TestCampaignEntryErrors(t *testing.T) {
 				t.Fatalf("readCampaign: %v; want an error containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestCampaignReadsStepText checks that a campaign's faults are read in
+// the text form faults.Step.String writes: steps written out as text read
+// back as the same steps.
+func TestCampaignReadsStepText(t *testing.T) {
+	steps := []faults.Step{
+		faults.At(500*time.Millisecond, time.Second, faults.Kill(faults.Leader)),
+		faults.At(2*time.Second, 1500*time.Millisecond, faults.Delay(faults.Client("c1"), 20*time.Millisecond, 5*time.Millisecond)),
+		faults.At(4*time.Second, 0, faults.Compact()),
+	}
+	text := "scenarios: [lock/mutex/leader-kill]\nseeds: [1]\noverrides:\n  - faults:\n"
+	for _, st := range steps {
+		text += fmt.Sprintf("      - %q\n", st.String())
+	}
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := readCampaign(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	for _, st := range steps {
+		want = append(want, st.String())
+	}
+	for _, st := range *c.Overrides[0].Faults {
+		got = append(got, faults.Step(st.v).String())
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("steps read back (-want +got):\n%s", diff)
 	}
 }
 

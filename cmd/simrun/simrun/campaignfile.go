@@ -7,13 +7,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // campaignFile is a campaign as written in YAML: a matrix of scenarios ×
@@ -36,9 +35,9 @@ import (
 //	      - "at 1s for 2s: kill(leader)"
 //	      - "at 4s: compact"
 //
-// A fault is "at <time>[ for <duration>]: <fault>", the fault in the
-// text form faults.Parse reads; an instant fault (compact) has no
-// duration. An empty faults list means no faults. The file's seeds serve
+// A fault is a step in the text form faults.ParseStep reads and
+// faults.Step.String writes, "at <time>[ for <duration>]: <fault>"; an
+// instant fault (compact) has no duration. An empty faults list means no faults. The file's seeds serve
 // every scenario entry without seeds of its own; a scenario two entries
 // match takes the first entry's.
 type campaignFile struct {
@@ -113,7 +112,7 @@ func (e *scenarioEntry) UnmarshalYAML(n *yaml.Node) error {
 
 // seedSpec is a list of seeds, or count seeds from base.
 type seedSpec struct {
-	list []checker.Seed
+	list []seed.Seed
 	line int
 }
 
@@ -124,8 +123,8 @@ func (s *seedSpec) UnmarshalYAML(n *yaml.Node) error {
 		return n.Decode(&s.list)
 	case yaml.MappingNode:
 		var r struct {
-			Base  checker.Seed `yaml:"base"`
-			Count int          `yaml:"count"`
+			Base  seed.Seed `yaml:"base"`
+			Count int       `yaml:"count"`
 		}
 		if err := decodeKnown(n, &r, "base", "count"); err != nil {
 			return err
@@ -153,32 +152,16 @@ func decodeKnown(n *yaml.Node, v any, known ...string) error {
 // faultStep is one step of an override's timeline.
 type faultStep faults.Step
 
-var stepText = regexp.MustCompile(`^\s*at\s+(\S+)(?:\s+for\s+(\S+))?\s*:\s*(.+?)\s*$`)
-
 func (f *faultStep) UnmarshalYAML(n *yaml.Node) error {
 	var text string
 	if err := n.Decode(&text); err != nil {
 		return err
 	}
-	m := stepText.FindStringSubmatch(text)
-	if m == nil {
-		return fmt.Errorf("line %d: fault %q: want \"at <time>[ for <duration>]: <fault>\", e.g. \"at 1s for 2s: kill(leader)\"", n.Line, text)
-	}
-	at, err := time.ParseDuration(m[1])
-	if err != nil {
-		return fmt.Errorf("line %d: fault %q: time %q: %w", n.Line, text, m[1], err)
-	}
-	var d time.Duration
-	if m[2] != "" {
-		if d, err = time.ParseDuration(m[2]); err != nil {
-			return fmt.Errorf("line %d: fault %q: duration %q: %w", n.Line, text, m[2], err)
-		}
-	}
-	fault, err := faults.Parse(m[3])
+	st, err := faults.ParseStep(text)
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
-	*f = faultStep(faults.At(at, d, fault))
+	*f = faultStep(st)
 	return nil
 }
 

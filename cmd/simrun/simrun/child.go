@@ -11,6 +11,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/internal/bubble"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // The child side of a run in its own process. simrun (or a program built
@@ -23,9 +24,9 @@ import (
 const childCommand = "__run"
 
 // The files a child and its parent share in the run's directory, beside
-// result.json and history.json.
+// scenario.json (the job, written by the parent), result.json and
+// history.json (written by the child), which package results owns.
 const (
-	scenarioFile     = "scenario.json"     // the job, written by the parent
 	childPIDFile     = "child.pid"         // the child's process id, written first
 	childLogFile     = "child.log"         // the child's stdout and stderr, a panic's trace included
 	harnessErrorFile = "harness-error.txt" // why the child has no result
@@ -50,7 +51,7 @@ const exitRecipe = 4
 func runChildCommand(e *env, args []string) int {
 	fs := flag.NewFlagSet("simrun "+childCommand, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	out := fs.String("out", "", "the run's directory, holding "+scenarioFile)
+	out := fs.String("out", "", "the run's directory, holding "+results.ScenarioFile)
 	replay := fs.String("replay", "", "the command that replays the run")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -69,7 +70,7 @@ func runChildCommand(e *env, args []string) int {
 	if err := os.WriteFile(filepath.Join(*out, childPIDFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		return fail(exitHarness, err)
 	}
-	s, err := childScenario(filepath.Join(*out, scenarioFile), e.all())
+	s, err := childScenario(filepath.Join(*out, results.ScenarioFile), e.all())
 	if err != nil {
 		return fail(exitHarness, err)
 	}
@@ -108,22 +109,18 @@ func runChildCommand(e *env, args []string) int {
 //
 // A scenario crosses the process boundary as JSON, and JSON cannot carry a
 // program's own recipe (Workload.Lock, Election, Registrar and ResolverRecipe are
-// json:"-"). The child is the same binary as its parent, started with the
-// same extra scenarios, so it takes the recipe values from the scenario of
-// the same name among the registered and extra ones, as replay does; every
-// other field comes from the JSON, so seeds, -duration, -members and a
-// campaign's overrides hold. The recipe must be the one the JSON names: a
-// program whose scenarios differ from run to run is an error, not a run of
-// some other recipe.
+// json:"-") or fault schedule (Faults.Schedule). The child is the same
+// binary as its parent, started with the same extra scenarios, so it takes
+// those values from the scenario of the same name among the registered and
+// extra ones, as replay does; every other field comes from the JSON, so
+// seeds, -duration, -members and a campaign's overrides hold. The recipe
+// and the schedule must be the ones the JSON names: a program whose
+// scenarios differ from run to run is an error, not a run of some other
+// recipe or schedule.
 func childScenario(path string, all []scenarios.Scenario) (scenarios.Scenario, error) {
-	f, err := os.Open(path)
+	s, err := results.ReadScenario(path)
 	if err != nil {
 		return scenarios.Scenario{}, fmt.Errorf("%w: %w", scenarios.ErrHarness, err)
-	}
-	defer f.Close()
-	s, err := scenarios.ReadScenario(f)
-	if err != nil {
-		return scenarios.Scenario{}, fmt.Errorf("%w: %s: %w", scenarios.ErrHarness, path, err)
 	}
 	if own, ok := find(all, s.Name); ok {
 		if own.Workload.Recipe != s.Workload.Recipe {
@@ -134,16 +131,25 @@ func childScenario(path string, all []scenarios.Scenario) (scenarios.Scenario, e
 			return scenarios.Scenario{}, fmt.Errorf("%w: %s: scenario %s runs resolver %q here, but %q in the parent",
 				scenarios.ErrHarness, path, s.Name, own.Workload.ResolverRecipe.Name, s.Workload.Resolver)
 		}
+		if name := s.Faults.ScheduleName; name != "" && own.Faults.ScheduleName != name {
+			return scenarios.Scenario{}, fmt.Errorf("%w: %s: scenario %s runs fault schedule %q here, but %q in the parent",
+				scenarios.ErrHarness, path, s.Name, own.Faults.ScheduleName, name)
+		}
 		withOwnRecipe(&s, own)
 	}
 	return s, nil
 }
 
 // withOwnRecipe gives s the recipe values of own, a scenario of the same
-// name this program has: what a scenario's JSON cannot hold.
+// name this program has, and its fault schedule if s names it: what a
+// scenario's JSON cannot hold. A schedule s does not name — a campaign's
+// override replaced it — stays out.
 func withOwnRecipe(s *scenarios.Scenario, own scenarios.Scenario) {
 	s.Workload.Lock, s.Workload.Election, s.Workload.Registrar = own.Workload.Lock, own.Workload.Election, own.Workload.Registrar
 	s.Workload.ResolverRecipe = own.Workload.ResolverRecipe
+	if s.Faults.ScheduleName != "" && s.Faults.ScheduleName == own.Faults.ScheduleName {
+		s.Faults.Schedule = own.Faults.Schedule
+	}
 }
 
 // errNoChild is returned where child processes are not supported.

@@ -1,6 +1,7 @@
 package simrun
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,9 +9,12 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // TestReadChildResult breaks a child's result in each way a parent must
@@ -25,14 +29,20 @@ func TestReadChildResult(t *testing.T) {
 	}{
 		{"none", "", "", []string{"result.json", "cannot be read"}},
 		{"truncated", `{"version": 1, "scenario": {"name": "lock/mutex/heal`, "", []string{"result.json", "cannot be read"}},
-		{"foreign", `{"version": 1, "scenario": {"name": "lock/v3lock/healthy", "seed": "7"}}`, "", []string{"holds a run of lock/v3lock/healthy seed 7, not of lock/mutex/healthy seed 7"}},
-		{"no history", `{"version": 1, "scenario": {"name": "lock/mutex/healthy", "seed": "7"}}`, "", []string{"no history beside", "result.json"}},
+		{"foreign", `{"version": 1, "scenario": {"name": "lock/v3lock/healthy", "seed": "7"}}`, `{"version": 1, "seed": "7", "scenario": "lock/v3lock/healthy"}`,
+			[]string{"holds a run of lock/v3lock/healthy seed 7, not of lock/mutex/healthy seed 7"}},
+		{"no history", `{"version": 1, "scenario": {"name": "lock/mutex/healthy", "seed": "7"}}`, "", []string{"history.json is missing", "cannot be read"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tt.result != "" {
-				if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(tt.result), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, results.ResultFile), []byte(tt.result), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.history != "" {
+				if err := os.WriteFile(filepath.Join(dir, results.HistoryFile), []byte(tt.history), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -59,10 +69,10 @@ func TestChildScenario(t *testing.T) {
 	job.Seed, job.Cluster.Members, job.Workload.Lock = 9, 5, nil
 
 	dir := t.TempDir()
-	if err := prepareChildDir(dir, job); err != nil {
+	if err := prepareRunDir(dir, job); err != nil {
 		t.Fatal(err)
 	}
-	got, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{own})
+	got, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{own})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +82,7 @@ func TestChildScenario(t *testing.T) {
 
 	other := own
 	other.Workload.Recipe = "theirs"
-	if _, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `recipe "theirs" here, but "mine"`) {
+	if _, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `recipe "theirs" here, but "mine"`) {
 		t.Errorf("a scenario whose recipe differs in the child: %v", err)
 	}
 }
@@ -86,10 +96,10 @@ func TestChildScenarioResolver(t *testing.T) {
 	job.Seed, job.Workload.ResolverRecipe = 4, nil
 
 	dir := t.TempDir()
-	if err := prepareChildDir(dir, job); err != nil {
+	if err := prepareRunDir(dir, job); err != nil {
 		t.Fatal(err)
 	}
-	got, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{own})
+	got, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{own})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +109,63 @@ func TestChildScenarioResolver(t *testing.T) {
 
 	other := own
 	other.Workload.ResolverRecipe = &discovery.ResolverRecipe{Name: "theirs", New: discovery.NewRelisting}
-	if _, err := childScenario(filepath.Join(dir, scenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `resolver "theirs" here, but "my-resolver"`) {
+	if _, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `resolver "theirs" here, but "my-resolver"`) {
 		t.Errorf("a scenario whose resolver differs in the child: %v", err)
+	}
+}
+
+// stillSchedule is a program's own fault schedule that injects nothing.
+type stillSchedule struct{}
+
+func (stillSchedule) Validate(*cluster.Cluster) error { return nil }
+func (stillSchedule) Plan(context.Context, *faults.Env) ([]faults.Planned, error) {
+	return nil, nil
+}
+func (stillSchedule) Arm(context.Context, *faults.Env) (func() error, error) {
+	return func() error { return nil }, nil
+}
+
+// A child takes a program's own fault schedule, which JSON names but
+// cannot carry, from the scenario of the same name; refuses a scenario
+// whose schedule is another in the child; and leaves out a schedule the
+// job no longer names (a campaign's override replaced it).
+func TestChildScenarioSchedule(t *testing.T) {
+	own, err := scenarios.Lookup("lock/mutex/leader-kill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own.Faults.Schedule, own.Faults.ScheduleName = stillSchedule{}, "still"
+	job := own
+	job.Seed, job.Faults.Schedule = 6, nil
+
+	dir := t.TempDir()
+	if err := prepareRunDir(dir, job); err != nil {
+		t.Fatal(err)
+	}
+	got, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Faults.Schedule != own.Faults.Schedule || got.Faults.ScheduleName != "still" || got.Seed != 6 {
+		t.Errorf("got schedule %v (%q) seed %s; want the program's own, \"still\", 6", got.Faults.Schedule, got.Faults.ScheduleName, got.Seed)
+	}
+
+	other := own
+	other.Faults.ScheduleName = "noisy"
+	if _, err := childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{other}); err == nil || !strings.Contains(err.Error(), `fault schedule "noisy" here, but "still"`) {
+		t.Errorf("a scenario whose schedule differs in the child: %v", err)
+	}
+
+	replaced := job
+	replaced.Faults = scenarios.Faults{}
+	if err := prepareRunDir(dir, replaced); err != nil {
+		t.Fatal(err)
+	}
+	got, err = childScenario(filepath.Join(dir, results.ScenarioFile), []scenarios.Scenario{own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Faults.Schedule != nil {
+		t.Errorf("a job whose faults were replaced got the program's schedule back: %v", got.Faults.Schedule)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // childGrace is how long a child has, once told to stop (SIGTERM), to heal
@@ -58,7 +59,8 @@ func defaultInProcess() bool {
 	return strings.HasSuffix(strings.TrimSuffix(filepath.Base(exe), ".exe"), ".test")
 }
 
-// runChild runs j in a child process into dir, under the deadline limit,
+// runChild runs j in a child process into dir, which holds its
+// scenario.json (prepareRunDir), under the deadline limit,
 // and reads back its result and its process stats. Whatever goes wrong —
 // the deadline passed, the child crashed, was killed, failed its harness,
 // or left no result, a truncated one or another run's — is an error
@@ -66,14 +68,11 @@ func defaultInProcess() bool {
 // files the child left stay in dir. When ctx ends the child is told to
 // stop and has childGrace to heal and close before it is killed; runChild
 // returns once it has exited.
-func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit time.Duration) (*scenarios.Result, *procStats, error) {
+func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit time.Duration) (*scenarios.Result, *results.ProcStats, error) {
 	s := j.scenario
 	run := fmt.Sprintf("%s seed %s", j.label(), s.Seed)
 	harness := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", scenarios.ErrHarness, run, fmt.Sprintf(format, args...))
-	}
-	if err := prepareChildDir(dir, s); err != nil {
-		return nil, nil, harness("%v", err)
 	}
 	// The child's temp files (its members' data) go to a directory of its
 	// own, removed once it has exited, even if it had to be killed.
@@ -123,31 +122,13 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 	}
 	if werr != nil {
 		return nil, stats, harness("the child process %d %s without writing %s%s; its files are in %s",
-			pid, exitText(werr), filepath.Join(dir, "result.json"), said, dir)
+			pid, exitText(werr), filepath.Join(dir, results.ResultFile), said, dir)
 	}
 	res, err := readChildResult(dir, s)
 	if err != nil {
 		return nil, stats, harness("the child process %d exited 0, but %v", pid, err)
 	}
 	return res, stats, nil
-}
-
-// prepareChildDir makes dir, removes what an earlier run into it left
-// that would be read back as this run's, and writes the job.
-func prepareChildDir(dir string, s scenarios.Scenario) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range []string{"result.json", "history.json", harnessErrorFile, processFile, childPIDFile} {
-		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
-	b, err := s.MarshalIndent()
-	if err != nil {
-		return fmt.Errorf("encoding the scenario: %w", err)
-	}
-	return os.WriteFile(filepath.Join(dir, scenarioFile), append(b, '\n'), 0o644)
 }
 
 // stopChild tells the child's process group to stop, kills it if it has
@@ -203,34 +184,26 @@ func childSaid(dir, logPath string) string {
 	return ""
 }
 
-// readChildResult reads the result a child wrote into dir and checks that
-// it is the run of s, with its whole history.
+// readChildResult reads the run a child wrote into dir and checks that it
+// is the run of s, with its whole history.
 func readChildResult(dir string, s scenarios.Scenario) (*scenarios.Result, error) {
-	path := filepath.Join(dir, "result.json")
-	res, err := scenarios.ReadResult(path)
+	r, err := results.ReadRun(dir)
 	if err != nil {
 		return nil, fmt.Errorf("its result cannot be read: %w", err)
 	}
-	if res.Scenario.Name != s.Name || res.Scenario.Seed != s.Seed {
-		return nil, fmt.Errorf("%s holds a run of %s seed %s, not of %s seed %s", path, res.Scenario.Name, res.Scenario.Seed, s.Name, s.Seed)
+	if got := r.Result.Scenario; got.Name != s.Name || got.Seed != s.Seed {
+		return nil, fmt.Errorf("%s holds a run of %s seed %s, not of %s seed %s", filepath.Join(dir, results.ResultFile), got.Name, got.Seed, s.Name, s.Seed)
 	}
-	hp := filepath.Join(dir, "history.json")
-	if _, err := os.Stat(hp); err != nil {
-		return nil, fmt.Errorf("it wrote no history beside %s: %w", path, err)
-	}
-	if n := len(res.History().Ops); n != res.Ops {
-		return nil, fmt.Errorf("%s holds %d operations, but %s counts %d", hp, n, path, res.Ops)
-	}
-	return res, nil
+	return r.Result, nil
 }
 
 // readProcStats reads the process stats a child wrote, or returns nil.
-func readProcStats(path string) *procStats {
+func readProcStats(path string) *results.ProcStats {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	var p procStats
+	var p results.ProcStats
 	if err := json.Unmarshal(b, &p); err != nil {
 		return nil
 	}

@@ -51,10 +51,15 @@ type volume struct {
 type indexedJob struct {
 	Kind string `yaml:"kind"`
 	Spec struct {
-		CompletionMode string `yaml:"completionMode"`
-		Completions    int    `yaml:"completions"`
-		Parallelism    int    `yaml:"parallelism"`
-		Template       struct {
+		CompletionMode       string `yaml:"completionMode"`
+		Completions          int    `yaml:"completions"`
+		Parallelism          int    `yaml:"parallelism"`
+		BackoffLimitPerIndex *int   `yaml:"backoffLimitPerIndex"`
+		PodReplacementPolicy string `yaml:"podReplacementPolicy"`
+		PodFailurePolicy     struct {
+			Rules []podFailureRule `yaml:"rules"`
+		} `yaml:"podFailurePolicy"`
+		Template struct {
 			Spec struct {
 				RestartPolicy string `yaml:"restartPolicy"`
 				Containers    []struct {
@@ -69,6 +74,35 @@ type indexedJob struct {
 			} `yaml:"spec"`
 		} `yaml:"template"`
 	} `yaml:"spec"`
+}
+
+// podFailureRule is one rule of a Job's pod failure policy.
+type podFailureRule struct {
+	Action      string `yaml:"action"`
+	OnExitCodes *struct {
+		Operator string `yaml:"operator"`
+		Values   []int  `yaml:"values"`
+	} `yaml:"onExitCodes"`
+	OnPodConditions []struct {
+		Type string `yaml:"type"`
+	} `yaml:"onPodConditions"`
+}
+
+// action is what the policy does with a pod that exited with code, or
+// that had condition ("" for none): the first rule that matches, or
+// "Count" (the default: a retry, up to the index's backoff limit).
+func action(rules []podFailureRule, code int, condition string) string {
+	for _, r := range rules {
+		if e := r.OnExitCodes; e != nil && condition == "" && slices.Contains(e.Values, code) == (e.Operator == "In") {
+			return r.Action
+		}
+		for _, c := range r.OnPodConditions {
+			if c.Type == condition {
+				return r.Action
+			}
+		}
+	}
+	return "Count"
 }
 
 func TestDeployKubernetesJob(t *testing.T) {
@@ -110,6 +144,29 @@ func checkKubernetesJob(path string) error {
 	}
 	if j.Completions < 1 || j.Parallelism != j.Completions {
 		fail("completions %d, parallelism %d: want both the shard count", j.Completions, j.Parallelism)
+	}
+	// A failed shard is retried in place, and resumes its directory.
+	if j.BackoffLimitPerIndex == nil || *j.BackoffLimitPerIndex < 1 {
+		fail("backoffLimitPerIndex %v: want at least 1, so that a shard whose pod failed is retried", j.BackoffLimitPerIndex)
+	}
+	if j.PodReplacementPolicy != "Failed" {
+		fail("podReplacementPolicy %q, want Failed: a retry must not write a shard's directory beside a pod still terminating", j.PodReplacementPolicy)
+	}
+	for _, c := range []struct {
+		what      string
+		code      int
+		condition string
+		want      string
+	}{
+		{"a bad campaign file or -out (exit 2)", exitUsage, "", "FailJob"},
+		{"a shard that missed an expectation (exit 1)", exitMissed, "", "FailIndex"},
+		{"a pod stopped by SIGTERM (exit 130)", exitInterrupted, "", "Count"},
+		{"an OOM-killed pod (exit 137)", 137, "", "Count"},
+		{"an evicted or preempted pod", 0, "DisruptionTarget", "Ignore"},
+	} {
+		if got := action(j.PodFailurePolicy.Rules, c.code, c.condition); got != c.want {
+			fail("the pod failure policy does %s with %s, want %s", got, c.what, c.want)
+		}
 	}
 	pod := j.Template.Spec
 	if pod.RestartPolicy != "Never" {

@@ -34,6 +34,15 @@
 // and close their clusters, and writes the results so far and the
 // summary. A second signal kills it at once, and its child processes with it.
 //
+// What a batch leaves in its -out directory — the run directories and
+// summary.json — is package scenarios/results's: simrun writes through it
+// and reads back through it. summary.json is written as the batch begins,
+// as runs finish and when it ends. A campaign (or shard) into a directory
+// that holds part of the same campaign resumes: it keeps the runs whose
+// files read whole and agree, and reruns the truncated, interrupted and
+// missing ones; a directory of another campaign, shard or command is
+// refused (exit 2). See resume.
+//
 // A program of your own gets a full simrun with your scenarios added to
 // the registered ones:
 //

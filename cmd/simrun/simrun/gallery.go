@@ -1,6 +1,10 @@
 package simrun
 
-import "flag"
+import (
+	"flag"
+
+	"github.com/etcdsim/etcdsim/scenarios/results"
+)
 
 var galleryCommand = &command{
 	name:    "gallery",
@@ -27,5 +31,5 @@ func runGallery(e *env, args []string) (int, error) {
 	for _, s := range e.all() {
 		jobs = append(jobs, job{scenario: s})
 	}
-	return e.batch(jobs, f, Summary{Command: "gallery"})
+	return e.batch(jobs, f, results.Summary{Command: "gallery"}, nil)
 }

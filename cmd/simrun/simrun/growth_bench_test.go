@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // BenchmarkInProcessGrowth runs short fault-free runs of each recipe family
@@ -35,7 +35,7 @@ func BenchmarkInProcessGrowth(b *testing.B) {
 			}
 			s.Faults = scenarios.Faults{}
 			s.Workload.Duration = scenarios.Duration(time.Second)
-			run := func(seed checker.Seed) {
+			run := func(seed seed.Seed) {
 				s.Seed = seed
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
@@ -47,7 +47,7 @@ func BenchmarkInProcessGrowth(b *testing.B) {
 			before := sample()
 			b.ResetTimer()
 			for i := range b.N {
-				run(checker.Seed(i + 1))
+				run(seed.Seed(i + 1))
 			}
 			b.StopTimer()
 			after := sample()

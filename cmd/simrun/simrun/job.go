@@ -2,12 +2,12 @@ package simrun
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // job is one run to do: a scenario with its seed and overrides applied.
@@ -18,16 +18,9 @@ type job struct {
 	variant string
 }
 
-// dir is where the job's files go, relative to the output directory:
-// <name with / replaced by ->[/<variant>]/seed-<n>.
-func (j job) dir() string {
-	parts := []string{strings.ReplaceAll(j.scenario.Name, "/", "-")}
-	if j.variant != "" {
-		parts = append(parts, j.variant)
-	}
-	parts = append(parts, "seed-"+j.scenario.Seed.String())
-	return filepath.Join(parts...)
-}
+// dir is where the job's files go, relative to the output directory and
+// slash-separated (results.RunDir).
+func (j job) dir() string { return results.RunDir(j.scenario.Name, j.variant, j.scenario.Seed) }
 
 // key orders jobs stably: by name, variant, then seed as a number.
 func (j job) key() string {
@@ -35,18 +28,13 @@ func (j job) key() string {
 }
 
 // label is how the job is named in progress lines and the summary.
-func (j job) label() string {
-	if j.variant == "" {
-		return j.scenario.Name
-	}
-	return j.scenario.Name + "[" + j.variant + "]"
-}
+func (j job) label() string { return results.Label(j.scenario.Name, j.variant) }
 
 // seeds returns n seeds from base: base, base+1, ….
-func seeds(base checker.Seed, n int) []checker.Seed {
-	out := make([]checker.Seed, n)
+func seeds(base seed.Seed, n int) []seed.Seed {
+	out := make([]seed.Seed, n)
 	for i := range out {
-		out[i] = base + checker.Seed(i)
+		out[i] = base + seed.Seed(i)
 	}
 	return out
 }

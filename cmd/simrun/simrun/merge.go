@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 var mergeCommand = &command{
@@ -33,9 +35,9 @@ func runMerge(e *env, args []string) (int, error) {
 	if out == "" || len(dirs) == 0 {
 		return exitUsage, usagef("name the merged directory with -out and at least one shard directory")
 	}
-	var sums []*Summary
+	var sums []*results.Summary
 	for _, d := range dirs {
-		s, err := readSummary(filepath.Join(d, "summary.json"))
+		s, err := results.ReadSummary(filepath.Join(d, results.SummaryFile))
 		if err != nil {
 			return exitUsage, configErr(err)
 		}
@@ -48,7 +50,7 @@ func runMerge(e *env, args []string) (int, error) {
 	if err != nil {
 		return exitUsage, configErr(err)
 	}
-	if _, err := os.Stat(filepath.Join(out, "summary.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(out, results.SummaryFile)); err == nil {
 		return exitUsage, configErr(fmt.Errorf("-out %s already holds a summary.json", out))
 	}
 	if err := writable(out); err != nil {
@@ -56,16 +58,17 @@ func runMerge(e *env, args []string) (int, error) {
 	}
 	for i, s := range sums {
 		for _, r := range s.Runs {
-			if err := os.CopyFS(filepath.Join(out, r.Dir), os.DirFS(filepath.Join(dirs[i], r.Dir))); err != nil {
-				return exitMissed, fmt.Errorf("copying %s: %w", filepath.Join(dirs[i], r.Dir), err)
+			rd := filepath.FromSlash(r.Dir)
+			if err := os.CopyFS(filepath.Join(out, rd), os.DirFS(filepath.Join(dirs[i], rd))); err != nil {
+				return exitMissed, fmt.Errorf("copying %s: %w", filepath.Join(dirs[i], rd), err)
 			}
 		}
 	}
-	merged.table(e.stdout)
-	if err := merged.write(out); err != nil {
+	table(e.stdout, merged)
+	if err := results.WriteSummary(out, merged); err != nil {
 		return exitMissed, fmt.Errorf("writing the summary: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "summary: %s\n", filepath.Join(out, "summary.json"))
+	fmt.Fprintf(e.stdout, "summary: %s\n", filepath.Join(out, results.SummaryFile))
 	if len(missing) > 0 {
 		var ms []string
 		for _, m := range missing {
@@ -77,14 +80,14 @@ func runMerge(e *env, args []string) (int, error) {
 	if merged.Planned != merged.CampaignRuns {
 		fmt.Fprintf(e.stderr, "simrun merge: the shards planned %d runs; the campaign has %d\n", merged.Planned, merged.CampaignRuns)
 	}
-	return merged.code(), nil
+	return exitCode(merged), nil
 }
 
 // mergeSummaries joins the summaries of the shards in dirs. It refuses
 // shards of different campaigns or shard counts, and shards (or runs)
 // that come twice; it returns the shards that are missing.
-func mergeSummaries(dirs []string, sums []*Summary) (*Summary, []Shard, error) {
-	m := &Summary{Version: summaryVersion, Command: "merge", Campaign: sums[0].Campaign, CampaignRuns: sums[0].CampaignRuns, Runs: []outcome{}}
+func mergeSummaries(dirs []string, sums []*results.Summary) (*results.Summary, []results.Shard, error) {
+	m := &results.Summary{Command: "merge", Campaign: sums[0].Campaign, CampaignRuns: sums[0].CampaignRuns, Runs: []results.SummaryRun{}}
 	count := sums[0].Shards[0].Count
 	from := map[int]string{} // shard index → the directory it came from
 	runs := map[string]string{}
@@ -115,6 +118,7 @@ func mergeSummaries(dirs []string, sums []*Summary) (*Summary, []Shard, error) {
 			m.Runs = append(m.Runs, r)
 		}
 		m.Planned += s.Planned
+		m.Reused += s.Reused
 		m.Interrupted = m.Interrupted || s.Interrupted
 		m.Elapsed += s.Elapsed
 		if m.Started.IsZero() || s.Started.Before(m.Started) {
@@ -124,14 +128,14 @@ func mergeSummaries(dirs []string, sums []*Summary) (*Summary, []Shard, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, nil, err
 	}
-	var missing []Shard
+	var missing []results.Shard
 	for i := range count {
 		if _, ok := from[i]; !ok {
-			missing = append(missing, Shard{Index: i, Count: count})
+			missing = append(missing, results.Shard{Index: i, Count: count})
 		}
 	}
-	slices.SortFunc(m.Shards, func(a, b Shard) int { return a.Index - b.Index })
-	slices.SortFunc(m.Runs, func(a, b outcome) int { return strings.Compare(a.Dir, b.Dir) })
-	m.aggregate()
+	slices.SortFunc(m.Shards, func(a, b results.Shard) int { return a.Index - b.Index })
+	slices.SortFunc(m.Runs, func(a, b results.SummaryRun) int { return strings.Compare(a.Dir, b.Dir) })
+	m.Aggregate()
 	return m, missing, nil
 }

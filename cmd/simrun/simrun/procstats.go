@@ -5,35 +5,22 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
-// procStats is the simrun process as a run left it, sampled once the
-// run's cluster had closed. With -parallel above 1 it counts the runs
-// still going as well. Read along a long campaign's runs in summary.json,
-// it shows whether goroutines or memory pile up from run to run:
-//
-//	jq -r '.runs[] | [.process.goroutines, .process.heap_inuse_bytes, .process.rss_bytes] | @tsv' summary.json
-//
-// The same figures of simrun itself, sampled as each run finished, are
-// the run's parent: flat along a campaign if runs leave nothing behind in
-// simrun.
-type procStats struct {
-	Goroutines int `json:"goroutines"`
-	// HeapInUse is the Go heap's in-use spans (runtime.MemStats.HeapInuse).
-	HeapInUse uint64 `json:"heap_inuse_bytes"`
-	// RSS is the resident set size; 0 (left out) where /proc is not.
-	RSS uint64 `json:"rss_bytes,omitempty"`
-	// FDs counts the open file descriptors; 0 (left out) where /proc is
-	// not.
-	FDs int `json:"fds,omitempty"`
-}
+// The figures of a run's process (results.ProcStats) are sampled here,
+// once the run's cluster had closed: with -parallel above 1 they count
+// the runs still going as well. The same figures of simrun itself,
+// sampled as each run finished, are the run's parent: flat along a
+// campaign if runs leave nothing behind in simrun.
 
 // sampleProc samples the process. It stops the world briefly, once per
 // run.
-func sampleProc() *procStats {
+func sampleProc() *results.ProcStats {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return &procStats{Goroutines: runtime.NumGoroutine(), HeapInUse: ms.HeapInuse, RSS: rss(), FDs: fds()}
+	return &results.ProcStats{Goroutines: runtime.NumGoroutine(), HeapInUse: ms.HeapInuse, RSS: rss(), FDs: fds()}
 }
 
 // fds counts the entries of /proc/self/fd (Linux), or returns 0.

@@ -9,13 +9,15 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // progress hears about runs as they finish. Its methods are called from
 // one goroutine.
 type progress interface {
 	start(total int)
-	finished(o outcome)
+	finished(o results.SummaryRun)
 	stop()
 }
 
@@ -38,14 +40,14 @@ type lineProgress struct {
 func (p *lineProgress) start(total int) { p.total = total }
 func (p *lineProgress) stop()           {}
 
-func (p *lineProgress) finished(o outcome) {
+func (p *lineProgress) finished(o results.SummaryRun) {
 	p.n++
 	fmt.Fprintf(p.w, "[%d/%d] %s\n", p.n, p.total, runLine(o))
 }
 
 // runLine says in one line how a run went: status, name, seed, duration,
 // why.
-func runLine(o outcome) string {
+func runLine(o results.SummaryRun) string {
 	status := "met"
 	switch {
 	case o.Error != "":
@@ -55,7 +57,7 @@ func runLine(o outcome) string {
 	case !o.Met:
 		status = "MISSED"
 	}
-	return fmt.Sprintf("%-6s %s seed=%s %v: %s", status, o.label(), o.Seed, o.Duration.D().Round(10*time.Millisecond), o.Why)
+	return fmt.Sprintf("%-6s %s seed=%s %v: %s", status, o.Label(), o.Seed, o.Duration.D().Round(10*time.Millisecond), o.Why)
 }
 
 // barProgress draws a progress bar: runs done of all, violations found,
@@ -101,8 +103,8 @@ func (p *barProgress) describe() {
 	p.bar.Describe(fmt.Sprintf("%d with violations, %d expectations missed", p.violations, p.missed))
 }
 
-func (p *barProgress) finished(o outcome) {
-	if o.violations() > 0 {
+func (p *barProgress) finished(o results.SummaryRun) {
+	if o.ViolationCount() > 0 {
 		p.violations++
 	}
 	if !o.Met {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 var replayCommand = &command{
@@ -32,7 +33,7 @@ func runReplay(e *env, args []string) (int, error) {
 		return exitUsage, usagef("name one result.json (got %d arguments)", len(pos))
 	}
 	path := pos[0]
-	before, err := scenarios.ReadResult(path)
+	before, err := results.ReadResult(path)
 	if err != nil {
 		return exitUsage, configErr(err)
 	}

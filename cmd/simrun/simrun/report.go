@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/etcdsim/etcdsim/reports"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 var reportCommand = &command{
@@ -42,14 +43,14 @@ func runReport(e *env, args []string) (int, error) {
 // renderReport renders a results directory, or the one run in dir when it
 // holds a result.json of its own.
 func renderReport(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, "result.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, results.ResultFile)); err == nil {
 		return reports.RenderRun(dir)
 	}
 	return reports.RenderDir(dir)
 }
 
 func reportPage(dir string) string {
-	if _, err := os.Stat(filepath.Join(dir, "result.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, results.ResultFile)); err == nil {
 		return filepath.Join(dir, "report.html")
 	}
 	return filepath.Join(dir, "index.html")

@@ -3,12 +3,12 @@ package simrun
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 var runCommand = &command{
@@ -54,13 +54,13 @@ func runRun(e *env, args []string) (int, error) {
 	if len(names) == 0 && len(f.files) == 0 {
 		return exitUsage, usagef("name at least one scenario (simrun list shows them) or a scenario file with -f")
 	}
-	var seed *checker.Seed
+	var first *seed.Seed
 	if f.seed != "" {
-		s, err := checker.ParseSeed(f.seed)
+		s, err := seed.Parse(f.seed)
 		if err != nil {
 			return exitUsage, usagef("-seed: %v", err)
 		}
-		seed = &s
+		first = &s
 	}
 	if f.runs < 1 {
 		return exitUsage, usagef("-runs %d: want at least 1", f.runs)
@@ -93,28 +93,23 @@ func runRun(e *env, args []string) (int, error) {
 			s.Cluster.Members = f.members
 		}
 		base := s.Seed
-		if seed != nil {
-			base = *seed
+		if first != nil {
+			base = *first
 		}
 		for _, sd := range seeds(base, f.runs) {
 			s.Seed = sd
 			jobs = append(jobs, job{scenario: s})
 		}
 	}
-	return e.batch(jobs, f.batchFlags, Summary{Command: "run"})
+	return e.batch(jobs, f.batchFlags, results.Summary{Command: "run"}, nil)
 }
 
 // readScenarioFile reads a scenario written as JSON and checks that it
 // can run; errors name the file.
 func readScenarioFile(path string) (scenarios.Scenario, error) {
-	f, err := os.Open(path)
+	s, err := results.ReadScenario(path)
 	if err != nil {
 		return scenarios.Scenario{}, fmt.Errorf("-f: %w", err)
-	}
-	defer f.Close()
-	s, err := scenarios.ReadScenario(f)
-	if err != nil {
-		return scenarios.Scenario{}, fmt.Errorf("-f %s: %w", path, err)
 	}
 	if err := s.Validate(); err != nil {
 		return scenarios.Scenario{}, fmt.Errorf("-f %s: %w", path, err)

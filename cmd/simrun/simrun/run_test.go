@@ -2,11 +2,12 @@ package simrun_test
 
 import (
 	"encoding/json"
-	"github.com/etcdsim/etcdsim/scenarios"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // short is the scenario the real runs use: about 4 s on a healthy
@@ -59,18 +60,14 @@ func TestRunWritesResultsAndReplays(t *testing.T) {
 
 	// The recorded scenario, renamed and written to a file of its own, runs
 	// with -f as it ran by name.
-	res, err := scenarios.ReadResult(filepath.Join(run, "result.json"))
+	res, err := results.ReadResult(filepath.Join(run, results.ResultFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := res.Scenario
 	s.Name = "lock/shared-session/from-file"
-	b, err = s.MarshalIndent()
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "scenario.json")
-	if err := os.WriteFile(file, b, 0o644); err != nil {
+	file := filepath.Join(t.TempDir(), results.ScenarioFile)
+	if err := results.WriteScenario(file, s); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr = simrunRun(t, "run", "-parallel", "1", "-out", t.TempDir(), "-f", file)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // TestShardsPartitionTheCampaign expands a campaign and checks that its
@@ -52,7 +53,7 @@ overrides:
 	}
 	seen := map[string]int{}
 	for i := range 3 {
-		for _, j := range (Shard{Index: i, Count: 3}).pick(jobs) {
+		for _, j := range pickShard(results.Shard{Index: i, Count: 3}, jobs) {
 			seen[j.dir()]++
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // TestShardedCampaignAsItRuns runs a campaign the way a Kubernetes
@@ -67,14 +68,14 @@ seeds: [1, 2, 3]
 	merged := filepath.Join(dir, "merged")
 	simrunProcess(t, bin, nil, append([]string{"merge", "-out", merged}, shardDirs...)...)
 
-	sum, err := readSummary(filepath.Join(merged, "summary.json"))
+	sum, err := results.ReadSummary(filepath.Join(merged, results.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, r := range sum.Runs {
 		got = append(got, r.Dir)
-		if _, err := os.Stat(filepath.Join(merged, r.Dir, "result.json")); err != nil {
+		if _, err := os.Stat(filepath.Join(merged, r.Dir, results.ResultFile)); err != nil {
 			t.Errorf("merged run %s: %v", r.Dir, err)
 		}
 		if r.Process == nil || r.Process.Goroutines == 0 {

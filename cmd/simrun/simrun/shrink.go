@@ -10,6 +10,8 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 var shrinkCommand = &command{
@@ -53,7 +55,7 @@ func runShrink(e *env, args []string) (int, error) {
 		return exitUsage, usagef("-trials %d: want at least 1", f.trials)
 	}
 	path := pos[0]
-	res, err := scenarios.ReadResult(path)
+	res, err := results.ReadResult(path)
 	if err != nil {
 		return exitUsage, configErr(err)
 	}
@@ -150,7 +152,7 @@ type shrinker struct {
 	// fails because of its schedule, not because of one lucky draw. The
 	// first trial keeps the original's seed, so a candidate is at least
 	// tried against the run it came from.
-	seeds []checker.Seed
+	seeds []seed.Seed
 	// events are the original run's fault events.
 	events []checker.FaultEvent
 	tries  []tryRecord // guarded by nothing: one goroutine runs the shrink
@@ -247,12 +249,8 @@ type shrunkFiles struct {
 // the original's seed.
 func (sh *shrinker) write(best scenarios.Scenario) (shrunkFiles, error) {
 	var f shrunkFiles
-	b, err := best.MarshalIndent()
-	if err != nil {
-		return f, fmt.Errorf("encoding the shrunk scenario: %w", err)
-	}
-	f.scenario = filepath.Join(sh.out, "scenario.json")
-	if err := os.WriteFile(f.scenario, append(b, '\n'), 0o644); err != nil {
+	f.scenario = filepath.Join(sh.out, results.ScenarioFile)
+	if err := results.WriteScenario(f.scenario, best); err != nil {
 		return f, err
 	}
 	if sh.best == nil || sh.best.Run == "" {

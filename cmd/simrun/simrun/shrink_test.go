@@ -16,6 +16,7 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 func TestShrinkBadInput(t *testing.T) {
@@ -119,12 +120,7 @@ func TestShrinkFindsTheFaultThatMatters(t *testing.T) {
 		}
 	}()
 
-	f, err := os.Open(filepath.Join(out, "scenario.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s, err := scenarios.ReadScenario(f)
+	s, err := results.ReadScenario(filepath.Join(out, results.ScenarioFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,14 +217,9 @@ func TestShrinkInterrupted(t *testing.T) {
 	if code != 130 {
 		t.Errorf("exit %d, want 130\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	f, err := os.Open(filepath.Join(out, "scenario.json"))
+	s, err := results.ReadScenario(filepath.Join(out, results.ScenarioFile))
 	if err != nil {
 		t.Fatalf("no scenario written: %v\nstderr:\n%s", err, stderr.String())
-	}
-	defer f.Close()
-	s, err := scenarios.ReadScenario(f)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if n := len(s.Faults.Lines()); n != 3 {
 		t.Errorf("the scenario so far has %d faults, want the original's 3", n)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // shrinkVersion is the version of shrink.json.
@@ -25,7 +27,7 @@ type shrinkRecord struct {
 	// Want is the violation every trial of a kept candidate found.
 	Want checker.Expectation `json:"want"`
 	// Seeds are each candidate's trials' seeds.
-	Seeds []checker.Seed `json:"seeds"`
+	Seeds []seed.Seed `json:"seeds"`
 	// Original is the input's scenario; Start the same with its nemesis
 	// written down as a timeline, the first candidate run.
 	Original scenarios.Scenario `json:"original"`
@@ -97,7 +99,7 @@ func (sh *shrinker) summary(w io.Writer, orig, start, best scenarios.Scenario, f
 		fmt.Fprintf(w, "scenario: %s\n", f.scenario)
 	}
 	if f.run != "" {
-		fmt.Fprintf(w, "run:      %s (%s runs it again)\n", f.run, sh.e.replayCommand(filepath.Join(f.run, "result.json")))
+		fmt.Fprintf(w, "run:      %s (%s runs it again)\n", f.run, sh.e.replayCommand(filepath.Join(f.run, results.ResultFile)))
 	}
 	if f.report != "" {
 		fmt.Fprintf(w, "report:   %s\n", f.report)

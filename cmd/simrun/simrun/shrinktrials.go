@@ -10,6 +10,8 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/results"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // tryRecord is one candidate a shrink ran, as shrink.json records it.
@@ -73,7 +75,7 @@ func (sh *shrinker) fails(ctx context.Context, c scenarios.Candidate) (bool, err
 	}
 	rec.Kept = rec.Failed == len(jobs)
 	if rec.Kept {
-		rec.Run = filepath.Join(rec.Dir, jobs[0].dir())
+		rec.Run = filepath.Join(rec.Dir, filepath.FromSlash(jobs[0].dir()))
 		kept := rec
 		sh.best = &kept
 	}
@@ -121,7 +123,7 @@ func clip(s string, n int) string {
 
 // trialRun is how one trial went.
 type trialRun struct {
-	seed        checker.Seed
+	seed        seed.Seed
 	failed      bool   // found the violation
 	harness     bool   // has no verdict
 	why         string // what it found
@@ -141,7 +143,7 @@ type trialJudge struct {
 func (j *trialJudge) start(int) {}
 func (j *trialJudge) stop()     {}
 
-func (j *trialJudge) finished(o outcome) {
+func (j *trialJudge) finished(o results.SummaryRun) {
 	t := j.judge(o)
 	j.runs = append(j.runs, t)
 	if !t.failed {
@@ -152,14 +154,14 @@ func (j *trialJudge) finished(o outcome) {
 // judge reads a finished run's checks and says whether they find the
 // violation. A schedule that did not run as written does not change
 // that: the violation was found all the same.
-func (j *trialJudge) judge(o outcome) trialRun {
+func (j *trialJudge) judge(o results.SummaryRun) trialRun {
 	t := trialRun{seed: o.Seed}
 	if o.Error != "" {
 		t.harness, t.why = true, "harness failure: "+o.Error
 		return t
 	}
-	path := filepath.Join(j.dir, o.Dir, "result.json")
-	res, err := scenarios.ReadResult(path)
+	path := filepath.Join(j.dir, filepath.FromSlash(o.Dir), results.ResultFile)
+	res, err := results.ReadResult(path)
 	if err != nil {
 		t.harness, t.why = true, fmt.Sprintf("harness failure: %v", err)
 		return t
@@ -170,7 +172,7 @@ func (j *trialJudge) judge(o outcome) trialRun {
 }
 
 // seedList writes seeds as "seeds 1, 2, 3", or "seed 1".
-func seedList(seeds []checker.Seed) string {
+func seedList(seeds []seed.Seed) string {
 	var s []string
 	for _, sd := range seeds {
 		s = append(s, sd.String())

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
 // A summary keeps runs whose fault schedule did not run as written apart
@@ -16,7 +18,7 @@ func TestSummaryKeepsScheduleErrorsApart(t *testing.T) {
 	pass := "pass"
 	broken := "violation of liveness (starvation)"
 	viol := map[string]int{"liveness": 1}
-	s := &Summary{Runs: []outcome{
+	s := &results.Summary{Runs: []results.SummaryRun{
 		{Name: "lock/mine/contention", Seed: 1, Expect: pass, Violations: viol},
 		{Name: "lock/mine/contention", Seed: 2, Expect: pass, Violations: viol},
 		{Name: "lock/mine/contention", Seed: 3, Expect: pass, ScheduleErr: "crash(client c9): no such client", Why: "the fault schedule did not run as written"},
@@ -25,7 +27,7 @@ func TestSummaryKeepsScheduleErrorsApart(t *testing.T) {
 		{Name: "lock/setnx/crash-holder", Seed: 2, Expect: broken, ScheduleErr: "revoke-lease(client c1): no lease known"},
 		{Name: "lock/setnx/crash-holder", Seed: 3, Expect: broken, Error: "cluster would not start"},
 	}}
-	s.aggregate()
+	s.Aggregate()
 	type row struct {
 		Scenario                          string
 		Runs, Met, Errors, ScheduleErrors int
@@ -34,7 +36,7 @@ func TestSummaryKeepsScheduleErrorsApart(t *testing.T) {
 	}
 	var got []row
 	for _, ss := range s.Scenarios {
-		got = append(got, row{ss.Scenario, ss.Runs, ss.Met, ss.Errors, ss.ScheduleErrors, ss.Found, ss.judged(), ss.detection()})
+		got = append(got, row{ss.Scenario, ss.Runs, ss.Met, ss.Errors, ss.ScheduleErrors, ss.Found, ss.Judged(), ss.Detection()})
 	}
 	want := []row{
 		{"lock/mine/contention", 4, 1, 0, 1, 2, 3, "found 67%"},
@@ -44,7 +46,7 @@ func TestSummaryKeepsScheduleErrorsApart(t *testing.T) {
 		t.Errorf("scenario summaries (-want +got):\n%s", diff)
 	}
 	var b strings.Builder
-	s.table(&b)
+	table(&b, s)
 	out := b.String()
 	for _, line := range []string{
 		"schedule error: lock/mine/contention seed 3: crash(client c9): no such client",

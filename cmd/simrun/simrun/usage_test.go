@@ -48,7 +48,7 @@ func TestBadInput(t *testing.T) {
 		{"list arguments", []string{"list", "x"}, []string{"list takes no arguments"}},
 		{"replay missing file", []string{"replay", filepath.Join(dir, "nope.json")}, []string{"nope.json"}},
 		{"scenario file missing", []string{"run", "-f", filepath.Join(dir, "nope.json")}, []string{"-f", "nope.json"}},
-		{"scenario file not a scenario", []string{"run", "-f", badYAML}, []string{"-f " + badYAML, "reading a scenario"}},
+		{"scenario file not a scenario", []string{"run", "-f", badYAML}, []string{"-f: results: " + badYAML, "malformed JSON at line 1"}},
 		{"shard beyond count", []string{"campaign", "-f", badYAML, "-shard", "3/2"}, []string{"-shard 3/2"}},
 		{"malformed campaign", []string{"campaign", "-f", badYAML, "-out", out}, []string{"line 3", "membrs"}},
 		{"campaign without file", []string{"campaign"}, []string{"-f"}},

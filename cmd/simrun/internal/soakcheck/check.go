@@ -1,30 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/etcdsim/etcdsim/scenarios/results"
 )
-
-// parent is the part of a run's parent figures the check reads.
-type parent struct {
-	Goroutines int    `json:"goroutines"`
-	HeapInUse  uint64 `json:"heap_inuse_bytes"`
-	RSS        uint64 `json:"rss_bytes"`
-	FDs        int    `json:"fds"`
-}
-
-type summary struct {
-	Planned int `json:"planned"`
-	Runs    []struct {
-		Met    bool    `json:"met"`
-		Error  string  `json:"error"`
-		Parent *parent `json:"parent"`
-	} `json:"runs"`
-}
 
 // window is how many runs each end's figure is the median of, so that
 // what the run still going beside it holds does not decide.
@@ -32,13 +15,9 @@ const window = 10
 
 // checkFile reads the summary at path and checks it; see check.
 func checkFile(path string, from int, tol float64) (string, error) {
-	b, err := os.ReadFile(path)
+	s, err := results.ReadSummary(path)
 	if err != nil {
 		return "", err
-	}
-	var s summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return check(s, from, tol)
 }
@@ -50,11 +29,11 @@ func checkFile(path string, from int, tol float64) (string, error) {
 // its starting value. Goroutines and files may also grow by 2 whatever
 // tol says: a count of 20 moves by 2 as a run starts beside another. Heap
 // in use is printed but not judged: it follows the GC's pace.
-func check(s summary, from int, tol float64) (string, error) {
-	var ps []parent
+func check(s *results.Summary, from int, tol float64) (string, error) {
+	var ps []results.ProcStats
 	for i, r := range s.Runs {
 		if r.Parent == nil {
-			return "", fmt.Errorf("run %d has no parent figures: written by a simrun that does not record them", i+1)
+			return "", fmt.Errorf("run %d (%s) has no parent figures: written by a simrun that does not record them, or resumed from an earlier campaign", i+1, r.Dir)
 		}
 		ps = append(ps, *r.Parent)
 	}
@@ -73,7 +52,7 @@ func check(s summary, from int, tol float64) (string, error) {
 	fmt.Fprintf(&sb, "%d runs (%d planned), %d met their expectation; medians of %d runs\n", len(s.Runs), s.Planned, met, w)
 	fmt.Fprintf(&sb, "%-12s %14s %14s %8s\n", "parent", fmt.Sprintf("runs %d-%d", from, from+w-1), fmt.Sprintf("runs %d-%d", len(ps)-w+1, len(ps)), "growth")
 	var errs []error
-	judge := func(name string, get func(parent) float64, slack float64, judged bool) {
+	judge := func(name string, get func(results.ProcStats) float64, slack float64, judged bool) {
 		a, b := median(head, get), median(tail, get)
 		growth := 0.0
 		if a > 0 {
@@ -84,14 +63,14 @@ func check(s summary, from int, tol float64) (string, error) {
 			errs = append(errs, fmt.Errorf("parent %s grew from %.0f to %.0f (%+.1f%%), more than %.0f%%", name, a, b, 100*growth, 100*tol))
 		}
 	}
-	judge("goroutines", func(p parent) float64 { return float64(p.Goroutines) }, 2, true)
-	judge("rss_bytes", func(p parent) float64 { return float64(p.RSS) }, 0, true)
-	judge("fds", func(p parent) float64 { return float64(p.FDs) }, 2, true)
-	judge("heap_inuse", func(p parent) float64 { return float64(p.HeapInUse) }, 0, false)
+	judge("goroutines", func(p results.ProcStats) float64 { return float64(p.Goroutines) }, 2, true)
+	judge("rss_bytes", func(p results.ProcStats) float64 { return float64(p.RSS) }, 0, true)
+	judge("fds", func(p results.ProcStats) float64 { return float64(p.FDs) }, 2, true)
+	judge("heap_inuse", func(p results.ProcStats) float64 { return float64(p.HeapInUse) }, 0, false)
 	return sb.String(), errors.Join(errs...)
 }
 
-func median(ps []parent, get func(parent) float64) float64 {
+func median(ps []results.ProcStats, get func(results.ProcStats) float64) float64 {
 	v := make([]float64, len(ps))
 	for i, p := range ps {
 		v[i] = get(p)

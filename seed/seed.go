@@ -1,4 +1,4 @@
-package checker
+package seed
 
 import (
 	"encoding/json"
@@ -28,11 +28,11 @@ func (s Seed) Rand(stream uint64) *rand.Rand {
 // String renders the seed in decimal.
 func (s Seed) String() string { return strconv.FormatUint(uint64(s), 10) }
 
-// ParseSeed reads a seed written in decimal, the form String writes.
-func ParseSeed(text string) (Seed, error) {
+// Parse reads a seed written in decimal, the form String writes.
+func Parse(text string) (Seed, error) {
 	u, err := strconv.ParseUint(strings.TrimSpace(text), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("checker: seed %q: want a whole number from 0 to %d", text, uint64(1<<64-1))
+		return 0, fmt.Errorf("seed: parse %q: want a whole number from 0 to %d", text, uint64(1<<64-1))
 	}
 	return Seed(u), nil
 }
@@ -42,7 +42,7 @@ func (s Seed) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText reads a seed written in decimal.
 func (s *Seed) UnmarshalText(b []byte) error {
-	v, err := ParseSeed(string(b))
+	v, err := Parse(string(b))
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (s *Seed) UnmarshalJSON(b []byte) error {
 	text := string(b)
 	if len(b) > 0 && b[0] == '"' {
 		if err := json.Unmarshal(b, &text); err != nil {
-			return fmt.Errorf("checker: seed %s: %w", b, err)
+			return fmt.Errorf("seed: %s: %w", b, err)
 		}
 	}
 	return s.UnmarshalText([]byte(text))

@@ -1,17 +1,63 @@
-package reports
+package results
 
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/scenarios"
 )
+
+// Run is one run read back from its directory: its result and its
+// history.
+type Run struct {
+	// Dir is the run's directory as it was given (ReadRun), or relative
+	// to its results directory and slash-separated (ReadDir).
+	Dir string
+	// Variant names the overrides a campaign applied ("members-5"), read
+	// from the run's place in its results directory (RunDir); "" for none,
+	// and for a run read alone.
+	Variant string
+	Result  *scenarios.Result
+	History checker.History
+}
+
+// Label names the run's scenario and variant (see Label).
+func (r *Run) Label() string { return Label(r.Result.Scenario.Name, r.Variant) }
+
+// ReadRun reads the run in dir: its result.json and history.json. A
+// missing, truncated or hand-broken file, a newer version, or a history
+// that does not agree with the result beside it is an error naming the
+// file and what is wrong with it; a missing file's error wraps
+// fs.ErrNotExist, a truncated one's ErrTruncated.
+func ReadRun(dir string) (*Run, error) {
+	return readRun(dir, dir)
+}
+
+// readRun reads the run in dir, naming its files after name in errors.
+func readRun(dir, name string) (*Run, error) {
+	rp, hp := filepath.Join(name, ResultFile), filepath.Join(name, HistoryFile)
+	res, err := readResult(filepath.Join(dir, ResultFile), rp)
+	if err != nil {
+		return nil, err
+	}
+	h, err := readHistory(filepath.Join(dir, HistoryFile), hp)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Dir: dir, Result: res, History: h}
+	if err := r.consistent(); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", hp, err)
+	}
+	return r, nil
+}
 
 // consistent checks that the history is valid and agrees with the result
 // beside it: the same run, as many operations as the result counts, and
 // every operation a violation names present in the history as the
 // violation has it. A hand-edited or mismatched pair of files fails here
-// rather than drawing a page that lies.
+// rather than being read as a run that never was.
 func (r *Run) consistent() error {
 	h, res := &r.History, r.Result
 	if err := h.Validate(); err != nil {
@@ -25,7 +71,7 @@ func (r *Run) consistent() error {
 		errs = append(errs, fmt.Errorf("history of seed %s beside a result of seed %s", h.Seed, res.Scenario.Seed))
 	}
 	if res.Ops != len(h.Ops) {
-		errs = append(errs, fmt.Errorf("%d operations, but %s counts %d", len(h.Ops), resultFile, res.Ops))
+		errs = append(errs, fmt.Errorf("%d operations, but %s counts %d", len(h.Ops), ResultFile, res.Ops))
 	}
 	byID := make(map[int]*checker.Operation, len(h.Ops))
 	for i := range h.Ops {

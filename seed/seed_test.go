@@ -1,4 +1,4 @@
-package checker
+package seed
 
 import (
 	"encoding/json"
@@ -35,8 +35,8 @@ func TestSeedReadsNumbersAndRejectsNonsense(t *testing.T) {
 		{name: "number", json: `42`, want: 42},
 		{name: "string", json: `"18446744073709551615"`, want: 1<<64 - 1},
 		{name: "negative", json: `-3`, wantErr: "want a whole number from 0 to 18446744073709551615"},
-		{name: "fraction", json: `1.5`, wantErr: `seed "1.5"`},
-		{name: "words", json: `"lucky"`, wantErr: `seed "lucky"`},
+		{name: "fraction", json: `1.5`, wantErr: `seed: parse "1.5"`},
+		{name: "words", json: `"lucky"`, wantErr: `seed: parse "lucky"`},
 		{name: "too big", json: `"18446744073709551616"`, wantErr: "want a whole number"},
 	}
 	for _, tt := range tests {

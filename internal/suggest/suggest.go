@@ -1,4 +1,9 @@
-package recipe
+// Package suggest orders valid names by how close each is to a name that
+// is not valid, so that every "no such name" error of the project lists
+// what would be valid, the likeliest first:
+//
+//	fmt.Errorf("no action %q; actions: %s", name, strings.Join(suggest.Nearest(name, actions), ", "))
+package suggest
 
 import (
 	"cmp"

@@ -47,7 +47,7 @@ var registry = recipe.NewRegistry(recipe.Lock,
 		Expect: expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
 		Summary: "release marks the key released instead of deleting it; a client that locks again keeps its old, " +
 			"lower create revision and jumps ahead of the holder: two holders (ordering by the wrong revision)"},
-	Recipe{Name: "keepalive-misconfigured", Broken: true, New: newDocumentKeepalive,
+	Recipe{Name: "keepalive-misconfigured", Broken: true, New: newMisconfiguredKeepalive,
 		Expect: expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
 		Summary: "hand-rolled keepalive, TTL 8 s, heartbeat 2 s, 2 retries: the holder gives up 12 s after its last " +
 			"renewal and keeps working after its lease expired"},
@@ -76,21 +76,18 @@ var registry = recipe.NewRegistry(recipe.Lock,
 		Expect: expect(checker.CheckerLiveness, checker.ViolationStarvation),
 		Summary: "a waiter reads its predecessor, then watches it from \"now\": a release in between is never seen, " +
 			"and the waiter waits on a free lock until it gives up"},
-)
+).WithUpstream(upstreamRecipes...)
 
 // Recipes returns every registered recipe: the correct ones first, then
 // the deliberately broken ones in the order the gallery shows them.
 func Recipes() []Recipe { return registry.All() }
 
 // Lookup returns the recipe called name, of the gallery or of
-// UpstreamRecipes, or an error wrapping
-// ErrUnknownRecipe that lists the names there are, the closest first.
+// UpstreamRecipes, or an error wrapping ErrUnknownRecipe that lists the
+// names there are, the closest first.
 func Lookup(name string) (Recipe, error) {
 	r, err := registry.Lookup(name)
 	if err != nil {
-		if u, uerr := upstreamRegistry.Lookup(name); uerr == nil {
-			return u, nil
-		}
 		return Recipe{}, recipe.Unknown("lock: ", ErrUnknownRecipe, err)
 	}
 	return r, nil
