@@ -15,8 +15,9 @@ import (
 
 // SchemaVersion is the version of the scenario and result JSON this package
 // writes. Reading a newer version is an error: a result file from a newer
-// etcdsim cannot be replayed faithfully by an older one.
-const SchemaVersion = 2
+// etcdsim cannot be replayed faithfully by an older one. Version 3 adds
+// the workload fields of the rwmutex, queue and barrier families.
+const SchemaVersion = 3
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,7 +83,7 @@ func TestCampaignRefusesAnotherDirectory(t *testing.T) {
 			}
 		}, []string{run + "/scenario.json is not the scenario of the campaign's run lock/shared-session/healthy seed 1"}},
 		{"a newer result", file2(run+"/"+results.ResultFile, `{"version": 5}`),
-			[]string{run + "/result.json has version 5; this etcdsim reads versions up to 1"}},
+			[]string{run + "/result.json has version 5; this etcdsim reads versions up to " + strconv.Itoa(scenarios.SchemaVersion)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
