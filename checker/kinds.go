@@ -114,10 +114,13 @@ const (
 	ViolationPhantomItem ViolationKind = "phantom-item"
 	// ViolationDuplicateItem: an item was dequeued twice.
 	ViolationDuplicateItem ViolationKind = "duplicate-item"
-	// ViolationLostItem: an item enqueued was never dequeued although the
-	// queue was seen empty after its enqueue returned, and no dequeue of
-	// unknown outcome could have taken it.
+	// ViolationLostItem: an item enqueued was never delivered to a
+	// consumer although the queue was seen empty after its enqueue
+	// returned.
 	ViolationLostItem ViolationKind = "lost-item"
+	// ViolationPriorityInversion: a dequeue of a priority queue returned
+	// an item while one of a strictly higher priority waited throughout.
+	ViolationPriorityInversion ViolationKind = "priority-inversion"
 )
 
 // checkerKinds lists every checker with the kinds it reports, in the order
@@ -135,7 +138,7 @@ var checkerKinds = []struct {
 	{CheckerDiscoveryConvergence, []ViolationKind{ViolationNotConverged}},
 	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
 	{CheckerRWExclusion, []ViolationKind{ViolationOverlap}},
-	{CheckerQueueDelivery, []ViolationKind{ViolationPhantomItem, ViolationDuplicateItem, ViolationLostItem}},
+	{CheckerQueueDelivery, []ViolationKind{ViolationPhantomItem, ViolationDuplicateItem, ViolationLostItem, ViolationPriorityInversion}},
 }
 
 // kindsOf returns the kinds checker reports, and false if there is no such

@@ -127,7 +127,8 @@ const (
 // Queues: read by QueueDelivery.
 const (
 	// KindEnqueue: Client put item Input.Value on queue Key. Items are
-	// unique within a history.
+	// unique within a history. Input.Token is the item's priority on a
+	// priority queue, lower served first (0 on a FIFO queue).
 	KindEnqueue Kind = "enqueue"
 	// KindDequeue: Client took item Output.Value off queue Key; or, with
 	// Output.Missing, read that the queue held no item at all (a drain's
@@ -199,7 +200,8 @@ type Input struct {
 	Expect string `json:"expect,omitempty"`
 	// ExpectMissing: the cas compares against "key does not exist".
 	ExpectMissing bool `json:"expect_missing,omitempty"`
-	// Token: the fencing token a guarded-write presents.
+	// Token: the fencing token a guarded-write presents; an enqueued
+	// item's priority (enqueue).
 	Token int64 `json:"token,omitempty"`
 	// Revision: the revision a watch starts at (0: from now).
 	Revision int64 `json:"revision,omitempty"`

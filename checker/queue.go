@@ -12,28 +12,44 @@ type QueueOptions struct {
 	MaxViolations int
 }
 
-// QueueDelivery checks that a queue delivers what it was given, at most
-// once, and loses nothing: per queue Key,
+// QueueDelivery checks that a queue delivers what it was given, once,
+// and loses nothing, and that a priority queue serves its higher
+// priorities first. Per queue Key:
 //   - every item an ok dequeue returned had an enqueue of it called before
 //     the dequeue returned (else ViolationPhantomItem, naming the item);
 //   - no item was returned by two ok dequeues (ViolationDuplicateItem);
 //   - once a drain saw the queue empty (an ok dequeue with
 //     Output.Missing), every item whose enqueue returned ok before that
-//     look was called had been returned by an ok dequeue, or may have been
-//     taken by a dequeue of unknown outcome called after the enqueue was
-//     (else ViolationLostItem). Items taken that way are counted in
-//     Metrics["taken_unseen"]: etcd's recipe deletes an item to claim it,
-//     so a dequeue whose answer is lost takes the item from everyone.
+//     look was called had been returned by an ok dequeue (else
+//     ViolationLostItem). A dequeue of unknown outcome delivers nothing:
+//     its consumer holds no item, whatever the queue did. An item it may
+//     have claimed is lost to the application, and the violation says how
+//     many such dequeues there were. An item whose enqueue's outcome is
+//     unknown may or may not exist: it is never counted lost;
+//   - priority order, judged as far as concurrency lets it be decided
+//     (see QueueDelivery's priority rule below; ViolationPriorityInversion).
 //
-// It promises nothing of the order of items: with several producers and
-// consumers a FIFO queue's order is defined only between an enqueue that
-// returned before another was called, and etcd's recipe orders by the
-// revision its key was created at.
+// Priorities: an enqueue's Input.Token is the item's priority, lower
+// served first, as etcd's PriorityQueue orders its keys; a FIFO queue
+// records 0 for every item, and the rule never fires. A dequeue D that
+// returned item x inverts priority when some item y of a strictly lower
+// Token was enqueued ok before D was called and was returned by an ok
+// dequeue called after D returned: y was in the queue for all of D, and
+// D passed it over. That much is decidable from the history alone. An
+// item never delivered is not used as a witness: it may have been taken
+// by a dequeue whose answer was lost, or lost, which the loss rule judges.
+// Nor is an item whose taker overlapped D: either may have claimed first.
+// Nothing is promised of the order within one priority: with several
+// producers and consumers a FIFO queue's order is defined only between an
+// enqueue that returned before another was called, and etcd's recipe
+// orders by the revision its key was created at.
 //
 // Invalid: what History.Validate rejects, an enqueue without an item, two
 // enqueues of one item on one queue, an ok dequeue with neither an item nor
 // Missing. The verdict is unknown, without a violation, when no drain saw a
 // queue empty after its last ok enqueue: loss cannot be judged then.
+//
+// Cost: O(n log n + n·p) for n operations and p distinct priorities.
 func QueueDelivery(h History, opts QueueOptions) Result {
 	rep := newReport(CheckerQueueDelivery, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
@@ -41,16 +57,17 @@ func QueueDelivery(h History, opts QueueOptions) Result {
 	}
 	keys, groups := groupByKey(&h, KindEnqueue, KindDequeue)
 	var undecided string
-	items, delivered, unseen := 0, 0, 0
+	items, delivered, unknown := 0, 0, 0
 	for _, key := range keys {
 		q := queueRun{h: &h, rep: rep, key: key, enq: map[string]int{}, deq: map[string]int{}}
 		if err := q.collect(groups[key]); err != nil {
 			return rep.invalid(err)
 		}
 		q.judge()
+		q.judgePriorities()
 		items += len(q.enq)
 		delivered += len(q.deq)
-		unseen += q.unseen
+		unknown += len(q.unknown)
 		if q.drained < 0 && len(q.enq) > 0 && undecided == "" {
 			undecided = sprintf("queue %s was never seen empty after its last enqueue: loss cannot be judged", key)
 		}
@@ -59,7 +76,7 @@ func QueueDelivery(h History, opts QueueOptions) Result {
 	m["queues"] = float64(len(keys))
 	m["items"] = float64(items)
 	m["delivered"] = float64(delivered)
-	m["taken_unseen"] = float64(unseen)
+	m["unknown_dequeues"] = float64(unknown)
 	if len(keys) == 0 {
 		undecided = "no queue operations"
 	}
@@ -75,7 +92,6 @@ type queueRun struct {
 	deq     map[string]int // item → its first ok dequeue
 	unknown []int          // dequeues of unknown outcome
 	drained int            // the last ok dequeue that saw the queue empty; -1 if none
-	unseen  int
 }
 
 func (q *queueRun) collect(idx []int) error {
@@ -140,10 +156,8 @@ func (q *queueRun) dequeued(i int) {
 	q.deq[item] = i
 }
 
-// judge finds the items lost before the last drain. A dequeue of unknown
-// outcome called before the drain's look returned may have taken one item,
-// whichever: so the items never delivered are lost when they outnumber
-// such dequeues, and the violation names them all.
+// judge finds the items lost before the last drain: enqueued ok before
+// the drain's look, never returned by an ok dequeue.
 func (q *queueRun) judge() {
 	if q.drained < 0 {
 		return
@@ -156,6 +170,9 @@ func (q *queueRun) judge() {
 			missing = append(missing, item)
 		}
 	}
+	if len(missing) == 0 {
+		return
+	}
 	slices.Sort(missing)
 	takers := 0
 	for _, u := range q.unknown {
@@ -163,17 +180,16 @@ func (q *queueRun) judge() {
 			takers++
 		}
 	}
-	if len(missing) <= takers {
-		q.unseen += len(missing)
-		return
-	}
-	q.unseen += takers
 	ops := []*Operation{}
 	for _, item := range missing {
 		ops = append(ops, &q.h.Ops[q.enq[item]])
 	}
 	ops = append(ops, look)
+	why := "no dequeue's answer was lost"
+	if takers > 0 {
+		why = sprintf("%s of unknown outcome may have claimed some and delivered them to no one", plural(takers, "dequeue"))
+	}
 	q.rep.violation(ViolationLostItem, ops,
-		"%s of queue %s never dequeued (%s), although %s saw the queue empty at %s; only %s of unknown outcome could have taken one each",
-		plural(len(missing), "item"), q.key, shortList(missing), look.Client, fmtTime(look.Return), plural(takers, "dequeue"))
+		"%s of queue %s never delivered (%s), although %s saw the queue empty at %s; %s",
+		plural(len(missing), "item"), q.key, shortList(missing), look.Client, fmtTime(look.Return), why)
 }

@@ -10,10 +10,11 @@ import (
 
 // Queue histories, the failing ones first.
 var queueCases = []struct {
-	name    string
-	h       History
-	want    Verdict
-	wantMsg string
+	name      string
+	h         History
+	want      Verdict
+	wantMsg   string
+	wantCount int // violations, if not 0
 }{
 	{
 		name: "a dequeue of an item never enqueued",
@@ -45,7 +46,7 @@ var queueCases = []struct {
 			mk("c1", KindDequeue, "Q", 4, 5, missing),
 		),
 		want:    VerdictViolation,
-		wantMsg: `1 item of queue Q never dequeued ([b])`,
+		wantMsg: `1 item of queue Q never delivered ([b])`,
 	},
 	{
 		name: "a dequeue returned before its item was enqueued",
@@ -72,13 +73,61 @@ var queueCases = []struct {
 		wantMsg: "enqueue without an item",
 	},
 	{
-		name: "an item a dequeue of unknown outcome may have taken",
+		name: "an item a dequeue whose answer was lost took from everyone",
 		h: hist(
 			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
 			mk("c1", KindDequeue, "Q", 2, never, gaveUp(3)),
 			mk("c1", KindDequeue, "Q", 4, 5, missing),
 		),
+		want:    VerdictViolation,
+		wantMsg: `1 item of queue Q never delivered ([a]), although c1 saw the queue empty at 5.000s; 1 dequeue of unknown outcome may have claimed some`,
+	},
+	{
+		name: "a lower priority served while a higher one waited throughout",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("urgent"), prio(0)),
+			mk("p1", KindEnqueue, "Q", 1, 2, value("later"), prio(10)),
+			mk("c1", KindDequeue, "Q", 3, 4, read("later")),
+			mk("c2", KindDequeue, "Q", 5, 6, read("urgent")),
+			mk("c1", KindDequeue, "Q", 7, 8, missing),
+		),
+		want:    VerdictViolation,
+		wantMsg: `c1 dequeued item "later" (priority 10) from queue Q at 4.000s while item "urgent" (priority 0), enqueued by p1 at 1.000s, waited: c2 took it only at 6.000s`,
+	},
+	{
+		name: "a higher priority whose taker overlapped: either may have claimed first",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("urgent"), prio(0)),
+			mk("p1", KindEnqueue, "Q", 1, 2, value("later"), prio(10)),
+			mk("c1", KindDequeue, "Q", 3, 4, read("later")),
+			mk("c2", KindDequeue, "Q", 3.5, 6, read("urgent")),
+			mk("c1", KindDequeue, "Q", 7, 8, missing),
+		),
 		want: VerdictOK,
+	},
+	{
+		name: "a higher priority enqueued while the dequeue ran",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 1, 2, value("later"), prio(10)),
+			mk("p2", KindEnqueue, "Q", 2.5, 3.5, value("urgent"), prio(0)),
+			mk("c1", KindDequeue, "Q", 3, 4, read("later")),
+			mk("c2", KindDequeue, "Q", 5, 6, read("urgent")),
+			mk("c1", KindDequeue, "Q", 7, 8, missing),
+		),
+		want: VerdictOK,
+	},
+	{
+		name: "a higher priority never delivered is no witness, but lost",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("urgent"), prio(0)),
+			mk("p1", KindEnqueue, "Q", 1, 2, value("later"), prio(10)),
+			mk("c2", KindDequeue, "Q", 2.5, never),
+			mk("c1", KindDequeue, "Q", 3, 4, read("later")),
+			mk("c1", KindDequeue, "Q", 7, 8, missing),
+		),
+		want:      VerdictViolation,
+		wantMsg:   `never delivered ([urgent])`,
+		wantCount: 1,
 	},
 	{
 		name: "every item delivered once, concurrently",
@@ -101,12 +150,17 @@ var queueCases = []struct {
 	},
 }
 
+func prio(p int64) mod { return func(op *Operation) { op.Input.Token = p } }
+
 func TestQueueDelivery(t *testing.T) {
 	for _, tt := range queueCases {
 		t.Run(tt.name, func(t *testing.T) {
 			res := QueueDelivery(tt.h, QueueOptions{})
 			if res.Verdict != tt.want {
 				t.Fatalf("verdict %s, want %s: %s %q", res.Verdict, tt.want, res.Summary, messages(res))
+			}
+			if tt.wantCount > 0 && res.Metrics["violations"] != float64(tt.wantCount) {
+				t.Errorf("%v violations, want %d: %q", res.Metrics["violations"], tt.wantCount, messages(res))
 			}
 			if tt.wantMsg != "" && !slices.ContainsFunc(messages(res), func(m string) bool { return strings.Contains(m, tt.wantMsg) }) {
 				t.Errorf("no sentence contains %q; have %q", tt.wantMsg, messages(res))
@@ -115,8 +169,9 @@ func TestQueueDelivery(t *testing.T) {
 	}
 }
 
-// genQueueLoad: producers put unique items on each queue, consumers take
-// them in order, and a drain sees each queue empty at the end.
+// genQueueLoad: producers put unique items of four priorities on each
+// queue, consumers take them in order, and a drain sees each queue empty
+// at the end.
 func genQueueLoad(queues, items int) History {
 	const step = time.Microsecond
 	var ops []Operation
@@ -126,7 +181,7 @@ func genQueueLoad(queues, items int) History {
 		for i := range items {
 			v := fmt.Sprintf("q%d-%d", q, i)
 			ops = append(ops,
-				Operation{Client: fmt.Sprintf("p%d", i%5), Kind: KindEnqueue, Key: key, Input: Input{Value: v}, Call: t, Return: t + step, Outcome: OutcomeOK},
+				Operation{Client: fmt.Sprintf("p%d", i%5), Kind: KindEnqueue, Key: key, Input: Input{Value: v, Token: int64(i % 4)}, Call: t, Return: t + step, Outcome: OutcomeOK},
 				Operation{Client: fmt.Sprintf("c%d", i%5), Kind: KindDequeue, Key: key, Output: Output{Value: v}, Call: t, Return: t + 2*step, Outcome: OutcomeOK})
 			t += 2 * step
 		}
