@@ -1,14 +1,20 @@
 // Package queue holds queue recipes on etcd, built on the unmodified
-// client/v3/experimental/recipes.Queue, behind one small interface so
-// that a user's own queue can be judged the same way.
+// client/v3/experimental/recipes.Queue and PriorityQueue, behind one
+// small interface so that a user's own queue can be judged the same way.
 //
 // etcd's Queue puts each item under a key named by the time it was
-// enqueued, and a consumer claims the oldest by deleting it with a
-// transaction that compares its mod revision: delivery is at most once. A
-// Dequeue whose delete committed but whose answer was lost has taken the
-// item from everyone and given it to no one (see TestLostDequeueAnswer).
+// enqueued, its PriorityQueue under a key named by the item's priority and
+// a sequence number; a consumer claims the first by deleting it with a
+// transaction that compares its mod revision. A Dequeue whose delete
+// committed but whose answer was lost has taken the item from everyone
+// and given it to no one: delivery is at most once (see
+// TestLostDequeueAnswer, and pitfall 19 of docs/pitfalls.md). The correct
+// recipes here keep etcd's keys but claim an item by moving it to a
+// record of the consumer's, in one transaction that a consumer can try
+// again after a lost answer and learn what it got.
 //
-//	q, err := queue.New(cli, "jobs")
+//	r, err := queue.Lookup("claimed")
+//	q, err := r.New(cli, "jobs")
 //	err = q.Enqueue(ctx, "job-1")
 //	item, err := q.Dequeue(ctx) // blocks until an item comes or ctx ends
 package queue
@@ -17,16 +23,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	recipes "go.etcd.io/etcd/client/v3/experimental/recipes"
-
-	"github.com/etcdsim/etcdsim/internal/ctxview"
-	"github.com/etcdsim/etcdsim/internal/recipe"
 )
 
-// Sentinel errors.
+// Sentinel errors. The errors the package returns wrap them with the
+// queue or item involved, so test them with errors.Is.
 var (
 	// ErrBadName is returned for a queue asked for with an empty name.
 	ErrBadName = errors.New("queue: empty queue name")
@@ -39,106 +41,56 @@ var (
 // Queue is a named queue of one client. Every call takes a context and
 // returns once it ends.
 type Queue interface {
+	// Enqueue puts item on the queue.
 	Enqueue(ctx context.Context, item string) error
-	// Dequeue takes the oldest item, waiting for one if there is none.
+	// Dequeue takes the first item, waiting for one if there is none. An
+	// error means the caller holds no item; whether the queue still holds
+	// it depends on the recipe.
 	Dequeue(ctx context.Context) (string, error)
 	// Pending reads, linearizably, how many items wait: a drain's look.
 	Pending(ctx context.Context) (int, error)
 }
 
-// NewQueue makes the Queue of one client for the queue called name.
-type NewQueue func(cli *clientv3.Client, name string) (Queue, error)
-
-// Recipe is a queue implementation scenarios can run by name, of the
-// registry type every family shares.
-type Recipe = recipe.Recipe[NewQueue]
-
-var registry = recipe.NewRegistry(recipe.Queue,
-	Recipe{Name: "upstream", New: func(cli *clientv3.Client, name string) (Queue, error) { return New(cli, name) },
-		Summary: "experimental/recipes.Queue, unmodified, run under the caller's context"},
-)
-
-// Recipes returns every registered recipe.
-func Recipes() []Recipe { return registry.All() }
-
-// Lookup returns the recipe called name, or an error wrapping
-// ErrUnknownRecipe that lists the names there are.
-func Lookup(name string) (Recipe, error) {
-	r, err := registry.Lookup(name)
-	if err != nil {
-		return Recipe{}, recipe.Unknown("queue: ", ErrUnknownRecipe, err)
-	}
-	return r, nil
+// PriorityQueue is a Queue whose items carry a priority: Dequeue takes an
+// item of the lowest priority number waiting, as etcd's PriorityQueue
+// does. Its Enqueue puts an item of priority 0.
+type PriorityQueue interface {
+	Queue
+	EnqueuePriority(ctx context.Context, item string, priority uint16) error
 }
 
-// DefaultPrefix is where queue keys live.
+// DefaultPrefix is where queue keys live: the items of queue name under
+// DefaultPrefix+name+"/".
 const DefaultPrefix = "etcdsim/queue/"
 
-// Upstream is etcd's recipes.Queue on a ctxview.View of the client: each
-// call runs the recipe unmodified, its requests bound to the call's
-// context. Safe for concurrent use: each call has a view of its own.
-type Upstream struct {
-	cli      *clientv3.Client
-	pfx      string
-	requests atomic.Int64
-}
+// claimPrefix is where the correct recipes keep their consumers' claim
+// records, apart from every queue's items.
+const claimPrefix = "etcdsim/queue-claims/"
 
-var _ Queue = (*Upstream)(nil)
-
-// New returns the upstream recipe's Queue for the queue called name.
-func New(cli *clientv3.Client, name string) (*Upstream, error) {
-	if cli == nil {
-		return nil, fmt.Errorf("queue: %q: nil client", name)
-	}
-	if name == "" {
-		return nil, ErrBadName
-	}
-	return &Upstream{cli: cli, pfx: DefaultPrefix + name}, nil
-}
-
-func (q *Upstream) queue(ctx context.Context) *recipes.Queue {
-	v := ctxview.New(q.cli, &q.requests)
-	v.Use(ctx)
-	return recipes.NewQueue(v.Client(), q.pfx)
-}
-
-// Enqueue puts item on the queue.
-func (q *Upstream) Enqueue(ctx context.Context, item string) error {
-	if item == "" {
-		return fmt.Errorf("%w: queue %s", ErrBadItem, q.pfx)
-	}
-	if err := q.queue(ctx).Enqueue(item); err != nil {
-		return fmt.Errorf("queue: %s: enqueue %q: %w", q.pfx, item, err)
+// check is what every constructor checks of its arguments.
+func check(cli *clientv3.Client, name string) error {
+	switch {
+	case cli == nil:
+		return fmt.Errorf("queue: %q: nil client", name)
+	case name == "":
+		return fmt.Errorf("%w: want a name such as \"jobs\"", ErrBadName)
 	}
 	return nil
 }
 
-// Dequeue takes the oldest item. The recipe dereferences the event its
-// wait returns, and a wait cut short (its context ended, or its watch was
-// compacted) returns none: that panic is turned into ctx's error, or an
-// error saying so.
-func (q *Upstream) Dequeue(ctx context.Context) (item string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if ctx.Err() != nil {
-				item, err = "", fmt.Errorf("queue: %s: dequeue: %w", q.pfx, context.Cause(ctx))
-				return
-			}
-			item, err = "", fmt.Errorf("queue: %s: dequeue: the recipe's wait ended without an event (a compacted watch?): %v", q.pfx, p)
-		}
-	}()
-	item, err = q.queue(ctx).Dequeue()
-	if err != nil {
-		return "", fmt.Errorf("queue: %s: dequeue: %w", q.pfx, err)
+// checkItem refuses an empty item.
+func checkItem(pfx, item string) error {
+	if item == "" {
+		return fmt.Errorf("%w: queue %s: want a non-empty item", ErrBadItem, pfx)
 	}
-	return item, nil
+	return nil
 }
 
-// Pending counts the items waiting, with a linearizable read.
-func (q *Upstream) Pending(ctx context.Context) (int, error) {
-	resp, err := q.cli.Get(ctx, q.pfx+"/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+// pending counts the keys under pfx with a linearizable read.
+func pending(ctx context.Context, cli *clientv3.Client, pfx string) (int, error) {
+	resp, err := cli.Get(ctx, pfx, clientv3.WithPrefix(), clientv3.WithCountOnly())
 	if err != nil {
-		return 0, fmt.Errorf("queue: %s: pending: %w", q.pfx, err)
+		return 0, fmt.Errorf("queue: %s: pending: %w", pfx, err)
 	}
 	return int(resp.Count), nil
 }
