@@ -7,8 +7,12 @@ import (
 
 // judgePriorities reports each ok dequeue that passed over an item of a
 // strictly higher priority (a lower Input.Token) which was in the queue
-// for all of the dequeue: enqueued ok before it was called, delivered by
-// an ok dequeue called after it returned. See QueueDelivery.
+// for all of the dequeue: enqueued ok before it began, delivered by an ok
+// dequeue called after it returned. See QueueDelivery. A dequeue begins
+// at its call, or at the call of the first of the dequeues of unknown
+// outcome its client made just before it: a recipe that settles a claim
+// whose answer was lost delivers, in the next call, an item it claimed in
+// an earlier one.
 //
 // The dequeues are swept in the order of their calls; an item joins the
 // candidates once its enqueue returned before the sweep's call, and never
@@ -21,6 +25,7 @@ func (q *queueRun) judgePriorities() {
 		ready    time.Duration // its enqueue's return
 		enq, deq int
 	}
+	begins := q.dequeueBegins()
 	var items []item
 	levels := map[int64]bool{}
 	for name, d := range q.deq {
@@ -45,7 +50,7 @@ func (q *queueRun) judgePriorities() {
 	level := func(p int64) int { i, _ := slices.BinarySearch(prios, p); return i }
 	slices.SortFunc(items, func(a, b item) int { return cmpDur(a.ready, b.ready) })
 	dequeues := slices.Clone(items) // the same items, by their dequeue's call
-	slices.SortFunc(dequeues, func(a, b item) int { return cmpDur(q.h.Ops[a.deq].Call, q.h.Ops[b.deq].Call) })
+	slices.SortFunc(dequeues, func(a, b item) int { return cmpDur(begins[a.deq], begins[b.deq]) })
 
 	latest := make([]int, len(prios)) // per level, the ready item delivered last; -1 if none
 	for i := range latest {
@@ -54,7 +59,7 @@ func (q *queueRun) judgePriorities() {
 	next := 0
 	for _, x := range dequeues {
 		d := &q.h.Ops[x.deq]
-		for ; next < len(items) && items[next].ready < d.Call; next++ {
+		for ; next < len(items) && items[next].ready < begins[x.deq]; next++ {
 			l := level(items[next].prio)
 			if latest[l] < 0 || q.h.Ops[items[next].deq].Call > q.h.Ops[items[latest[l]].deq].Call {
 				latest[l] = next
@@ -78,6 +83,35 @@ func (q *queueRun) judgePriorities() {
 			break
 		}
 	}
+}
+
+// dequeueBegins returns, for each ok dequeue that delivered an item, when
+// it began: its call, or the call of the first of the unbroken run of
+// dequeues of unknown outcome its client made on the queue before it.
+func (q *queueRun) dequeueBegins() map[int]time.Duration {
+	begins := map[int]time.Duration{}
+	first := map[string]time.Duration{} // per client, the first unknown dequeue since its last ok one
+	ops := make([]int, 0, len(q.deq)+len(q.unknown))
+	for _, i := range q.deq {
+		ops = append(ops, i)
+	}
+	ops = append(ops, q.unknown...)
+	slices.SortFunc(ops, func(a, b int) int { return cmpDur(q.h.Ops[a].Call, q.h.Ops[b].Call) })
+	for _, i := range ops {
+		op := &q.h.Ops[i]
+		if op.Outcome == OutcomeUnknown {
+			if _, ok := first[op.Client]; !ok {
+				first[op.Client] = op.Call
+			}
+			continue
+		}
+		begins[i] = op.Call
+		if t, ok := first[op.Client]; ok {
+			begins[i] = t
+			delete(first, op.Client)
+		}
+	}
+	return begins
 }
 
 func cmpDur(a, b time.Duration) int {

@@ -106,6 +106,33 @@ var queueCases = []struct {
 		want: VerdictOK,
 	},
 	{
+		name: "an item claimed by the client's dequeue whose answer was lost, delivered by its next",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("later"), prio(10)),
+			mk("c1", KindDequeue, "Q", 1.5, never),
+			mk("p1", KindEnqueue, "Q", 2, 3, value("urgent"), prio(0)),
+			mk("c1", KindDequeue, "Q", 4, 5, read("later")),
+			mk("c2", KindDequeue, "Q", 6, 7, read("urgent")),
+			mk("c1", KindDequeue, "Q", 8, 9, missing),
+		),
+		want: VerdictOK,
+	},
+	{
+		name: "the same once an ok dequeue came between",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("later"), prio(10)),
+			mk("p1", KindEnqueue, "Q", 0, 1, value("first"), prio(10)),
+			mk("c1", KindDequeue, "Q", 1.5, never),
+			mk("c1", KindDequeue, "Q", 1.7, 1.9, read("first")),
+			mk("p1", KindEnqueue, "Q", 2, 3, value("urgent"), prio(0)),
+			mk("c1", KindDequeue, "Q", 4, 5, read("later")),
+			mk("c2", KindDequeue, "Q", 6, 7, read("urgent")),
+			mk("c1", KindDequeue, "Q", 8, 9, missing),
+		),
+		want:    VerdictViolation,
+		wantMsg: `c1 dequeued item "later" (priority 10)`,
+	},
+	{
 		name: "a higher priority enqueued while the dequeue ran",
 		h: hist(
 			mk("p1", KindEnqueue, "Q", 1, 2, value("later"), prio(10)),

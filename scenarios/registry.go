@@ -20,6 +20,7 @@ func All() []Scenario {
 	out = append(out, discoveryScenarios()...)
 	out = append(out, registerScenarios()...)
 	out = append(out, rwmutexScenarios()...)
+	out = append(out, queueScenarios()...)
 	out = append(out, upstreamScenarios()...)
 	return out
 }

@@ -257,6 +257,8 @@ func (w *world) run(ctx context.Context) error {
 		return w.registerWorkload(ctx)
 	case FamilyRWMutex:
 		return w.rwmutexWorkload(ctx)
+	case FamilyQueue:
+		return w.queueWorkload(ctx)
 	}
 	return fmt.Errorf("no workload for family %q yet", w.s.Workload.Family)
 }
@@ -314,6 +316,8 @@ func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 		return checker.WatchGuarantees(h, checker.WatchOptions{})
 	case checker.CheckerRWExclusion:
 		return checker.RWExclusion(h, checker.RWOptions{})
+	case checker.CheckerQueueDelivery:
+		return checker.QueueDelivery(h, checker.QueueOptions{})
 	}
 	return checker.Result{Checker: c.Name, Verdict: checker.VerdictInvalid, Summary: "no such checker"}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/queue"
 	"github.com/etcdsim/etcdsim/lock/rwmutex"
 	"github.com/etcdsim/etcdsim/seed"
 )
@@ -87,11 +88,12 @@ const (
 	FamilyDiscovery = "discovery"
 	FamilyRegister  = "register"
 	FamilyRWMutex   = "rwmutex"
+	FamilyQueue     = "queue"
 )
 
 // Families lists the workload families.
 func Families() []string {
-	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex}
+	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex, FamilyQueue}
 }
 
 // Workload is what the run's clients do. Zero fields take the defaults
@@ -159,11 +161,18 @@ type Workload struct {
 	// 0 means 1s.
 	TTL Duration `json:"ttl,omitempty"`
 	// Key is the lock, election or service name. "" means "L", "E" or
-	// "svc" ("RW" for a read-write lock).
+	// "svc" ("RW" for a read-write lock, "Q" for a queue).
 	Key string `json:"key,omitempty"`
 	// Readers is how many of the clients of the rwmutex family (c1, c2,
 	// …) take read locks; the others take write locks. 0 means none.
 	Readers int `json:"readers,omitempty"`
+	// Producers is how many of the clients of the queue family (c1, c2,
+	// …) enqueue; the others dequeue. 0 means half the clients.
+	Producers int `json:"producers,omitempty"`
+	// Priorities, for the queue family, makes each enqueue draw its
+	// item's priority from 0 to Priorities-1; the recipe must then be a
+	// queue.PriorityQueue. 0 means a FIFO queue: every item of priority 0.
+	Priorities int `json:"priorities,omitempty"`
 
 	// A user's own recipe, run instead of the registry's. Recipe is its
 	// name in reports; replaying a run of it needs the program that
@@ -172,6 +181,7 @@ type Workload struct {
 	Election  *election.Recipe           `json:"-"`
 	Registrar *discovery.RegistrarRecipe `json:"-"`
 	RWMutex   *rwmutex.Recipe            `json:"-"`
+	Queue     *queue.Recipe              `json:"-"`
 	// ResolverRecipe is a user's own discovery resolver, run instead of
 	// the registry's; Resolver is its name in reports.
 	ResolverRecipe *discovery.ResolverRecipe `json:"-"`
@@ -259,6 +269,9 @@ func (s Scenario) withDefaults() Scenario {
 	if w.Family == FamilyLock && w.Threads == 0 {
 		w.Threads = 1
 	}
+	if w.Family == FamilyQueue && w.Producers == 0 {
+		w.Producers = max(1, w.Clients/2)
+	}
 	if w.Family == FamilyLock && w.OwnerCheck == "" {
 		w.OwnerCheck = OwnerCheckDone
 	}
@@ -269,7 +282,7 @@ func (s Scenario) withDefaults() Scenario {
 		w.Patience = 2 * w.TTL
 	}
 	if w.Key == "" {
-		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW"}[w.Family]
+		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW", FamilyQueue: "Q"}[w.Family]
 	}
 	if w.Family == FamilyDiscovery && w.Resolver == "" {
 		w.Resolver = "relisting"
@@ -297,6 +310,8 @@ func DefaultCheckers(family string) []Check {
 		return []Check{{Name: checker.CheckerRegisterLinearizable}, {Name: checker.CheckerWatchGuarantees}}
 	case FamilyRWMutex:
 		return []Check{{Name: checker.CheckerRWExclusion}, {Name: checker.CheckerLiveness}}
+	case FamilyQueue:
+		return []Check{{Name: checker.CheckerQueueDelivery}}
 	}
 	return nil
 }
