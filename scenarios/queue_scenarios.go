@@ -49,17 +49,18 @@ func queueMix(d time.Duration) Workload {
 		Duration: Duration(d)}
 }
 
-// lostClaims is the schedule that loses the answers to a consumer's
-// requests: ten windows of 150 ms, every 400 ms from 0.5 s, on the
-// consumers c3 and c4 in turn. A consumer busy with a stream of items
-// spends much of its time with a claim on its way, so some window opens
-// after the cluster received a claim and before its answer came back.
+// lostClaims is the schedule that loses the answers to the consumers'
+// requests: fourteen windows of 150 ms, every 300 ms from 0.5 s, on both
+// consumers, c3 and c4. Items pile up while the consumers are cut off, so
+// in between they claim one after another, and some window opens after
+// the cluster received a claim and before its answer came back.
 func lostClaims() *faults.Timeline {
 	var steps []faults.Step
-	for i := range 10 {
-		c := []string{"c3", "c4"}[i%2]
-		steps = append(steps, faults.At(500*time.Millisecond+time.Duration(i)*400*time.Millisecond, 150*time.Millisecond,
-			faults.LoseResponses(faults.Client(c))))
+	for i := range 14 {
+		at := 500*time.Millisecond + time.Duration(i)*300*time.Millisecond
+		for _, c := range []string{"c3", "c4"} {
+			steps = append(steps, faults.At(at, 150*time.Millisecond, faults.LoseResponses(faults.Client(c))))
+		}
 	}
 	return &faults.Timeline{Steps: steps}
 }
@@ -79,7 +80,7 @@ func QueueSafety(r queue.Recipe) []Scenario {
 
 	lost := queueBase(r, lostClaimWorkload())
 	lost.Name = "queue/" + r.Name + "/lost-claim"
-	lost.Description = r.Name + ": the answers to the consumers' requests are lost ten times; every item still reaches a consumer once"
+	lost.Description = r.Name + ": the answers to the consumers' requests are lost fourteen times; every item still reaches a consumer once"
 	lost.Faults.Timeline = lostClaims()
 	return []Scenario{mix, lost}
 }
@@ -110,7 +111,7 @@ func queueScenarios() []Scenario {
 	}
 	contention := Workload{Clients: 4, Producers: 1, Think: Duration(20 * time.Millisecond), ThinkJitter: Duration(10 * time.Millisecond),
 		Duration: Duration(3 * time.Second)}
-	backlog := Workload{Clients: 2, Producers: 1, Priorities: 12, Think: Duration(15 * time.Millisecond), ThinkJitter: Duration(10 * time.Millisecond),
+	backlog := Workload{Clients: 3, Producers: 2, Priorities: 12, Think: Duration(10 * time.Millisecond), ThinkJitter: Duration(10 * time.Millisecond),
 		Duration: Duration(3 * time.Second)}
 	return append(out,
 		broken("at-most-once", "lost-claim", "etcd's Queue: a claim whose answer was lost took the item from everyone and gave it to no one",
@@ -119,7 +120,7 @@ func queueScenarios() []Scenario {
 			lostClaimWorkload(), lostClaims()),
 		broken("unconditional-claim", "contention", "three consumers wake to each item; each reads it and deletes it unconditionally, and more than one returns it",
 			contention, nil),
-		broken("unpadded-priority", "backlog", "priorities 0 to 11 written as plain text: items of priority 10 and 11 are served while items of priority 2 to 9 wait",
+		broken("unpadded-priority", "backlog", "two producers about as fast as the one consumer; priorities 0 to 11 written as plain text: items of priority 10 and 11 are served while items of priority 2 to 9 wait",
 			backlog, nil),
 	)
 }
