@@ -8,9 +8,11 @@ import (
 	"github.com/etcdsim/etcdsim/seed"
 )
 
-// HistoryVersion is the version of the history format WriteJSON writes and
-// ReadHistory accepts.
-const HistoryVersion = 1
+// HistoryVersion is the version of the history format WriteJSON writes;
+// ReadHistory accepts it and every older one. Version 2 added the
+// transactions' reads and writes (txn) and the revision in a read's
+// response header; a version 1 history is a version 2 history without them.
+const HistoryVersion = 2
 
 // Meta describes the run a history was recorded in.
 type Meta struct {
@@ -79,8 +81,8 @@ func invalidOp(op *Operation, format string, args ...any) *HistoryError {
 // Checkers validate further what they read (a release must match an
 // acquire, and so on).
 func (h *History) Validate() error {
-	if h.Version != 0 && h.Version != HistoryVersion {
-		return &HistoryError{Reason: fmt.Sprintf("version %d, want %d", h.Version, HistoryVersion)}
+	if h.Version < 0 || h.Version > HistoryVersion {
+		return &HistoryError{Reason: fmt.Sprintf("version %d, want 1 to %d", h.Version, HistoryVersion)}
 	}
 	if h.End < 0 || h.End >= Infinity {
 		return &HistoryError{Reason: fmt.Sprintf("history ends at %d ns, not a time on the run clock", int64(h.End))}

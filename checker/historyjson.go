@@ -19,8 +19,8 @@ func (h History) WriteJSON(w io.Writer) error {
 	return nil
 }
 
-// ReadHistory reads one history written by WriteJSON. It rejects other
-// versions, unknown fields and trailing data. It does not judge the
+// ReadHistory reads one history written by WriteJSON, of version 1 to
+// HistoryVersion. It rejects other versions, unknown fields and trailing data. It does not judge the
 // operations: a history that decodes may still be invalid (see
 // History.Validate), and every checker says so.
 func ReadHistory(r io.Reader) (History, error) {
@@ -30,8 +30,8 @@ func ReadHistory(r io.Reader) (History, error) {
 	if err := dec.Decode(&h); err != nil {
 		return History{}, fmt.Errorf("checker: read history: %w", err)
 	}
-	if h.Version != HistoryVersion {
-		return History{}, fmt.Errorf("checker: read history: version %d, want %d", h.Version, HistoryVersion)
+	if h.Version < 1 || h.Version > HistoryVersion {
+		return History{}, fmt.Errorf("checker: read history: version %d, want 1 to %d", h.Version, HistoryVersion)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return History{}, errors.New("checker: read history: data after the history")

@@ -66,8 +66,8 @@ func TestReadHistoryRejects(t *testing.T) {
 		wantErr string
 	}{
 		{name: "not JSON", json: "{", wantErr: "unexpected EOF"},
-		{name: "another version", json: `{"version":2,"ops":[]}`, wantErr: "version 2, want 1"},
-		{name: "no version", json: `{"ops":[]}`, wantErr: "version 0, want 1"},
+		{name: "a newer version", json: `{"version":3,"ops":[]}`, wantErr: "version 3, want 1 to 2"},
+		{name: "no version", json: `{"ops":[]}`, wantErr: "version 0, want 1 to 2"},
 		{name: "an unknown field", json: `{"version":1,"ops":[],"extra":1}`, wantErr: `unknown field "extra"`},
 		{name: "a misspelt operation field", json: `{"version":1,"ops":[{"id":0,"clinet":"c1"}]}`, wantErr: `unknown field "clinet"`},
 		{name: "data after the history", json: `{"version":1,"ops":[]} {}`, wantErr: "data after the history"},

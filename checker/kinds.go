@@ -12,6 +12,9 @@ const (
 	CheckerWatchGuarantees      = "watch-guarantees"
 	CheckerRWExclusion          = "rw-exclusion"
 	CheckerQueueDelivery        = "queue-delivery"
+	CheckerBankTotal            = "bank-total"
+	CheckerSerializable         = "serializable"
+	CheckerMonotonicReads       = "monotonic-reads"
 )
 
 // ViolationKind names what a Violation found, in a word or two that stay
@@ -123,6 +126,28 @@ const (
 	ViolationPriorityInversion ViolationKind = "priority-inversion"
 )
 
+// Reported by BankTotal.
+const (
+	// ViolationTotalChanged: an audit found the accounts to sum to other
+	// than the total: money was made or lost.
+	ViolationTotalChanged ViolationKind = "total-changed"
+)
+
+// Reported by Serializable.
+const (
+	// ViolationNotSerializable: the committed transactions' reads and
+	// writes form a dependency cycle, or a read saw a write no committed
+	// transaction made: no serial order explains them.
+	ViolationNotSerializable ViolationKind = "not-serializable"
+)
+
+// Reported by MonotonicReads.
+const (
+	// ViolationRevisionBackwards: a client's read answered at a revision
+	// below that of an earlier read of the same client.
+	ViolationRevisionBackwards ViolationKind = "revision-backwards"
+)
+
 // checkerKinds lists every checker with the kinds it reports, in the order
 // the package documents them.
 var checkerKinds = []struct {
@@ -139,6 +164,9 @@ var checkerKinds = []struct {
 	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
 	{CheckerRWExclusion, []ViolationKind{ViolationOverlap}},
 	{CheckerQueueDelivery, []ViolationKind{ViolationPhantomItem, ViolationDuplicateItem, ViolationLostItem, ViolationPriorityInversion}},
+	{CheckerBankTotal, []ViolationKind{ViolationTotalChanged}},
+	{CheckerSerializable, []ViolationKind{ViolationNotSerializable}},
+	{CheckerMonotonicReads, []ViolationKind{ViolationRevisionBackwards}},
 }
 
 // kindsOf returns the kinds checker reports, and false if there is no such

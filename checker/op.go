@@ -83,6 +83,16 @@ const (
 	KindDelete Kind = "delete"
 )
 
+// Transactions: read by BankTotal and Serializable (see txn.go).
+const (
+	// KindTxn: Client ran a multi-key transaction: Input.Writes are the
+	// keys and values it asked to write; Output.Reads the keys it read,
+	// each with the value (or missing) and mod revision it saw;
+	// Output.Succeeded that it committed; Output.Revision the revision
+	// it committed at.
+	KindTxn Kind = "txn"
+)
+
 // Service discovery: read by DiscoveryConvergence.
 const (
 	// KindRegister: Client (a backend) registered endpoint Input.Value
@@ -164,6 +174,7 @@ func Kinds() []Kind {
 		KindAcquire, KindRelease, KindGuardedWrite, KindSetAdd, KindSetRead, KindCounterIncr, KindCounterRead,
 		KindCampaign, KindResign, KindLeaderObserved,
 		KindRead, KindWrite, KindCAS, KindDelete,
+		KindTxn,
 		KindRegister, KindDeregister, KindResolve, KindRPC,
 		KindWatch, KindWatchEvent, KindList,
 		KindRLock, KindRUnlock, KindSession, KindEnqueue, KindDequeue,
@@ -205,6 +216,8 @@ type Input struct {
 	Token int64 `json:"token,omitempty"`
 	// Revision: the revision a watch starts at (0: from now).
 	Revision int64 `json:"revision,omitempty"`
+	// Writes: the keys and values a transaction writes (txn).
+	Writes []KeyValue `json:"writes,omitempty"`
 }
 
 // Output is what an operation returned. Which fields matter depends on the
@@ -230,6 +243,11 @@ type Output struct {
 	// event's mod revision (watch-event), the listing's header revision
 	// (list).
 	Revision int64 `json:"revision,omitempty"`
+	// Header: the revision in the response's header (read): the store
+	// revision of the member that answered, which a serializable read may
+	// take from a member that lags; 0 if not recorded. Read by
+	// MonotonicReads.
+	Header int64 `json:"header,omitempty"`
 	// CompactRevision: a watch was cancelled because the revision it asked
 	// for had been compacted (etcd's ErrCompacted); the compact revision.
 	CompactRevision int64 `json:"compact_revision,omitempty"`
@@ -237,6 +255,9 @@ type Output struct {
 	Key string `json:"key,omitempty"`
 	// Endpoints: a resolver's endpoint set (resolve).
 	Endpoints []string `json:"endpoints,omitempty"`
+	// Reads: what a transaction read (txn): each key's value or
+	// missing, and its mod revision.
+	Reads []KeyValue `json:"reads,omitempty"`
 	// Lease: the etcd lease the client's key is attached to (acquire,
 	// campaign, register), 0 if not recorded. Faults aimed at a client's
 	// session lease read the lease of its latest such operation.
@@ -321,6 +342,9 @@ func (in Input) describe() string {
 	if in.Revision != 0 {
 		f = append(f, fmt.Sprintf("revision=%d", in.Revision))
 	}
+	if in.Writes != nil {
+		f = append(f, "writes="+describeKVs(in.Writes))
+	}
 	return strings.Join(f, " ")
 }
 
@@ -351,11 +375,17 @@ func (out Output) describe() string {
 	if out.Revision != 0 {
 		f = append(f, fmt.Sprintf("revision=%d", out.Revision))
 	}
+	if out.Header != 0 {
+		f = append(f, fmt.Sprintf("header=%d", out.Header))
+	}
 	if out.CompactRevision != 0 {
 		f = append(f, fmt.Sprintf("compacted=%d", out.CompactRevision))
 	}
 	if out.Endpoints != nil {
 		f = append(f, "endpoints="+shortList(out.Endpoints))
+	}
+	if out.Reads != nil {
+		f = append(f, "reads="+describeKVs(out.Reads))
 	}
 	if out.Lease != 0 {
 		f = append(f, fmt.Sprintf("lease=%x", out.Lease))

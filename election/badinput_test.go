@@ -52,53 +52,56 @@ func TestBadArguments(t *testing.T) {
 // TestNotLeader checks, for every recipe, that a leadership that has ended
 // cannot resign or proclaim, and that an empty election has no leader.
 func TestNotLeader(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	other := clustertest.Client(t, c, "revoker")
 	for _, r := range election.Recipes() {
 		t.Run(r.Name, func(t *testing.T) {
-			ctx := clustertest.Context(t)
-			prefix := "/notleader/" + r.Name
-			e := newElector(t, r, clustertest.Client(t, c, r.Name), prefix, election.Options{TTL: 5 * time.Second})
-			if _, err := e.(election.LeaderReader).Leader(ctx); !errors.Is(err, election.ErrNoLeader) {
-				t.Errorf("Leader of an empty election: got %v, want ErrNoLeader", err)
-			}
+			t.Parallel() // a cluster of its own, on the virtual clock
+			clustertest.Virtual(t, func(t *testing.T) {
+				c := cluster.New(t, cluster.Config{})
+				other := clustertest.Client(t, c, "revoker")
+				ctx := clustertest.Context(t)
+				prefix := "/notleader/" + r.Name
+				e := newElector(t, r, clustertest.Client(t, c, r.Name), prefix, election.Options{TTL: 5 * time.Second})
+				if _, err := e.(election.LeaderReader).Leader(ctx); !errors.Is(err, election.ErrNoLeader) {
+					t.Errorf("Leader of an empty election: got %v, want ErrNoLeader", err)
+				}
 
-			l, err := e.Campaign(ctx, "v")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := l.Resign(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if err := l.Resign(ctx); !errors.Is(err, election.ErrNotLeader) {
-				t.Errorf("second Resign: got %v, want ErrNotLeader", err)
-			}
-			if err := l.Proclaim(ctx, "w"); !errors.Is(err, election.ErrNotLeader) {
-				t.Errorf("Proclaim after Resign: got %v, want ErrNotLeader", err)
-			}
+				l, err := e.Campaign(ctx, "v")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := l.Resign(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := l.Resign(ctx); !errors.Is(err, election.ErrNotLeader) {
+					t.Errorf("second Resign: got %v, want ErrNotLeader", err)
+				}
+				if err := l.Proclaim(ctx, "w"); !errors.Is(err, election.ErrNotLeader) {
+					t.Errorf("Proclaim after Resign: got %v, want ErrNotLeader", err)
+				}
 
-			// Someone else revokes the leader's lease: its key goes.
-			l, err = e.Campaign(ctx, "v")
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := other.Get(ctx, l.Key())
-			if err != nil || len(resp.Kvs) != 1 {
-				t.Fatalf("read leader key %s: %v %v", l.Key(), resp, err)
-			}
-			if _, err := other.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease)); err != nil {
-				t.Fatal(err)
-			}
-			if err := l.Resign(ctx); !errors.Is(err, election.ErrNotLeader) {
-				t.Errorf("Resign after the lease was revoked: got %v, want ErrNotLeader", err)
-			}
+				// Someone else revokes the leader's lease: its key goes.
+				l, err = e.Campaign(ctx, "v")
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp, err := other.Get(ctx, l.Key())
+				if err != nil || len(resp.Kvs) != 1 {
+					t.Fatalf("read leader key %s: %v %v", l.Key(), resp, err)
+				}
+				if _, err := other.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease)); err != nil {
+					t.Fatal(err)
+				}
+				if err := l.Resign(ctx); !errors.Is(err, election.ErrNotLeader) {
+					t.Errorf("Resign after the lease was revoked: got %v, want ErrNotLeader", err)
+				}
 
-			if err := e.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.Campaign(ctx, "v"); !errors.Is(err, election.ErrClosed) {
-				t.Errorf("Campaign after Close: got %v, want ErrClosed", err)
-			}
+				if err := e.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := e.Campaign(ctx, "v"); !errors.Is(err, election.ErrClosed) {
+					t.Errorf("Campaign after Close: got %v, want ErrClosed", err)
+				}
+			})
 		})
 	}
 }

@@ -45,7 +45,6 @@ func overlaps(terms []term) []string {
 // that no two leaderships overlap and that terms strictly increase.
 func TestSingleLeader(t *testing.T) {
 	const candidates, rounds = 4, 5
-	c := cluster.New(t, cluster.Config{})
 	tests := []struct {
 		name    string
 		recipes []string // one per candidate, in turn
@@ -59,37 +58,41 @@ func TestSingleLeader(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := clustertest.Context(t)
-			prefix := "/single/" + tt.name
-			var mu sync.Mutex // guards terms
-			var terms []term
-			g, gctx := errgroup.WithContext(ctx)
-			for i := range candidates {
-				who := fmt.Sprintf("%s-%d", tt.name, i)
-				r := recipe(t, tt.recipes[i%len(tt.recipes)])
-				e := newElector(t, r, clustertest.Client(t, c, who), prefix, election.Options{TTL: 5 * time.Second})
-				g.Go(func() error {
-					for round := range rounds {
-						tm, err := serve(gctx, e, who, round)
-						if err != nil {
-							return err
+			t.Parallel() // a cluster of its own, on the virtual clock
+			clustertest.Virtual(t, func(t *testing.T) {
+				c := cluster.New(t, cluster.Config{})
+				ctx := clustertest.Context(t)
+				prefix := "/single/" + tt.name
+				var mu sync.Mutex // guards terms
+				var terms []term
+				g, gctx := errgroup.WithContext(ctx)
+				for i := range candidates {
+					who := fmt.Sprintf("%s-%d", tt.name, i)
+					r := recipe(t, tt.recipes[i%len(tt.recipes)])
+					e := newElector(t, r, clustertest.Client(t, c, who), prefix, election.Options{TTL: 5 * time.Second})
+					g.Go(func() error {
+						for round := range rounds {
+							tm, err := serve(gctx, e, who, round)
+							if err != nil {
+								return err
+							}
+							mu.Lock()
+							terms = append(terms, tm)
+							mu.Unlock()
 						}
-						mu.Lock()
-						terms = append(terms, tm)
-						mu.Unlock()
-					}
-					return nil
-				})
-			}
-			if err := g.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			if len(terms) != candidates*rounds {
-				t.Fatalf("have %d terms, want %d", len(terms), candidates*rounds)
-			}
-			for _, b := range overlaps(terms) {
-				t.Error(b)
-			}
+						return nil
+					})
+				}
+				if err := g.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				if len(terms) != candidates*rounds {
+					t.Fatalf("have %d terms, want %d", len(terms), candidates*rounds)
+				}
+				for _, b := range overlaps(terms) {
+					t.Error(b)
+				}
+			})
 		})
 	}
 }

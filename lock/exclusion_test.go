@@ -21,55 +21,57 @@ func TestMutualExclusion(t *testing.T) {
 	if testing.Short() {
 		rounds = 10
 	}
-	c := cluster.New(t, cluster.Config{})
 	for _, r := range Recipes() {
 		if r.Broken {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
-			t.Parallel() // distinct lock names and clients; mostly waiting on raft
-			var res Resource
-			var store FencedResource
-			lockers := make([]Locker, clients)
-			for i := range lockers {
-				cli := clustertest.Client(t, c, fmt.Sprintf("%s-%d", r.Name, i))
-				lockers[i] = newLocker(t, r.Name, cli, "exclusion-"+r.Name, Options{TTL: 5 * time.Second})
-			}
-			start := time.Now()
-			g, ctx := errgroup.WithContext(clustertest.Context(t))
-			for i, l := range lockers {
-				who := fmt.Sprintf("c%d", i)
-				g.Go(func() error { return contend(ctx, l, who, rounds, &res, &store) })
-			}
-			if err := g.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			elapsed := time.Since(start)
+			t.Parallel() // a cluster of its own, on the virtual clock
+			clustertest.Virtual(t, func(t *testing.T) {
+				c := cluster.New(t, cluster.Config{})
+				var res Resource
+				var store FencedResource
+				lockers := make([]Locker, clients)
+				for i := range lockers {
+					cli := clustertest.Client(t, c, fmt.Sprintf("%s-%d", r.Name, i))
+					lockers[i] = newLocker(t, r.Name, cli, "exclusion-"+r.Name, Options{TTL: 5 * time.Second})
+				}
+				start := time.Now()
+				g, ctx := errgroup.WithContext(clustertest.Context(t))
+				for i, l := range lockers {
+					who := fmt.Sprintf("c%d", i)
+					g.Go(func() error { return contend(ctx, l, who, rounds, &res, &store) })
+				}
+				if err := g.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				elapsed := time.Since(start)
 
-			if got, want := res.Sections(), clients*rounds; got != want {
-				t.Errorf("%d critical sections, want %d", got, want)
-			}
-			if o := res.Overlaps(); len(o) > 0 {
-				t.Errorf("%d overlapping critical sections, first %+v", len(o), o[0])
-			}
-			if rej := store.Rejected(); len(rej) > 0 {
-				t.Errorf("%d writes refused as stale, first %+v", len(rej), rej[0])
-			}
-			acc := store.Accepted()
-			for i := 1; i < len(acc); i++ {
-				if acc[i].Token <= acc[i-1].Token {
-					t.Errorf("token did not increase: write %d %+v after %+v", i, acc[i], acc[i-1])
-					break
+				if got, want := res.Sections(), clients*rounds; got != want {
+					t.Errorf("%d critical sections, want %d", got, want)
 				}
-			}
-			var wakes int64
-			for _, l := range lockers {
-				if wc, ok := l.(WakeCounter); ok {
-					wakes += wc.Wakeups()
+				if o := res.Overlaps(); len(o) > 0 {
+					t.Errorf("%d overlapping critical sections, first %+v", len(o), o[0])
 				}
-			}
-			t.Logf("%d acquisitions in %v (%.1f/s); %d watch wakeups",
-				clients*rounds, elapsed.Round(time.Millisecond), float64(clients*rounds)/elapsed.Seconds(), wakes)
+				if rej := store.Rejected(); len(rej) > 0 {
+					t.Errorf("%d writes refused as stale, first %+v", len(rej), rej[0])
+				}
+				acc := store.Accepted()
+				for i := 1; i < len(acc); i++ {
+					if acc[i].Token <= acc[i-1].Token {
+						t.Errorf("token did not increase: write %d %+v after %+v", i, acc[i], acc[i-1])
+						break
+					}
+				}
+				var wakes int64
+				for _, l := range lockers {
+					if wc, ok := l.(WakeCounter); ok {
+						wakes += wc.Wakeups()
+					}
+				}
+				t.Logf("%d acquisitions in %v (%.1f/s); %d watch wakeups",
+					clients*rounds, elapsed.Round(time.Millisecond), float64(clients*rounds)/elapsed.Seconds(), wakes)
+			})
 		})
 	}
 }
@@ -109,49 +111,52 @@ func TestMutualExclusionThroughLeaderKill(t *testing.T) {
 	if testing.Short() {
 		rounds = 8
 	}
-	c := cluster.New(t, cluster.Config{})
 	for _, r := range Recipes() {
 		if r.Broken {
 			continue
 		}
-		t.Run(r.Name, func(t *testing.T) { // not parallel: the kill hits the shared cluster
-			ctx := clustertest.Context(t)
-			var res Resource
-			var store FencedResource
-			progress := make(chan struct{}, clients*rounds)
-			g, gctx := errgroup.WithContext(ctx)
-			for i := range clients {
-				who := fmt.Sprintf("c%d", i)
-				cli := clustertest.Client(t, c, fmt.Sprintf("kill-%s-%d", r.Name, i))
-				l := newLocker(t, r.Name, cli, "kill-"+r.Name, Options{TTL: 5 * time.Second})
-				g.Go(func() error { return contendRetrying(gctx, t, l, who, rounds, &res, &store, progress) })
-			}
-			g.Go(func() error { // the fault: kill the leader after some progress, restart it after more
-				for range 2 * clients {
-					<-progress
+		t.Run(r.Name, func(t *testing.T) {
+			t.Parallel() // a cluster of its own, on the virtual clock
+			clustertest.Virtual(t, func(t *testing.T) {
+				c := cluster.New(t, cluster.Config{})
+				ctx := clustertest.Context(t)
+				var res Resource
+				var store FencedResource
+				progress := make(chan struct{}, clients*rounds)
+				g, gctx := errgroup.WithContext(ctx)
+				for i := range clients {
+					who := fmt.Sprintf("c%d", i)
+					cli := clustertest.Client(t, c, fmt.Sprintf("kill-%s-%d", r.Name, i))
+					l := newLocker(t, r.Name, cli, "kill-"+r.Name, Options{TTL: 5 * time.Second})
+					g.Go(func() error { return contendRetrying(gctx, t, l, who, rounds, &res, &store, progress) })
 				}
-				lead, err := c.Leader(gctx)
-				if err != nil {
-					return err
+				g.Go(func() error { // the fault: kill the leader after some progress, restart it after more
+					for range 2 * clients {
+						<-progress
+					}
+					lead, err := c.Leader(gctx)
+					if err != nil {
+						return err
+					}
+					if err := lead.Kill(); err != nil {
+						return err
+					}
+					t.Logf("killed leader %s", lead.Name())
+					for range 2 * clients {
+						<-progress
+					}
+					return lead.Restart(gctx)
+				})
+				if err := g.Wait(); err != nil {
+					t.Fatal(err)
 				}
-				if err := lead.Kill(); err != nil {
-					return err
+				if o := res.Overlaps(); len(o) > 0 {
+					t.Errorf("%d overlapping critical sections, first %+v", len(o), o[0])
 				}
-				t.Logf("killed leader %s", lead.Name())
-				for range 2 * clients {
-					<-progress
+				if rej := store.Rejected(); len(rej) > 0 {
+					t.Errorf("%d writes refused as stale, first %+v", len(rej), rej[0])
 				}
-				return lead.Restart(gctx)
 			})
-			if err := g.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			if o := res.Overlaps(); len(o) > 0 {
-				t.Errorf("%d overlapping critical sections, first %+v", len(o), o[0])
-			}
-			if rej := store.Rejected(); len(rej) > 0 {
-				t.Errorf("%d writes refused as stale, first %+v", len(rej), rej[0])
-			}
 		})
 	}
 }
@@ -167,6 +172,7 @@ func contendRetrying(ctx context.Context, t *testing.T, l Locker, who string, ro
 				return fmt.Errorf("%s: round %d: %w", who, i, err)
 			}
 			t.Logf("%s: round %d: Lock failed, retrying: %v", who, i, err)
+			time.Sleep(10 * time.Millisecond) // a failing Lock may fail at once: let time move
 			continue
 		}
 		exit := res.Enter(who)

@@ -109,20 +109,23 @@ func TestBadInput(t *testing.T) {
 
 // A second Unlock of the same holder is ErrNotHeld, never a silent no-op.
 func TestUnlockTwice(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	cli := clustertest.Client(t, c, "c1")
 	for _, r := range Recipes() {
 		t.Run(r.Name, func(t *testing.T) {
-			ctx := clustertest.Context(t)
-			h := mustLock(t, ctx, newLocker(t, r.Name, cli, "twice-"+r.Name, Options{TTL: 2 * time.Second}))
-			// Every holder tells its lease, so faults can aim at it; only
-			// the lease-less lock has none.
-			ls, ok := h.(interface{ Lease() clientv3.LeaseID })
-			if leased := ok && ls.Lease() != 0; leased != (r.Name != "setnx") {
-				t.Errorf("%s: holder's lease known: %v, want %v", r.Name, leased, r.Name != "setnx")
-			}
-			unlock(t, ctx, h, nil)
-			unlock(t, ctx, h, ErrNotHeld)
+			t.Parallel() // a cluster of its own, on the virtual clock
+			clustertest.Virtual(t, func(t *testing.T) {
+				c := cluster.New(t, cluster.Config{})
+				cli := clustertest.Client(t, c, "c1")
+				ctx := clustertest.Context(t)
+				h := mustLock(t, ctx, newLocker(t, r.Name, cli, "twice-"+r.Name, Options{TTL: 2 * time.Second}))
+				// Every holder tells its lease, so faults can aim at it; only
+				// the lease-less lock has none.
+				ls, ok := h.(interface{ Lease() clientv3.LeaseID })
+				if leased := ok && ls.Lease() != 0; leased != (r.Name != "setnx") {
+					t.Errorf("%s: holder's lease known: %v, want %v", r.Name, leased, r.Name != "setnx")
+				}
+				unlock(t, ctx, h, nil)
+				unlock(t, ctx, h, ErrNotHeld)
+			})
 		})
 	}
 }
@@ -157,64 +160,69 @@ func TestTTLBelowClusterMinimum(t *testing.T) {
 // ErrNotHeld. Its Done closes, from its own count of the TTL (the guard's,
 // see lock/lease).
 func TestUnlockAfterLeaseLost(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	observer := clustertest.Client(t, c, "observer")
 	for _, r := range Recipes() {
 		if r.Broken {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
-			ctx := clustertest.Context(t)
-			name := "lost-" + r.Name
-			cli := clustertest.Client(t, c, name)
-			h := mustLock(t, ctx, newLocker(t, r.Name, cli, name, Options{TTL: time.Second}))
-			resume := pause(t, c, name)
-			gone := keyDeleted(ctx, observer, h.Key())
-			select {
-			case <-h.Done():
-			case <-gone:
-				// Done closes a quarter TTL before etcd could expire
-				// the lease, counted from the send of the last renewal
-				// acknowledged; only a goroutine starved for longer than
-				// that margin sees the key go first, and when both have
-				// happened select picks either. The order is asserted,
-				// with timestamps, in lock/lease.
-				t.Logf("the holder's key was seen deleted before the holder's Done")
-				<-h.Done()
-			case <-ctx.Done():
-				t.Fatal("Done not closed while the holder was cut off past its TTL")
-			}
-			select {
-			case <-gone:
-			case <-ctx.Done():
-				t.Fatal("the key of a holder cut off past its TTL is still there")
-			}
-			resume()
-			unlock(t, ctx, h, ErrNotHeld)
+			t.Parallel() // a cluster of its own, on the virtual clock
+			clustertest.Virtual(t, func(t *testing.T) {
+				c := cluster.New(t, cluster.Config{})
+				observer := clustertest.Client(t, c, "observer")
+				ctx := clustertest.Context(t)
+				name := "lost-" + r.Name
+				cli := clustertest.Client(t, c, name)
+				h := mustLock(t, ctx, newLocker(t, r.Name, cli, name, Options{TTL: time.Second}))
+				resume := pause(t, c, name)
+				gone := keyDeleted(ctx, observer, h.Key())
+				select {
+				case <-h.Done():
+				case <-gone:
+					// Done closes a quarter TTL before etcd could expire
+					// the lease, counted from the send of the last renewal
+					// acknowledged; only a goroutine starved for longer than
+					// that margin sees the key go first, and when both have
+					// happened select picks either. The order is asserted,
+					// with timestamps, in lock/lease.
+					t.Logf("the holder's key was seen deleted before the holder's Done")
+					<-h.Done()
+				case <-ctx.Done():
+					t.Fatal("Done not closed while the holder was cut off past its TTL")
+				}
+				select {
+				case <-gone:
+				case <-ctx.Done():
+					t.Fatal("the key of a holder cut off past its TTL is still there")
+				}
+				resume()
+				unlock(t, ctx, h, ErrNotHeld)
+			})
 		})
 	}
 }
 
 func TestOptionsDefaults(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	cli := clustertest.Client(t, c, "c1")
-	m, err := NewMutex(cli, "jobs", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.pfx != DefaultPrefix+"jobs" || m.ttl != DefaultTTL {
-		t.Errorf("zero Options: prefix %q TTL %v, want %q %v", m.pfx, m.ttl, DefaultPrefix+"jobs", DefaultTTL)
-	}
-	ctx := clustertest.Context(t)
-	h := mustLock(t, ctx, m)
-	resp, err := cli.TimeToLive(ctx, leaseOf(t, h))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := time.Duration(resp.GrantedTTL) * time.Second; got != DefaultTTL {
-		t.Errorf("granted TTL %v, want %v", got, DefaultTTL)
-	}
-	unlock(t, ctx, h, nil)
+	clustertest.Virtual(t, func(t *testing.T) {
+		c := cluster.New(t, cluster.Config{})
+		cli := clustertest.Client(t, c, "c1")
+		m, err := NewMutex(cli, "jobs", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.pfx != DefaultPrefix+"jobs" || m.ttl != DefaultTTL {
+			t.Errorf("zero Options: prefix %q TTL %v, want %q %v", m.pfx, m.ttl, DefaultPrefix+"jobs", DefaultTTL)
+		}
+		ctx := clustertest.Context(t)
+		h := mustLock(t, ctx, m)
+		resp, err := cli.TimeToLive(ctx, leaseOf(t, h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := time.Duration(resp.GrantedTTL) * time.Second; got != DefaultTTL {
+			t.Errorf("granted TTL %v, want %v", got, DefaultTTL)
+		}
+		unlock(t, ctx, h, nil)
+	})
 }
 
 // leaseOf returns the lease of a holder of a recipe that names its key

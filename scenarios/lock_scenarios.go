@@ -124,7 +124,7 @@ func lockPitfalls() []Scenario {
 	return []Scenario{
 		pitfall("released-marker", "healthy",
 			"a release that leaves the key lets the releaser jump back ahead of the holder: two holders on a healthy cluster",
-			Workload{Think: Duration(time.Millisecond), Duration: Duration(2 * time.Second)}, nil, full),
+			Workload{Think: Duration(10 * time.Millisecond), Duration: Duration(2 * time.Second)}, nil, full),
 		pitfall("unfenced", "pause-holder",
 			"a correct mutex without a fencing token: the holder paused past its TTL writes after its successor",
 			Workload{}, pauseHolder(2500*time.Millisecond),

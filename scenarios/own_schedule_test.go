@@ -105,7 +105,10 @@ func TestOwnSchedule(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Name, s.Description = "lock/mutex/leader-flaps", "mutex while the leader is cut off twice"
-	s.Workload.Duration = scenarios.Duration(10 * time.Second)
+	// Long enough after the last heal (about 6 s) for a lease cut off with
+	// the leader, and renewed by each new leader, to run out, and for
+	// liveness to see a lock taken after it.
+	s.Workload.Duration = scenarios.Duration(15 * time.Second)
 	s.Faults = scenarios.Faults{Schedule: leaderFlaps{n: 2, every: 2 * time.Second, d: time.Second}, ScheduleName: "leader-flaps"}
 	res := scenarios.Test(t, s)
 	if res == nil || t.Failed() {

@@ -37,7 +37,8 @@ func (w *world) registerWorkload(ctx context.Context) error {
 		// Each client draws from a stream of its own, seeded in order
 		// here, so that the run replays whatever the goroutines do.
 		rng := rand.New(rand.NewPCG(w.rng.Uint64(), w.rng.Uint64()))
-		g.Go(func() error { return w.registerClient(ctx, name, keys, rng) })
+		reader := i <= wl.Readers
+		g.Go(func() error { return w.registerClient(ctx, name, keys, reader, rng) })
 	}
 	for i := 1; i <= wl.Observers; i++ {
 		name := fmt.Sprintf("o%d", i)
@@ -47,12 +48,18 @@ func (w *world) registerWorkload(ctx context.Context) error {
 }
 
 // registerClient is one client of the register workload.
-func (w *world) registerClient(ctx context.Context, name string, keys []string, rng *rand.Rand) error {
+// A reader only reads.
+func (w *world) registerClient(ctx context.Context, name string, keys []string, reader bool, rng *rand.Rand) error {
 	wl := w.s.Workload
 	cli, err := w.env.Cluster().Client(name)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	kv, closeKV, err := w.registerKV(ctx, cli)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer func() { closeKV() }()
 	// last is the value the client last saw in each key ("" for missing),
 	// which its compare-and-swaps expect, so that some of them succeed.
 	last := make(map[string]string, len(keys))
@@ -60,22 +67,29 @@ func (w *world) registerClient(ctx context.Context, name string, keys []string, 
 		key := keys[rng.IntN(len(keys))]
 		value := fmt.Sprintf("%s-%d", name, n)
 		pick := rng.IntN(100)
+		if reader {
+			pick = 0
+		}
 		err := w.step(ctx, name, func() error {
 			switch {
 			case pick < 40:
-				w.kvRead(ctx, cli, name, key, last)
+				w.kvRead(ctx, kv, name, key, last)
 			case pick < 65:
-				w.kvWrite(ctx, cli, name, key, value, last)
+				w.kvWrite(ctx, kv, name, key, value, last)
 			case pick < 90:
-				w.kvCAS(ctx, cli, name, key, last[key], value, last)
+				w.kvCAS(ctx, kv, name, key, last[key], value, last)
 			default:
-				w.kvDelete(ctx, cli, name, key, last)
+				w.kvDelete(ctx, kv, name, key, last)
 			}
 			return nil
 		})
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
 			if cli, err = w.env.Cluster().Client(name); err != nil {
+				return fmt.Errorf("%s: restarting: %w", name, err)
+			}
+			closeKV()
+			if kv, closeKV, err = w.registerKV(ctx, cli); err != nil {
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
 			clear(last) // a new process remembers nothing
@@ -100,7 +114,7 @@ func (w *world) opCtx(ctx context.Context) (context.Context, context.CancelFunc)
 // kvRead reads key — linearizably, or serializably if the workload says
 // so — and records the value and its mod revision. A read that fails
 // changed nothing and saw nothing: it is recorded as failed.
-func (w *world) kvRead(ctx context.Context, cli *clientv3.Client, name, key string, last map[string]string) {
+func (w *world) kvRead(ctx context.Context, cli clientv3.KV, name, key string, last map[string]string) {
 	var opts []clientv3.OpOption
 	if w.s.Workload.Serializable {
 		opts = append(opts, clientv3.WithSerializable())
@@ -115,17 +129,17 @@ func (w *world) kvRead(ctx context.Context, cli *clientv3.Client, name, key stri
 	}
 	if len(resp.Kvs) == 0 {
 		last[key] = ""
-		p.OK(ctx, checker.Output{Missing: true})
+		p.OK(ctx, checker.Output{Missing: true, Header: resp.Header.Revision})
 		return
 	}
 	kv := resp.Kvs[0]
 	last[key] = string(kv.Value)
-	p.OK(ctx, checker.Output{Value: string(kv.Value), Revision: kv.ModRevision})
+	p.OK(ctx, checker.Output{Value: string(kv.Value), Revision: kv.ModRevision, Header: resp.Header.Revision})
 }
 
 // kvWrite puts value and records the revision it committed at. A put that
 // fails may have committed: it is recorded as unknown.
-func (w *world) kvWrite(ctx context.Context, cli *clientv3.Client, name, key, value string, last map[string]string) {
+func (w *world) kvWrite(ctx context.Context, cli clientv3.KV, name, key, value string, last map[string]string) {
 	p := w.env.Recorder().Invoke(ctx, name, checker.KindWrite, key, checker.Input{Value: value})
 	rctx, cancel := w.opCtx(ctx)
 	resp, err := cli.Put(rctx, key, value)
@@ -141,7 +155,7 @@ func (w *world) kvWrite(ctx context.Context, cli *clientv3.Client, name, key, va
 
 // kvCAS sets key to value if it holds expect ("" for missing), in one
 // transaction, and records whether it swapped and at which revision.
-func (w *world) kvCAS(ctx context.Context, cli *clientv3.Client, name, key, expect, value string, last map[string]string) {
+func (w *world) kvCAS(ctx context.Context, cli clientv3.KV, name, key, expect, value string, last map[string]string) {
 	in := checker.Input{Value: value, Expect: expect, ExpectMissing: expect == ""}
 	cmp := clientv3.Compare(clientv3.Value(key), "=", expect)
 	if expect == "" {
@@ -166,7 +180,7 @@ func (w *world) kvCAS(ctx context.Context, cli *clientv3.Client, name, key, expe
 
 // kvDelete deletes key and records the revision of the deletion. Deleting a
 // missing key commits nothing, so no revision is recorded for it.
-func (w *world) kvDelete(ctx context.Context, cli *clientv3.Client, name, key string, last map[string]string) {
+func (w *world) kvDelete(ctx context.Context, cli clientv3.KV, name, key string, last map[string]string) {
 	p := w.env.Recorder().Invoke(ctx, name, checker.KindDelete, key, checker.Input{})
 	rctx, cancel := w.opCtx(ctx)
 	resp, err := cli.Delete(rctx, key)

@@ -21,6 +21,9 @@ func All() []Scenario {
 	out = append(out, registerScenarios()...)
 	out = append(out, rwmutexScenarios()...)
 	out = append(out, queueScenarios()...)
+	out = append(out, leasingScenarios()...)
+	out = append(out, orderingScenarios()...)
+	out = append(out, stmScenarios()...)
 	out = append(out, upstreamScenarios()...)
 	return out
 }

@@ -259,6 +259,8 @@ func (w *world) run(ctx context.Context) error {
 		return w.rwmutexWorkload(ctx)
 	case FamilyQueue:
 		return w.queueWorkload(ctx)
+	case FamilySTM:
+		return w.stmWorkload(ctx)
 	}
 	return fmt.Errorf("no workload for family %q yet", w.s.Workload.Family)
 }
@@ -318,6 +320,12 @@ func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 		return checker.RWExclusion(h, checker.RWOptions{})
 	case checker.CheckerQueueDelivery:
 		return checker.QueueDelivery(h, checker.QueueOptions{})
+	case checker.CheckerBankTotal:
+		return checker.BankTotal(h, checker.BankOptions{})
+	case checker.CheckerSerializable:
+		return checker.Serializable(h, checker.SerializableOptions{})
+	case checker.CheckerMonotonicReads:
+		return checker.MonotonicReads(h, checker.MonotonicOptions{})
 	}
 	return checker.Result{Checker: c.Name, Verdict: checker.VerdictInvalid, Summary: "no such checker"}
 }

@@ -16,9 +16,10 @@ import (
 
 // SchemaVersion is the version of the scenario and result JSON this package
 // writes. Reading a newer version is an error: a result file from a newer
-// etcdsim cannot be replayed faithfully by an older one. Version 3 adds
-// the workload fields of the rwmutex, queue and barrier families.
-const SchemaVersion = 3
+// etcdsim cannot be replayed faithfully by an older one. Version 3 added
+// workload.readers; version 4 the queue family's workload.producers and
+// workload.priorities.
+const SchemaVersion = 4
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -89,20 +90,23 @@ const (
 	FamilyRegister  = "register"
 	FamilyRWMutex   = "rwmutex"
 	FamilyQueue     = "queue"
+	FamilySTM       = "stm"
 )
 
 // Families lists the workload families.
 func Families() []string {
-	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex, FamilyQueue}
+	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex, FamilyQueue, FamilySTM}
 }
 
 // Workload is what the run's clients do. Zero fields take the defaults
 // their comments give.
 type Workload struct {
-	// Family is "lock", "election", "discovery" or "register".
+	// Family is "lock", "election", "discovery", "register" or "stm".
 	Family string `json:"family"`
 	// Recipe names the recipe in its family's registry (lock.Lookup,
-	// election.Lookup, discovery.LookupRegistrar). Empty for register.
+	// election.Lookup, discovery.LookupRegistrar); for stm, the isolation
+	// level (STMLevels; "" means "serializable-snapshot"). Empty for
+	// register.
 	// A recipe value set below wins, and Recipe then only names it.
 	Recipe string `json:"recipe,omitempty"`
 	// Resolver names the discovery resolver recipe; "" means "relisting".
@@ -132,9 +136,16 @@ type Workload struct {
 	// a member cut off from the others answers with what it had. false
 	// means linearizable reads. Register family only.
 	Serializable bool `json:"serializable,omitempty"`
+	// Readers is how many of the clients, from c1 on, only read. In the
+	// register family a reader that holds a cached value and never writes
+	// keeps it, where a write that fails makes a leasing KV drop it; 0
+	// means every client reads and writes. In the rwmutex family readers
+	// take read locks and the others write locks; 0 means none. Register
+	// and rwmutex families only.
+	Readers int `json:"readers,omitempty"`
 	// Observers is how many clients only watch: election observers,
-	// discovery resolvers, register watchers. 0 means 1 for election,
-	// discovery and register.
+	// discovery resolvers, register watchers, stm auditors. 0 means 1 for
+	// election, discovery, register and stm.
 	Observers int `json:"observers,omitempty"`
 	// Duration is how long the workload runs. 0 means 8s.
 	Duration Duration `json:"duration,omitempty"`
@@ -163,9 +174,6 @@ type Workload struct {
 	// Key is the lock, election or service name. "" means "L", "E" or
 	// "svc" ("RW" for a read-write lock, "Q" for a queue).
 	Key string `json:"key,omitempty"`
-	// Readers is how many of the clients of the rwmutex family (c1, c2,
-	// …) take read locks; the others take write locks. 0 means none.
-	Readers int `json:"readers,omitempty"`
 	// Producers is how many of the clients of the queue family (c1, c2,
 	// …) enqueue; the others dequeue. 0 means half the clients.
 	Producers int `json:"producers,omitempty"`
@@ -251,7 +259,7 @@ func (s Scenario) withDefaults() Scenario {
 	if w.Clients == 0 {
 		w.Clients = 3
 	}
-	if w.Observers == 0 && (w.Family == FamilyElection || w.Family == FamilyDiscovery || w.Family == FamilyRegister) {
+	if w.Observers == 0 && (w.Family == FamilyElection || w.Family == FamilyDiscovery || w.Family == FamilyRegister || w.Family == FamilySTM) {
 		w.Observers = 1
 	}
 	if w.Duration == 0 {
@@ -282,13 +290,16 @@ func (s Scenario) withDefaults() Scenario {
 		w.Patience = 2 * w.TTL
 	}
 	if w.Key == "" {
-		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW", FamilyQueue: "Q"}[w.Family]
+		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW", FamilyQueue: "Q", FamilySTM: "bank"}[w.Family]
 	}
 	if w.Family == FamilyDiscovery && w.Resolver == "" {
 		w.Resolver = "relisting"
 		if w.ResolverRecipe != nil {
 			w.Resolver = w.ResolverRecipe.Name
 		}
+	}
+	if w.Family == FamilySTM && w.Recipe == "" {
+		w.Recipe = STMLevels()[0]
 	}
 	if s.Checkers == nil {
 		s.Checkers = DefaultCheckers(w.Family)
@@ -312,6 +323,8 @@ func DefaultCheckers(family string) []Check {
 		return []Check{{Name: checker.CheckerRWExclusion}, {Name: checker.CheckerLiveness}}
 	case FamilyQueue:
 		return []Check{{Name: checker.CheckerQueueDelivery}}
+	case FamilySTM:
+		return []Check{{Name: checker.CheckerBankTotal}, {Name: checker.CheckerSerializable}}
 	}
 	return nil
 }

@@ -121,6 +121,14 @@ var upstreamReports = []upstreamReport{
 		fix: "a failed Resign keeps the key and revision, so that the retry runs the delete again",
 	},
 	{
+		id: "etcd-19091", url: "https://github.com/etcd-io/etcd/issues/19091",
+		status: "closed", note: "closed as stale, unfixed",
+		api: "client/v3/leasing: KV.Get",
+		what: "the leasing KV serves a key from its cache for as long as its session looks alive to the client, " +
+			"which learns of the lease's end only after the server has let it go and another client has written the key",
+		fix: "serve from the cache only before the send time of the last answered keepalive plus the TTL, and read from the cluster after",
+	},
+	{
 		id: "etcd-11456", url: "https://github.com/etcd-io/etcd/issues/11456",
 		also:   []string{"https://jepsen.io/analyses/etcd-3.4.3"},
 		status: "closed", note: "Mutex.Lock, which the lock service runs, re-reads its key after the wait, and the service returns its error",
@@ -224,6 +232,7 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream19597()...)
 	out = append(out, upstream21128()...)
 	out = append(out, upstream22123()...)
+	out = append(out, upstream19091()...)
 	out = append(out, upstream11456()...)
 	out = append(out, upstream11360()...)
 	out = append(out, upstream10811()...)

@@ -91,11 +91,6 @@ func (s Scenario) Validate() error {
 			bad("workload.owner_check %q: want %q or %q", w.OwnerCheck, OwnerCheckDone, OwnerCheckRead)
 		}
 	}
-	if w.Readers != 0 && w.Family != FamilyRWMutex {
-		bad("workload.readers is for the rwmutex family only, not %s", w.Family)
-	} else if w.Readers < 0 || w.Readers > w.Clients {
-		bad("workload.readers %d: want 0 to workload.clients (%d)", w.Readers, w.Clients)
-	}
 	if (w.Producers != 0 || w.Priorities != 0) && w.Family != FamilyQueue {
 		bad("workload.producers and workload.priorities are for the queue family only, not %s", w.Family)
 	} else if w.Family == FamilyQueue {
@@ -108,6 +103,12 @@ func (s Scenario) Validate() error {
 	}
 	if w.Serializable && w.Family != FamilyRegister {
 		bad("workload.serializable is for the register family only, not %s", w.Family)
+	}
+	if w.Readers != 0 && w.Family != FamilyRegister && w.Family != FamilyRWMutex {
+		bad("workload.readers is for the register and rwmutex families only, not %s", w.Family)
+	}
+	if w.Readers < 0 || w.Readers > w.Clients {
+		bad("workload.readers %d: want 0 to workload.clients (%d)", w.Readers, w.Clients)
 	}
 	if err := lease.CheckTTL(w.TTL.D()); err != nil {
 		bad("workload.ttl: %w", err)
@@ -198,9 +199,9 @@ func (s Scenario) checkRecipe() error {
 			err = w.Queue.Validate()
 		}
 	case FamilyRegister:
-		if w.Recipe != "" {
-			err = fmt.Errorf("the register family runs etcd's own KV API and takes no recipe (got %q)", w.Recipe)
-		}
+		err = checkRegisterKV(w.Recipe)
+	case FamilySTM:
+		_, err = stmIsolation(w.Recipe)
 	}
 	if err != nil {
 		return fmt.Errorf("workload.recipe: %w", err)

@@ -130,181 +130,193 @@ func grantErr(ctx context.Context, cli *clientv3.Client, ttl time.Duration) erro
 // than 2s (etcd raises a TTL to 1.5 election timeouts, rounded up) and
 // would grant 2s when asked for 1s. Grant revokes that lease and says so.
 func TestGrantBelowClusterMinimum(t *testing.T) {
-	c := cluster.New(t, cluster.Config{ElectionTimeout: 700 * time.Millisecond})
-	ctx := clustertest.Context(t)
-	cli := clustertest.Client(t, c, "c1")
-	_, err := lease.Grant(ctx, cli, time.Second)
-	if !errors.Is(err, lease.ErrBadTTL) {
-		t.Fatalf("Grant(1s) on a cluster whose minimum is 2s: got %v, want ErrBadTTL", err)
-	}
-	if msg := err.Error(); !strings.Contains(msg, "1s") || !strings.Contains(msg, "2s") {
-		t.Errorf("error %q does not name both the TTL asked for (1s) and the one granted (2s)", msg)
-	}
-	// The revoke is committed when Grant returns; the member this client
-	// lists leases on may apply it a moment later.
-	clustertest.Eventually(t, ctx, "the refused grant's lease revoked", func(ctx context.Context) error {
-		resp, err := cli.Leases(ctx)
-		if err != nil {
-			return err
+	clustertest.Virtual(t, func(t *testing.T) {
+		c := cluster.New(t, cluster.Config{ElectionTimeout: 700 * time.Millisecond})
+		ctx := clustertest.Context(t)
+		cli := clustertest.Client(t, c, "c1")
+		_, err := lease.Grant(ctx, cli, time.Second)
+		if !errors.Is(err, lease.ErrBadTTL) {
+			t.Fatalf("Grant(1s) on a cluster whose minimum is 2s: got %v, want ErrBadTTL", err)
 		}
-		if n := len(resp.Leases); n != 0 {
-			return fmt.Errorf("%d leases left after the refused grant", n)
+		if msg := err.Error(); !strings.Contains(msg, "1s") || !strings.Contains(msg, "2s") {
+			t.Errorf("error %q does not name both the TTL asked for (1s) and the one granted (2s)", msg)
 		}
-		return nil
+		// The revoke is committed when Grant returns; the member this client
+		// lists leases on may apply it a moment later.
+		clustertest.Eventually(t, ctx, "the refused grant's lease revoked", func(ctx context.Context) error {
+			resp, err := cli.Leases(ctx)
+			if err != nil {
+				return err
+			}
+			if n := len(resp.Leases); n != 0 {
+				return fmt.Errorf("%d leases left after the refused grant", n)
+			}
+			return nil
+		})
+		g := grant(t, ctx, cli, 2*time.Second)
+		if g.TTL() != 2*time.Second {
+			t.Errorf("TTL() = %v, want 2s", g.TTL())
+		}
 	})
-	g := grant(t, ctx, cli, 2*time.Second)
-	if g.TTL() != 2*time.Second {
-		t.Errorf("TTL() = %v, want 2s", g.TTL())
-	}
 }
 
 // A guard keeps a 1s lease alive for several TTLs on a healthy cluster.
 func TestKeepsAlive(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	ctx := clustertest.Context(t)
-	obs := clustertest.Observer(t, c.Members()...)
-	g := grant(t, ctx, clustertest.Client(t, c, "c1"), time.Second)
-	select {
-	case <-g.Done():
-		t.Fatalf("Done closed on a healthy cluster: %v", g.Err())
-	case <-time.After(5 * g.TTL()):
-	}
-	if left := remaining(t, ctx, obs, g.ID()); left < 0 {
-		t.Fatalf("lease %x gone after 5 TTLs although the guard is alive", g.ID())
-	}
-	if !g.Alive() || g.Err() != nil || g.Context().Err() != nil {
-		t.Errorf("alive guard: Alive %v, Err %v, Context().Err %v", g.Alive(), g.Err(), g.Context().Err())
-	}
+	clustertest.Virtual(t, func(t *testing.T) {
+		c := cluster.New(t, cluster.Config{})
+		ctx := clustertest.Context(t)
+		obs := clustertest.Observer(t, c.Members()...)
+		g := grant(t, ctx, clustertest.Client(t, c, "c1"), time.Second)
+		select {
+		case <-g.Done():
+			t.Fatalf("Done closed on a healthy cluster: %v", g.Err())
+		case <-time.After(5 * g.TTL()):
+		}
+		if left := remaining(t, ctx, obs, g.ID()); left < 0 {
+			t.Fatalf("lease %x gone after 5 TTLs although the guard is alive", g.ID())
+		}
+		if !g.Alive() || g.Err() != nil || g.Context().Err() != nil {
+			t.Errorf("alive guard: Alive %v, Err %v, Context().Err %v", g.Alive(), g.Err(), g.Context().Err())
+		}
+	})
 }
 
 // Close revokes the lease, which deletes its keys at once; it is
 // idempotent and safe to call concurrently, with Stop too.
 func TestCloseRevokes(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	ctx := clustertest.Context(t)
-	cli := clustertest.Client(t, c, "c1")
-	obs := clustertest.Observer(t, c.Members()...)
-	g, err := lease.Grant(ctx, cli, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cli.Put(ctx, "/guarded", "x", clientv3.WithLease(g.ID())); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for range 3 {
-		wg.Go(func() { errs <- g.Close(ctx) })
-	}
-	wg.Go(g.Stop)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	clustertest.Virtual(t, func(t *testing.T) {
+		c := cluster.New(t, cluster.Config{})
+		ctx := clustertest.Context(t)
+		cli := clustertest.Client(t, c, "c1")
+		obs := clustertest.Observer(t, c.Members()...)
+		g, err := lease.Grant(ctx, cli, 5*time.Second)
 		if err != nil {
-			t.Errorf("Close: %v", err)
+			t.Fatal(err)
 		}
-	}
-	resp, err := obs.Get(ctx, "/guarded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(resp.Kvs) != 0 {
-		t.Errorf("the key on lease %x is still there after Close", g.ID())
-	}
-	clustertest.Eventually(t, ctx, "the closed guard's lease is gone", func(ctx context.Context) error {
-		return gone(ctx, obs, g.ID())
+		if _, err := cli.Put(ctx, "/guarded", "x", clientv3.WithLease(g.ID())); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 4)
+		for range 3 {
+			wg.Go(func() { errs <- g.Close(ctx) })
+		}
+		wg.Go(g.Stop)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		}
+		resp, err := obs.Get(ctx, "/guarded")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Kvs) != 0 {
+			t.Errorf("the key on lease %x is still there after Close", g.ID())
+		}
+		clustertest.Eventually(t, ctx, "the closed guard's lease is gone", func(ctx context.Context) error {
+			return gone(ctx, obs, g.ID())
+		})
+		if !clustertest.Closed(g.Done()) || g.Alive() || !errors.Is(g.Err(), lease.ErrStopped) {
+			t.Errorf("closed guard: Done closed %v, Alive %v, Err %v (want ErrStopped)", clustertest.Closed(g.Done()), g.Alive(), g.Err())
+		}
+		if err := g.Close(ctx); err != nil {
+			t.Errorf("Close again: %v", err)
+		}
 	})
-	if !clustertest.Closed(g.Done()) || g.Alive() || !errors.Is(g.Err(), lease.ErrStopped) {
-		t.Errorf("closed guard: Done closed %v, Alive %v, Err %v (want ErrStopped)", clustertest.Closed(g.Done()), g.Alive(), g.Err())
-	}
-	if err := g.Close(ctx); err != nil {
-		t.Errorf("Close again: %v", err)
-	}
 }
 
 // Stop stops renewing and leaves the lease, as a crashed client does: the
 // cluster expires it on its own. Closing after Stop still returns nil.
 func TestStopLeavesLease(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	ctx := clustertest.Context(t)
-	obs := clustertest.Observer(t, c.Members()...)
-	g := grant(t, ctx, clustertest.Client(t, c, "c1"), 2*time.Second)
-	g.Stop()
-	if !errors.Is(g.Err(), lease.ErrStopped) {
-		t.Errorf("Err after Stop: %v, want ErrStopped", g.Err())
-	}
-	// Renewed at most a quarter TTL before Stop: well over a second left.
-	if left := remaining(t, ctx, obs, g.ID()); left < 0 {
-		t.Fatalf("lease %x gone right after Stop, want it left to expire", g.ID())
-	}
-	clustertest.Eventually(t, ctx, "the stopped guard's lease expires", func(ctx context.Context) error {
-		return gone(ctx, obs, g.ID())
+	clustertest.Virtual(t, func(t *testing.T) {
+		c := cluster.New(t, cluster.Config{})
+		ctx := clustertest.Context(t)
+		obs := clustertest.Observer(t, c.Members()...)
+		g := grant(t, ctx, clustertest.Client(t, c, "c1"), 2*time.Second)
+		g.Stop()
+		if !errors.Is(g.Err(), lease.ErrStopped) {
+			t.Errorf("Err after Stop: %v, want ErrStopped", g.Err())
+		}
+		// Renewed at most a quarter TTL before Stop: well over a second left.
+		if left := remaining(t, ctx, obs, g.ID()); left < 0 {
+			t.Fatalf("lease %x gone right after Stop, want it left to expire", g.ID())
+		}
+		clustertest.Eventually(t, ctx, "the stopped guard's lease expires", func(ctx context.Context) error {
+			return gone(ctx, obs, g.ID())
+		})
+		g.Stop() // idempotent
+		if err := g.Close(ctx); err != nil {
+			t.Errorf("Close of an expired lease: %v, want nil", err)
+		}
 	})
-	g.Stop() // idempotent
-	if err := g.Close(ctx); err != nil {
-		t.Errorf("Close of an expired lease: %v, want nil", err)
-	}
 }
 
 // Done closes when someone else revokes the lease; Err and the guard's
 // Context say why.
 func TestDoneWhenRevokedElsewhere(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	ctx := clustertest.Context(t)
-	obs := clustertest.Observer(t, c.Members()...)
-	// A long TTL: Done must close because a renewal finds the lease gone,
-	// not because the deadline passes.
-	g := grant(t, ctx, clustertest.Client(t, c, "c1"), 5*time.Second)
-	if _, err := obs.Revoke(ctx, g.ID()); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-g.Done():
-	case <-ctx.Done():
-		t.Fatal("Done still open after the lease was revoked")
-	}
-	err := g.Err()
-	if !errors.Is(err, lease.ErrLost) || !errors.Is(err, rpctypes.ErrLeaseNotFound) {
-		t.Errorf("Err = %v, want ErrLost and rpctypes.ErrLeaseNotFound", err)
-	}
-	if cause := context.Cause(g.Context()); cause != err {
-		t.Errorf("context.Cause(Context()) = %v, want Err() = %v", cause, err)
-	}
-	if _, err := g.Session(); !errors.Is(err, lease.ErrLost) {
-		t.Errorf("Session after the lease was lost: got %v, want ErrLost", err)
-	}
+	clustertest.Virtual(t, func(t *testing.T) {
+		c := cluster.New(t, cluster.Config{})
+		ctx := clustertest.Context(t)
+		obs := clustertest.Observer(t, c.Members()...)
+		// A long TTL: Done must close because a renewal finds the lease gone,
+		// not because the deadline passes.
+		g := grant(t, ctx, clustertest.Client(t, c, "c1"), 5*time.Second)
+		if _, err := obs.Revoke(ctx, g.ID()); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-g.Done():
+		case <-ctx.Done():
+			t.Fatal("Done still open after the lease was revoked")
+		}
+		err := g.Err()
+		if !errors.Is(err, lease.ErrLost) || !errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			t.Errorf("Err = %v, want ErrLost and rpctypes.ErrLeaseNotFound", err)
+		}
+		if cause := context.Cause(g.Context()); cause != err {
+			t.Errorf("context.Cause(Context()) = %v, want Err() = %v", cause, err)
+		}
+		if _, err := g.Session(); !errors.Is(err, lease.ErrLost) {
+			t.Errorf("Session after the lease was lost: got %v, want ErrLost", err)
+		}
+	})
 }
 
 // A concurrency.Session on the guard's lease serves concurrency.Mutex and
 // stops with the guard.
 func TestSession(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	ctx := clustertest.Context(t)
-	g := grant(t, ctx, clustertest.Client(t, c, "c1"), 5*time.Second)
-	s, err := g.Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Lease() != g.ID() {
-		t.Fatalf("session on lease %x, want the guard's %x", s.Lease(), g.ID())
-	}
-	mu := concurrency.NewMutex(s, "/session-lock")
-	if err := mu.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasSuffix(mu.Key(), fmt.Sprintf("%x", g.ID())) {
-		t.Errorf("mutex key %s is not on the guard's lease %x", mu.Key(), g.ID())
-	}
-	if err := mu.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	g.Stop()
-	if !clustertest.Closed(s.Done()) {
-		t.Error("the session is still running after Stop returned")
-	}
-	if _, err := g.Session(); !errors.Is(err, lease.ErrStopped) {
-		t.Errorf("Session after Stop: got %v, want ErrStopped", err)
-	}
+	clustertest.Virtual(t, func(t *testing.T) {
+		c := cluster.New(t, cluster.Config{})
+		ctx := clustertest.Context(t)
+		g := grant(t, ctx, clustertest.Client(t, c, "c1"), 5*time.Second)
+		s, err := g.Session()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Lease() != g.ID() {
+			t.Fatalf("session on lease %x, want the guard's %x", s.Lease(), g.ID())
+		}
+		mu := concurrency.NewMutex(s, "/session-lock")
+		if err := mu.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(mu.Key(), fmt.Sprintf("%x", g.ID())) {
+			t.Errorf("mutex key %s is not on the guard's lease %x", mu.Key(), g.ID())
+		}
+		if err := mu.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		g.Stop()
+		if !clustertest.Closed(s.Done()) {
+			t.Error("the session is still running after Stop returned")
+		}
+		if _, err := g.Session(); !errors.Is(err, lease.ErrStopped) {
+			t.Errorf("Session after Stop: got %v, want ErrStopped", err)
+		}
+	})
 }
 
 // TestDoneBeforeServerExpiry is what the guard is for. The answers to the
@@ -325,75 +337,77 @@ func TestSession(t *testing.T) {
 // by a goroutine woken after Done closed, goneAt is when the first
 // TimeToLive that saw the lease gone was sent.
 func TestDoneBeforeServerExpiry(t *testing.T) {
-	const (
-		ttl   = 2 * time.Second
-		delay = 600 * time.Millisecond // under half the TTL: the guard keeps the lease through it
-	)
-	c := cluster.New(t, cluster.Config{})
-	ctx := clustertest.Context(t)
-	obs := clustertest.Observer(t, c.Members()...)
-	g := grant(t, ctx, clustertest.Client(t, c, "c1"), ttl)
-	var doneAt atomic.Pointer[time.Time]
-	context.AfterFunc(g.Context(), func() {
-		now := time.Now()
-		doneAt.Store(&now)
-	})
+	clustertest.Virtual(t, func(t *testing.T) {
+		const (
+			ttl   = 2 * time.Second
+			delay = 600 * time.Millisecond // under half the TTL: the guard keeps the lease through it
+		)
+		c := cluster.New(t, cluster.Config{})
+		ctx := clustertest.Context(t)
+		obs := clustertest.Observer(t, c.Members()...)
+		g := grant(t, ctx, clustertest.Client(t, c, "c1"), ttl)
+		var doneAt atomic.Pointer[time.Time]
+		context.AfterFunc(g.Context(), func() {
+			now := time.Now()
+			doneAt.Store(&now)
+		})
 
-	for _, m := range c.Members() {
-		if err := c.SetLink(m.Name(), "c1", cluster.Delayed(delay, 0)); err != nil {
+		for _, m := range c.Members() {
+			if err := c.SetLink(m.Name(), "c1", cluster.Delayed(delay, 0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case <-g.Done():
+			t.Fatalf("Done closed while answers were only delayed by %v (TTL %v): %v", delay, ttl, g.Err())
+		case <-time.After(3 * ttl):
+		}
+		if left := remaining(t, ctx, obs, g.ID()); left < 0 {
+			t.Fatalf("lease %x gone on the cluster while its guard was alive", g.ID())
+		}
+
+		if err := c.Isolate("c1"); err != nil {
 			t.Fatal(err)
 		}
-	}
-	select {
-	case <-g.Done():
-		t.Fatalf("Done closed while answers were only delayed by %v (TTL %v): %v", delay, ttl, g.Err())
-	case <-time.After(3 * ttl):
-	}
-	if left := remaining(t, ctx, obs, g.ID()); left < 0 {
-		t.Fatalf("lease %x gone on the cluster while its guard was alive", g.ID())
-	}
+		cutAt := time.Now()
+		t.Cleanup(func() {
+			if err := c.Heal("c1"); err != nil {
+				t.Error(err)
+			}
+		})
 
-	if err := c.Isolate("c1"); err != nil {
-		t.Fatal(err)
-	}
-	cutAt := time.Now()
-	t.Cleanup(func() {
-		if err := c.Heal("c1"); err != nil {
-			t.Error(err)
-		}
-	})
-
-	var goneAt time.Time
-	clustertest.Eventually(t, ctx, "the observer sees the lease gone", func(ctx context.Context) error {
-		sent := time.Now()
-		if err := gone(ctx, obs, g.ID()); err != nil {
-			return err
-		}
-		goneAt = sent
-		return nil
-	})
-	select {
-	case <-g.Done():
-	case <-ctx.Done():
-		t.Fatal("Done still open after the lease was gone on the cluster")
-	}
-	if err := g.Err(); !errors.Is(err, lease.ErrLost) {
-		t.Errorf("Err = %v, want ErrLost", err)
-	}
-	var done time.Time
-	clustertest.Eventually(t, ctx, "the AfterFunc notes when Done closed", func(context.Context) error {
-		if p := doneAt.Load(); p != nil {
-			done = *p
+		var goneAt time.Time
+		clustertest.Eventually(t, ctx, "the observer sees the lease gone", func(ctx context.Context) error {
+			sent := time.Now()
+			if err := gone(ctx, obs, g.ID()); err != nil {
+				return err
+			}
+			goneAt = sent
 			return nil
+		})
+		select {
+		case <-g.Done():
+		case <-ctx.Done():
+			t.Fatal("Done still open after the lease was gone on the cluster")
 		}
-		return errors.New("not yet")
+		if err := g.Err(); !errors.Is(err, lease.ErrLost) {
+			t.Errorf("Err = %v, want ErrLost", err)
+		}
+		var done time.Time
+		clustertest.Eventually(t, ctx, "the AfterFunc notes when Done closed", func(context.Context) error {
+			if p := doneAt.Load(); p != nil {
+				done = *p
+				return nil
+			}
+			return errors.New("not yet")
+		})
+		t.Logf("after the cut: Done closed at %v, the observer saw the lease gone at %v (TTL %v, answers delayed %v)",
+			done.Sub(cutAt).Round(time.Millisecond), goneAt.Sub(cutAt).Round(time.Millisecond), ttl, delay)
+		if done.After(cutAt.Add(ttl)) {
+			t.Errorf("Done closed %v after the cut, more than a TTL (%v)", done.Sub(cutAt), ttl)
+		}
+		if !done.Before(goneAt) {
+			t.Errorf("Done closed %v after the observer saw the lease gone", done.Sub(goneAt))
+		}
 	})
-	t.Logf("after the cut: Done closed at %v, the observer saw the lease gone at %v (TTL %v, answers delayed %v)",
-		done.Sub(cutAt).Round(time.Millisecond), goneAt.Sub(cutAt).Round(time.Millisecond), ttl, delay)
-	if done.After(cutAt.Add(ttl)) {
-		t.Errorf("Done closed %v after the cut, more than a TTL (%v)", done.Sub(cutAt), ttl)
-	}
-	if !done.Before(goneAt) {
-		t.Errorf("Done closed %v after the observer saw the lease gone", done.Sub(goneAt))
-	}
 }

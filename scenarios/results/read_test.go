@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
 	"github.com/etcdsim/etcdsim/scenarios/results"
 )
@@ -52,9 +53,9 @@ func TestReadRunRefuses(t *testing.T) {
 		{"newer result", func(t *testing.T, dir string) { replace(t, filepath.Join(dir, result), `"version": 1`, `"version": 7`) },
 			[]string{"result.json has version 7; this etcdsim reads versions up to " + strconv.Itoa(scenarios.SchemaVersion)}, nil},
 		{"newer history", func(t *testing.T, dir string) {
-			replace(t, filepath.Join(dir, history), `{"version":1`, `{"version":3`)
+			replace(t, filepath.Join(dir, history), `{"version":`+strconv.Itoa(checker.HistoryVersion), `{"version":9`)
 		},
-			[]string{"history.json has version 3; this etcdsim reads versions up to 1"}, nil},
+			[]string{"history.json has version 9; this etcdsim reads versions up to " + strconv.Itoa(checker.HistoryVersion)}, nil},
 		{"op counted wrong", func(t *testing.T, dir string) { replace(t, filepath.Join(dir, result), `"ops": 66`, `"ops": 67`) },
 			[]string{"history.json", "66 operations, but result.json counts 67"}, nil},
 		{"violation names a missing op", func(t *testing.T, dir string) {

@@ -20,7 +20,7 @@ import (
 // and meets its expectation; simrun exits 1 and leaves no child behind.
 func TestChildProcessFailures(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a program and runs real clusters in child processes for about 25s")
+		t.Skip("builds a program and runs real clusters in child processes for about 15s")
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "badsim")
@@ -28,7 +28,7 @@ func TestChildProcessFailures(t *testing.T) {
 		t.Fatalf("go build ./testdata/badsim: %v\n%s", err, b)
 	}
 	tmp, out := t.TempDir(), filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "run", "-parallel", "3", "-run-timeout", "20s", "-out", out,
+	cmd := exec.Command(bin, "run", "-parallel", "3", "-run-timeout", "10s", "-out", out,
 		"lock/hang/healthy", "lock/panic/healthy", short)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var stdout, stderr bytes.Buffer
@@ -64,7 +64,7 @@ func TestChildProcessFailures(t *testing.T) {
 		t.Errorf("summary.json: harness_failures %d, want 2", sum.HarnessFailures)
 	}
 	want := map[string][]string{ // what each run's error must say; nil: judged, no error
-		"lock/hang/healthy":  {"lock/hang/healthy seed 1", "timed out after 20s", "lock-hang-healthy/seed-1"},
+		"lock/hang/healthy":  {"lock/hang/healthy seed 1", "timed out after 10s", "lock-hang-healthy/seed-1"},
 		"lock/panic/healthy": {"lock/panic/healthy seed 1", "panic: badsim: this Lock panics", "child.log", "result.json"},
 		short:                nil,
 	}

@@ -21,31 +21,43 @@ import (
 	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
-// resumeCampaign is the campaign the resume tests interrupt: 12 runs on
+// resumeCampaign is the campaign the resume tests interrupt: 8 runs on
 // the virtual clock, of scenarios that expect a pass and scenarios that
 // expect a violation. None kills a member: a killed in-memory member that
 // comes back now and then panics in raft's log (maybeAppend, index out of
 // range), a harness failure these tests are not about.
 const resumeCampaign = `scenarios: [lock/shared-session/healthy, election/modrevision/healthy, lock/mutex/pause-holder, election/rechecked/pause-leader]
-seeds: [1, 2, 3]
+seeds: [1, 2]
 `
 
-// TestCampaignResumes interrupts a campaign after a few runs (its
-// context ends, as SIGINT ends simrun's), truncates the result of one run
-// it finished, and runs the campaign again into the same directory: it
-// keeps the complete runs, reruns the truncated and interrupted ones and
-// runs the missing ones, and ends with exactly the runs and verdicts of
-// the same campaign run without a break.
+// TestCampaignResumes runs a campaign without a break, then breaks the
+// same campaign off twice — once by its context, once by SIGKILL — and
+// resumes each into the verdicts of the unbroken one.
 func TestCampaignResumes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a campaign of real clusters three times")
+		t.Skip("runs a campaign of real clusters five times")
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "campaign.yaml")
 	if err := os.WriteFile(file, []byte(resumeCampaign), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	whole, broken := filepath.Join(dir, "whole"), filepath.Join(dir, "broken")
+	whole := filepath.Join(dir, "whole")
+	var stdout, stderr bytes.Buffer
+	if code := simrun.Run(context.Background(), []string{"campaign", "-f", file, "-parallel", "2", "-inprocess", "-out", whole}, &stdout, &stderr); code > 1 {
+		t.Fatalf("the uninterrupted campaign: exit %d\n%s%s", code, &stdout, &stderr)
+	}
+	t.Run("interrupted", func(t *testing.T) { resumeInterrupted(t, file, whole, filepath.Join(dir, "broken")) })
+	t.Run("killed", func(t *testing.T) { resumeKilled(t, file, whole, filepath.Join(dir, "killed")) })
+}
+
+// resumeInterrupted interrupts the campaign in file after a few runs (its
+// context ends, as SIGINT ends simrun's), truncates the result of one run
+// it finished, and runs the campaign again into the same directory,
+// broken: it keeps the complete runs, reruns the truncated and interrupted
+// ones and runs the missing ones, and ends with exactly the runs and
+// verdicts of the same campaign run without a break, whole.
+func resumeInterrupted(t *testing.T, file, whole, broken string) {
 	campaign := func(ctx context.Context, out string, stderr *syncBuffer) int {
 		var stdout bytes.Buffer
 		code := simrun.Run(ctx, []string{"campaign", "-f", file, "-parallel", "2", "-inprocess", "-out", out}, &stdout, stderr)
@@ -53,10 +65,6 @@ func TestCampaignResumes(t *testing.T) {
 			t.Logf("campaign into %s: exit %d\nstdout:\n%s\nstderr:\n%s", out, code, &stdout, stderr)
 		}
 		return code
-	}
-
-	if code := campaign(context.Background(), whole, &syncBuffer{}); code > 1 {
-		t.Fatalf("the uninterrupted campaign: exit %d", code)
 	}
 
 	// Interrupted once three runs have finished.
@@ -117,28 +125,15 @@ func TestCampaignResumes(t *testing.T) {
 	}
 }
 
-// TestCampaignResumesAfterAKill is the Kubernetes story: the simrun
-// binary, running a campaign each run in a child process, is killed
-// (SIGKILL: an evicted or OOM-killed pod) after a few runs, with no chance
-// to write its summary; the same command again resumes the directory and
-// ends with the runs and verdicts of the campaign run without a break.
-func TestCampaignResumesAfterAKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds simrun and runs a campaign of real clusters three times")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "simrun")
+// resumeKilled is the Kubernetes story: the simrun binary, running the
+// campaign in file each run in a child process, is killed (SIGKILL: an
+// evicted or OOM-killed pod) after a few runs, with no chance to write its
+// summary; the same command again resumes the directory killed and ends
+// with the runs and verdicts of the campaign run without a break, whole.
+func resumeKilled(t *testing.T, file, whole, killed string) {
+	bin := filepath.Join(t.TempDir(), "simrun")
 	if b, err := exec.Command("go", "build", "-o", bin, "github.com/etcdsim/etcdsim/cmd/simrun").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
-	}
-	file := filepath.Join(dir, "campaign.yaml")
-	if err := os.WriteFile(file, []byte(resumeCampaign), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	whole, killed := filepath.Join(dir, "whole"), filepath.Join(dir, "killed")
-	var stdout, stderr bytes.Buffer
-	if code := simrun.Run(context.Background(), []string{"campaign", "-f", file, "-parallel", "2", "-inprocess", "-out", whole}, &stdout, &stderr); code > 1 {
-		t.Fatalf("the uninterrupted campaign: exit %d\n%s%s", code, &stdout, &stderr)
 	}
 
 	args := []string{"campaign", "-f", file, "-parallel", "1", "-out", killed}

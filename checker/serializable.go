@@ -1,0 +1,231 @@
+package checker
+
+import (
+	"cmp"
+	"slices"
+)
+
+// SerializableOptions configures Serializable. The zero value keeps 20
+// violations.
+type SerializableOptions struct {
+	// MaxViolations caps the violations kept in the result: 0 means 20,
+	// negative keeps all.
+	MaxViolations int
+}
+
+// Serializable checks that a history's transactions are serializable, by
+// Adya's direct serialization graph: a node per transaction, an edge for
+// each dependency — ww (T2 overwrote T1's version), wr (T2 read T1's
+// version), rw (T2 overwrote the version T1 read) — and a violation for
+// each cycle, named by its edges as Adya names the phenomena: G0 (only
+// ww), G1c (ww and wr), G-single (one rw: read skew, lost update) and G2
+// (several rw: write skew). A read of a value no transaction committed
+// is a violation too (G1a: aborted read; or a value nobody wrote).
+//
+// Why a graph and not porcupine: etcd numbers every version of a key with
+// its mod revision, and a txn records the revision of each value it read,
+// so the version order of every key is known outright. Building the graph
+// is then sorting, and finding a cycle is Tarjan's strongly connected
+// components: O(V + E + R log R) for V txns, E ≤ 3R edges and R reads and
+// writes, where a search for a multi-key linearization is exponential in
+// the worst case. The graph checks serializability, not strict
+// serializability: it has no real-time edges.
+//
+// It reads txn operations:
+//   - outcome ok with Output.Succeeded: a committed transaction; its reads
+//     and its writes (Input.Writes) at Output.Revision.
+//   - outcome ok without Output.Succeeded: a transaction that did not
+//     commit but whose reads its program acted on; its reads only.
+//   - outcome unknown: its writes, at the revision a read of them shows
+//     (its writes that nobody read add no edge).
+//   - outcome failed: its writes never took effect; reading one is G1a.
+//
+// Each written value must be unique per key, so that a read names its
+// writer (a workload adds a transfer id to each value).
+//
+// Invalid: a value written twice to a key, what txns rejects, and
+// whatever History.Validate rejects. With no committed transaction the
+// verdict is unknown.
+func Serializable(h History, opts SerializableOptions) Result {
+	rep := newReport(CheckerSerializable, opts.MaxViolations)
+	t, err := txns(&h)
+	if err != nil {
+		return rep.invalid(err)
+	}
+	g, err := buildDSG(&h, t, rep)
+	if err != nil {
+		return rep.invalid(err)
+	}
+	cycles := 0
+	for _, scc := range g.sccs() {
+		if len(scc) < 2 {
+			continue
+		}
+		cycles++
+		g.report(&h, scc, rep)
+	}
+	m := rep.res.Metrics
+	m["txns"] = float64(len(t.ops))
+	m["committed"] = float64(g.committed)
+	m["edges"] = float64(g.edges)
+	m["cycles"] = float64(cycles)
+	summary := sprintf("%s (%d committed), %d dependencies", plural(len(t.ops), "txn"), g.committed, g.edges)
+	undecided := ""
+	if g.committed == 0 {
+		undecided = "no transaction committed"
+	}
+	return rep.done(summary, undecided)
+}
+
+// Dependency kinds.
+const (
+	depWW uint8 = iota
+	depWR
+	depRW
+)
+
+var depName = [...]string{depWW: "ww", depWR: "wr", depRW: "rw"}
+
+// dep is an edge of the graph: to the node to, for key.
+type dep struct {
+	to   int32
+	kind uint8
+	key  string
+}
+
+// dsg is the direct serialization graph over the txns of a history.
+type dsg struct {
+	ops       []int   // node n is h.Ops[ops[n]]
+	out       [][]dep // out[n]: the edges from node n
+	committed int
+	edges     int
+}
+
+// version is one version of a key: the revision it was written at and the
+// node that wrote it.
+type version struct {
+	rev    int64
+	writer int32
+}
+
+// buildDSG builds the graph. Reads that no committed or possibly
+// committed write explains are reported as violations on the way.
+func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
+	g := &dsg{ops: t.ops, out: make([][]dep, len(t.ops))}
+	type kv struct{ key, value string }
+	nWrites := 0
+	for _, i := range t.ops {
+		nWrites += len(h.Ops[i].Input.Writes)
+	}
+	writer := make(map[kv]int32, nWrites) // committed or unknown writes
+	aborted := map[kv]int32{}             // writes that never took effect
+	versions := map[string][]version{}    // per key, in no order yet
+	for n, i := range t.ops {
+		op := &h.Ops[i]
+		committed := op.Outcome == OutcomeOK && op.Output.Succeeded
+		if committed {
+			g.committed++
+		}
+		for _, w := range op.Input.Writes {
+			k := kv{w.Key, w.Value}
+			_, dup := writer[k]
+			if _, a := aborted[k]; dup || a {
+				return nil, invalidOp(op, "writes %q to %s, as another txn did: values must be unique per key", w.Value, w.Key)
+			}
+			switch {
+			case committed:
+				writer[k] = int32(n)
+				versions[w.Key] = append(versions[w.Key], version{op.Output.Revision, int32(n)})
+			case op.Outcome == OutcomeUnknown:
+				writer[k] = int32(n)
+			default:
+				aborted[k] = int32(n)
+			}
+		}
+	}
+	// Reads name their versions; an unknown txn's writes get the revision
+	// a read of them shows.
+	type read struct {
+		reader int32
+		key    string
+		rev    int64 // 0: the key was missing
+	}
+	var reads []read
+	learned := map[kv]int64{} // the revisions of unknown txns' writes
+	for n, i := range t.ops {
+		op := &h.Ops[i]
+		if op.Outcome != OutcomeOK {
+			continue
+		}
+		for _, r := range op.Output.Reads {
+			if r.Missing {
+				reads = append(reads, read{int32(n), r.Key, 0})
+				continue
+			}
+			k := kv{r.Key, r.Value}
+			w, ok := writer[k]
+			if !ok {
+				if a, ok := aborted[k]; ok {
+					rep.violation(ViolationNotSerializable, []*Operation{&h.Ops[t.ops[a]], op},
+						"G1a: op %d read %s, written by op %d, which never committed", op.ID, r, h.Ops[t.ops[a]].ID)
+				} else {
+					rep.violation(ViolationNotSerializable, []*Operation{op},
+						"op %d read %s, which no transaction wrote", op.ID, r)
+				}
+				continue
+			}
+			wop := &h.Ops[t.ops[w]]
+			at := wop.Output.Revision
+			if wop.Outcome == OutcomeUnknown {
+				if l, ok := learned[k]; ok {
+					at = l
+				} else {
+					at = r.Revision
+					learned[k] = at
+					versions[r.Key] = append(versions[r.Key], version{at, w})
+				}
+			}
+			if at != r.Revision {
+				rep.violation(ViolationNotSerializable, []*Operation{wop, op},
+					"op %d read %s, but op %d wrote that value at revision %d", op.ID, r, wop.ID, at)
+				continue
+			}
+			reads = append(reads, read{int32(n), r.Key, r.Revision})
+		}
+	}
+	// Each key's versions in revision order; the initial, missing version
+	// comes before them all and has no writer.
+	for key, l := range versions {
+		slices.SortFunc(l, func(a, b version) int { return cmp.Compare(a.rev, b.rev) })
+		for j := 1; j < len(l); j++ {
+			if l[j].rev == l[j-1].rev {
+				a, b := &h.Ops[t.ops[l[j-1].writer]], &h.Ops[t.ops[l[j].writer]]
+				rep.violation(ViolationNotSerializable, []*Operation{a, b},
+					"G0: op %d and op %d both wrote %s at revision %d", a.ID, b.ID, key, l[j].rev)
+				continue
+			}
+			g.add(l[j-1].writer, l[j].writer, depWW, key)
+		}
+	}
+	for _, r := range reads {
+		l := versions[r.key]
+		j, found := slices.BinarySearchFunc(l, r.rev, func(v version, rev int64) int { return cmp.Compare(v.rev, rev) })
+		if found {
+			g.add(l[j].writer, r.reader, depWR, r.key)
+			j++
+		}
+		if j < len(l) {
+			g.add(r.reader, l[j].writer, depRW, r.key)
+		}
+	}
+	return g, nil
+}
+
+// add adds the edge from → to, unless it is a loop.
+func (g *dsg) add(from, to int32, kind uint8, key string) {
+	if from == to {
+		return
+	}
+	g.out[from] = append(g.out[from], dep{to: to, kind: kind, key: key})
+	g.edges++
+}

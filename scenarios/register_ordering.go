@@ -1,0 +1,40 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/faults"
+)
+
+// orderingScenarios read serializably — a member answers from its own
+// copy — while a follower is cut off from the others and falls behind.
+// Every client is linked to every member, and the balancer sends each
+// request to the next: a client that read at the leader's revision may
+// next be answered by the lagging follower, at an older one. Through
+// etcd's own KV the client sees the revision go backwards; through
+// client/v3/ordering's KV it never does.
+func orderingScenarios() []Scenario {
+	base := Scenario{
+		Cluster: Cluster{Members: 3},
+		Workload: Workload{Family: FamilyRegister, Serializable: true, Clients: 3, Observers: 1,
+			Duration: Duration(4 * time.Second), Patience: Duration(500 * time.Millisecond)},
+		Faults: Faults{Timeline: &faults.Timeline{Steps: []faults.Step{
+			faults.At(time.Second, 2*time.Second, faults.Partition(faults.Follower)),
+		}}},
+		Checkers: []Check{{Name: checker.CheckerMonotonicReads}},
+		Seed:     1,
+	}
+
+	broken := base
+	broken.Name = "register/serializable/partition-follower"
+	broken.Description = "serializable reads through etcd's own KV, the balancer switching members, while a follower is cut off and falls behind: a client sees the revision go backwards"
+	broken.Expect = checker.Expectation{Checker: checker.CheckerMonotonicReads, Violation: checker.ViolationRevisionBackwards}
+
+	ordered := base
+	ordered.Name = "register/ordering/partition-follower"
+	ordered.Description = "the same serializable reads through client/v3/ordering's KV, which asks again when a member answers at an older revision than the client has seen: the revision never goes backwards"
+	ordered.Workload.Recipe = RegisterOrdering
+
+	return []Scenario{ordered, broken}
+}
