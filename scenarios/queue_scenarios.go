@@ -65,8 +65,14 @@ func lostClaims() *faults.Timeline {
 	return &faults.Timeline{Steps: steps}
 }
 
-// lostClaimWorkload is queueMix for 7 s.
-func lostClaimWorkload() Workload { return queueMix(7 * time.Second) }
+// lostClaimWorkload is queueMix for 8 s, the producers a little slower:
+// the items that pile up while the consumers are cut off are taken
+// before the producers stop at 5.3 s.
+func lostClaimWorkload() Workload {
+	w := queueMix(8 * time.Second)
+	w.Think = Duration(25 * time.Millisecond)
+	return w
+}
 
 // QueueSafety returns the scenarios a correct queue recipe — one of ours
 // or a user's own — must pass, judged by QueueDelivery: two producers and

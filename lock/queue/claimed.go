@@ -40,10 +40,11 @@ type Claimed struct {
 	byKey    bool   // first means lowest key (priority), not oldest
 	requests atomic.Int64
 
-	mu      sync.Mutex // held through Dequeue; guards owner, n and pending
+	mu      sync.Mutex // held through Dequeue; guards owner, n, pending and done
 	owner   string     // this consumer's name among the queue's, drawn from etcd
 	n       int        // claims made
 	pending *claim     // a claim whose answer was lost, settled first
+	done    string     // the record of the last item delivered, deleted by the next claim; "" if none
 }
 
 // claim is one attempt to take an item.
@@ -154,11 +155,16 @@ func (q *Claimed) Dequeue(ctx context.Context) (string, error) {
 }
 
 // settle sends c's transaction: true and the item if this consumer holds
-// it now, false if another took it first.
+// it now, false if another took it first. A claim that commits also
+// deletes the record of the item delivered before, whose work is done.
 func (q *Claimed) settle(ctx context.Context, c claim) (string, bool, error) {
+	then := []clientv3.Op{clientv3.OpDelete(c.key), clientv3.OpPut(c.record, c.value)}
+	if q.done != "" && q.done != c.record {
+		then = append(then, clientv3.OpDelete(q.done))
+	}
 	resp, err := q.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.ModRevision(c.key), "=", c.rev)).
-		Then(clientv3.OpDelete(c.key), clientv3.OpPut(c.record, c.value)).
+		Then(then...).
 		Else(clientv3.OpGet(c.record)).
 		Commit()
 	if err != nil {
@@ -168,10 +174,9 @@ func (q *Claimed) settle(ctx context.Context, c claim) (string, bool, error) {
 		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) == 0 {
 			return "", false, nil
 		}
+		// An earlier attempt committed, and deleted q.done with it.
 	}
-	// The record has done its work; one left behind by a lost answer
-	// harms nothing.
-	q.cli.Delete(ctx, c.record) //nolint:errcheck // best effort, see above
+	q.done = c.record
 	return c.value, true, nil
 }
 
