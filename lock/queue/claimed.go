@@ -35,10 +35,11 @@ import (
 type Claimed struct {
 	cli      *clientv3.Client
 	name     string
-	items    string // the prefix of the queue's items
-	records  string // the prefix of this queue's claim records
-	byKey    bool   // first means lowest key (priority), not oldest
-	requests atomic.Int64
+	items    string       // the prefix of the queue's items
+	records  string       // the prefix of this queue's claim records
+	byKey    bool         // first means lowest key (priority), not oldest
+	requests atomic.Int64 // requests of etcd's recipes (Enqueue)
+	claims   atomic.Int64 // claims made, as n, for whoever watches
 
 	mu      sync.Mutex // held through Dequeue; guards owner, n, pending and done
 	owner   string     // this consumer's name among the queue's, drawn from etcd
@@ -149,6 +150,7 @@ func (q *Claimed) Dequeue(ctx context.Context) (string, error) {
 		}
 		kv := resp.Kvs[0]
 		q.n++
+		q.claims.Add(1)
 		q.pending = &claim{key: string(kv.Key), rev: kv.ModRevision, value: string(kv.Value),
 			record: q.records + q.owner + "/" + strconv.Itoa(q.n)}
 	}

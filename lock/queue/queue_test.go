@@ -165,7 +165,7 @@ func TestLostDequeueAnswer(t *testing.T) {
 					case *etcdQueue:
 						return q.requests.Load()
 					case *Claimed:
-						return q.requests.Load() + int64(q.n)
+						return q.requests.Load() + q.claims.Load()
 					}
 					t.Fatalf("no request count for %T", q)
 					return 0
