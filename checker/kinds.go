@@ -12,6 +12,7 @@ const (
 	CheckerWatchGuarantees      = "watch-guarantees"
 	CheckerRWExclusion          = "rw-exclusion"
 	CheckerQueueDelivery        = "queue-delivery"
+	CheckerBarrierSafety        = "barrier-safety"
 	CheckerBankTotal            = "bank-total"
 	CheckerSerializable         = "serializable"
 	CheckerMonotonicReads       = "monotonic-reads"
@@ -126,6 +127,14 @@ const (
 	ViolationPriorityInversion ViolationKind = "priority-inversion"
 )
 
+// Reported by BarrierSafety.
+const (
+	// ViolationEarlyPass: a client passed a double barrier's Enter before
+	// its count had arrived, or its Leave before everyone inside had
+	// begun to leave.
+	ViolationEarlyPass ViolationKind = "early-pass"
+)
+
 // Reported by BankTotal.
 const (
 	// ViolationTotalChanged: an audit found the accounts to sum to other
@@ -164,6 +173,7 @@ var checkerKinds = []struct {
 	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
 	{CheckerRWExclusion, []ViolationKind{ViolationOverlap}},
 	{CheckerQueueDelivery, []ViolationKind{ViolationPhantomItem, ViolationDuplicateItem, ViolationLostItem, ViolationPriorityInversion}},
+	{CheckerBarrierSafety, []ViolationKind{ViolationEarlyPass}},
 	{CheckerBankTotal, []ViolationKind{ViolationTotalChanged}},
 	{CheckerSerializable, []ViolationKind{ViolationNotSerializable}},
 	{CheckerMonotonicReads, []ViolationKind{ViolationRevisionBackwards}},

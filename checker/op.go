@@ -146,6 +146,15 @@ const (
 	KindDequeue Kind = "dequeue"
 )
 
+// Double barriers: read by BarrierSafety.
+const (
+	// KindEnter: Client entered double barrier Key in round Input.Value,
+	// declaring the barrier's count in Input.Token.
+	KindEnter Kind = "enter"
+	// KindLeave: Client left double barrier Key in round Input.Value.
+	KindLeave Kind = "leave"
+)
+
 // KindSession: Client opened the session its later operations wait and
 // hold on: Output.Lease is its lease. Record it ok, as an instant. Only
 // the faults read it, so that a fault aimed at a client's session finds
@@ -178,6 +187,7 @@ func Kinds() []Kind {
 		KindRegister, KindDeregister, KindResolve, KindRPC,
 		KindWatch, KindWatchEvent, KindList,
 		KindRLock, KindRUnlock, KindSession, KindEnqueue, KindDequeue,
+		KindEnter, KindLeave,
 		KindCrash,
 	}
 }
