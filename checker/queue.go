@@ -33,9 +33,12 @@ type QueueOptions struct {
 // served first, as etcd's PriorityQueue orders its keys; a FIFO queue
 // records 0 for every item, and the rule never fires. A dequeue D that
 // returned item x inverts priority when some item y of a strictly lower
-// Token was enqueued ok before D was called and was returned by an ok
-// dequeue called after D returned: y was in the queue for all of D, and
-// D passed it over. That much is decidable from the history alone. An
+// Token was enqueued ok before D began and was returned by an ok dequeue
+// that began after D returned: y was in the queue for all of D, and D
+// passed it over. A dequeue begins at its call, or at the call of the
+// first of the dequeues of unknown outcome its client made just before
+// it: a recipe that settles a claim whose answer was lost delivers, in the
+// next call, what it claimed in an earlier one. That much is decidable from the history alone. An
 // item never delivered is not used as a witness: it may have been taken
 // by a dequeue whose answer was lost, or lost, which the loss rule judges.
 // Nor is an item whose taker overlapped D: either may have claimed first.

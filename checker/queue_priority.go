@@ -8,7 +8,7 @@ import (
 // judgePriorities reports each ok dequeue that passed over an item of a
 // strictly higher priority (a lower Input.Token) which was in the queue
 // for all of the dequeue: enqueued ok before it began, delivered by an ok
-// dequeue called after it returned. See QueueDelivery. A dequeue begins
+// dequeue that began after it returned. See QueueDelivery. A dequeue begins
 // at its call, or at the call of the first of the dequeues of unknown
 // outcome its client made just before it: a recipe that settles a claim
 // whose answer was lost delivers, in the next call, an item it claimed in
@@ -61,7 +61,7 @@ func (q *queueRun) judgePriorities() {
 		d := &q.h.Ops[x.deq]
 		for ; next < len(items) && items[next].ready < begins[x.deq]; next++ {
 			l := level(items[next].prio)
-			if latest[l] < 0 || q.h.Ops[items[next].deq].Call > q.h.Ops[items[latest[l]].deq].Call {
+			if latest[l] < 0 || begins[items[next].deq] > begins[items[latest[l]].deq] {
 				latest[l] = next
 			}
 		}
@@ -71,7 +71,7 @@ func (q *queueRun) judgePriorities() {
 			}
 			y := items[latest[l]]
 			yd := &q.h.Ops[y.deq]
-			if yd.Call <= d.Return {
+			if begins[y.deq] <= d.Return {
 				continue
 			}
 			ye := &q.h.Ops[y.enq]

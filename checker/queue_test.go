@@ -118,6 +118,18 @@ var queueCases = []struct {
 		want: VerdictOK,
 	},
 	{
+		name: "a higher priority taken late by a client that had claimed it before the dequeue",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("urgent"), prio(0)),
+			mk("p1", KindEnqueue, "Q", 1, 2, value("later"), prio(10)),
+			mk("c2", KindDequeue, "Q", 2.5, never),
+			mk("c1", KindDequeue, "Q", 3, 4, read("later")),
+			mk("c2", KindDequeue, "Q", 5, 6, read("urgent")),
+			mk("c1", KindDequeue, "Q", 7, 8, missing),
+		),
+		want: VerdictOK,
+	},
+	{
 		name: "the same once an ok dequeue came between",
 		h: hist(
 			mk("p1", KindEnqueue, "Q", 0, 1, value("later"), prio(10)),
