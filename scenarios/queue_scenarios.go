@@ -117,8 +117,8 @@ func queueScenarios() []Scenario {
 	}
 	contention := Workload{Clients: 4, Producers: 1, Think: Duration(20 * time.Millisecond), ThinkJitter: Duration(10 * time.Millisecond),
 		Duration: Duration(3 * time.Second)}
-	backlog := Workload{Clients: 3, Producers: 2, Priorities: 12, Think: Duration(10 * time.Millisecond), ThinkJitter: Duration(10 * time.Millisecond),
-		Duration: Duration(3 * time.Second)}
+	backlog := Workload{Clients: 3, Producers: 2, Priorities: 12, Think: Duration(12 * time.Millisecond), ThinkJitter: Duration(10 * time.Millisecond),
+		Duration: Duration(5 * time.Second)}
 	return append(out,
 		broken("at-most-once", "lost-claim", "etcd's Queue: a claim whose answer was lost took the item from everyone and gave it to no one",
 			lostClaimWorkload(), lostClaims()),
