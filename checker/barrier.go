@@ -14,141 +14,180 @@ type BarrierOptions struct {
 }
 
 // BarrierSafety checks that a double barrier lets nobody through early.
-// Per barrier Key and round (Input.Value: each client's enter and leave of
-// one pass through the barrier carry the same round name, and a client
-// goes through each round once):
-//   - an ok enter returned only once the barrier's count of clients had
-//     called enter in its round (else ViolationEarlyPass). The count is
-//     the largest Input.Token any enter of the round declared: a client
-//     that believes in a smaller count is judged by the group's;
-//   - an ok leave returned only once every client whose enter of the
-//     round returned ok had called leave in it (else ViolationEarlyPass).
+// Per barrier Key:
+//   - an ok enter returned only while the barrier's count of clients were
+//     inside or arriving (else ViolationEarlyPass). A client counts from
+//     the call of an enter until an ok leave of its returns: an enter of
+//     unknown outcome may have put its key, so it counts too; a failed one
+//     (turned away: the barrier was full) does not. The count is
+//     the largest Input.Token any enter declared: a client that believes
+//     in a smaller count is judged by the group's;
+//   - an ok leave returned only once every other client that entered
+//     with it had called leave (else ViolationEarlyPass). Entered with it:
+//     the other's last ok enter before the leave returned no earlier than
+//     the leaver's last ok enter was called.
 //
-// What is decidable: an enter counts as an arrival from its call, whatever
-// its outcome — one of unknown outcome may have put its key — so an early
-// pass is reported only when too few clients could possibly have arrived.
-// A leave waits only for those known to have entered; a client whose enter
-// failed or whose outcome is unknown is not waited for.
+// What is decidable: etcd's double barrier keeps no rounds — a leave
+// returns only once every key of the group is gone, so one pass cannot
+// mix with the next — and the check needs none either. Input.Value may
+// name the round for the reader of a report; the check does not read it.
+// A client that was dropped from the barrier without knowing it (its
+// session's lease expired while it was inside) has not called leave; the
+// others' leaves are judged against it only if its enter returned ok.
 //
-// Invalid: what History.Validate rejects, an enter or leave without a
-// round, an enter whose count is below 1, a client entering one round
-// twice. Liveness — that everyone gets through once all have arrived — is
-// not judged here.
+// Invalid: what History.Validate rejects, an enter whose count is below
+// 1. Liveness — that everyone gets through once all have arrived — is not
+// judged here.
 //
-// Cost: O(n log n) for n operations.
+// Cost: O(n·c·log n) for n operations and c clients.
 func BarrierSafety(h History, opts BarrierOptions) Result {
 	rep := newReport(CheckerBarrierSafety, opts.MaxViolations)
 	if err := h.Validate(); err != nil {
 		return rep.invalid(err)
 	}
 	keys, groups := groupByKey(&h, KindEnter, KindLeave)
-	rounds, passes := 0, 0
+	crossings := 0
 	for _, key := range keys {
-		byRound := map[string][]int{}
-		var names []string
-		for _, i := range groups[key] {
-			op := &h.Ops[i]
-			if op.Input.Value == "" {
-				return rep.invalid(invalidOp(op, "%s without a round (Input.Value)", op.Kind))
-			}
-			if op.Kind == KindEnter && op.Input.Token < 1 {
-				return rep.invalid(invalidOp(op, "enter with count %d (Input.Token): want 1 or more", op.Input.Token))
-			}
-			if _, ok := byRound[op.Input.Value]; !ok {
-				names = append(names, op.Input.Value)
-			}
-			byRound[op.Input.Value] = append(byRound[op.Input.Value], i)
+		b := barrierRun{h: &h, rep: rep, key: key, clients: map[string]*barrierClient{}}
+		if err := b.collect(groups[key]); err != nil {
+			return rep.invalid(err)
 		}
-		for _, r := range names {
-			b := barrierRound{h: &h, rep: rep, key: key, round: r}
-			if err := b.collect(byRound[r]); err != nil {
-				return rep.invalid(err)
-			}
-			passes += b.judge()
-			rounds++
-		}
+		crossings += b.judge()
 	}
 	rep.res.Metrics["barriers"] = float64(len(keys))
-	rep.res.Metrics["rounds"] = float64(rounds)
-	rep.res.Metrics["passes"] = float64(passes)
+	rep.res.Metrics["crossings"] = float64(crossings)
 	undecided := ""
 	if len(keys) == 0 {
 		undecided = "no barrier operations"
 	}
-	return rep.done(sprintf("%s through %s; %s", plural(rounds, "round"), plural(len(keys), "barrier"), plural(passes, "pass")), undecided)
+	return rep.done(sprintf("%s through %s", plural(crossings, "crossing"), plural(len(keys), "barrier")), undecided)
 }
 
-// barrierRound is one round of one barrier.
-type barrierRound struct {
-	h          *History
-	rep        *report
-	key, round string
-	enters     []int          // by call
-	leaves     []int          // by call
-	leaveOf    map[string]int // client → its leave of the round
-	count      int64
+// barrierClient is what one client did at one barrier, each list in call
+// order (a client's operations do not overlap).
+type barrierClient struct {
+	enterCalls   []time.Duration // every enter
+	okEnters     []int           // ok enters
+	okLeaveRets  []time.Duration // returns of ok leaves
+	leaveCalls   []time.Duration // every leave
+	okEnterCalls []time.Duration // calls of okEnters
+	okEnterRets  []time.Duration // returns of okEnters
 }
 
-func (b *barrierRound) collect(idx []int) error {
-	b.leaveOf = map[string]int{}
-	entered := map[string]int{}
+// barrierRun is one barrier's operations.
+type barrierRun struct {
+	h       *History
+	rep     *report
+	key     string
+	clients map[string]*barrierClient
+	names   []string // clients, sorted
+	order   []int    // the ok enters and leaves, by call
+	count   int64
+}
+
+func (b *barrierRun) collect(idx []int) error {
 	for _, i := range idx {
 		op := &b.h.Ops[i]
+		c := b.clients[op.Client]
+		if c == nil {
+			c = &barrierClient{}
+			b.clients[op.Client] = c
+			b.names = append(b.names, op.Client)
+		}
 		switch op.Kind {
 		case KindEnter:
-			if j, ok := entered[op.Client]; ok {
-				return invalidOp(op, "%s entered barrier %s round %s twice (first %s)", op.Client, b.key, b.round, &b.h.Ops[j])
+			if op.Input.Token < 1 {
+				return invalidOp(op, "enter with count %d (Input.Token): want 1 or more", op.Input.Token)
 			}
-			entered[op.Client] = i
-			b.enters = append(b.enters, i)
 			b.count = max(b.count, op.Input.Token)
+			if op.Outcome != OutcomeFailed {
+				c.enterCalls = append(c.enterCalls, op.Call)
+			}
+			if op.Outcome == OutcomeOK {
+				c.okEnters = append(c.okEnters, i)
+				c.okEnterCalls = append(c.okEnterCalls, op.Call)
+				c.okEnterRets = append(c.okEnterRets, op.Return)
+				b.order = append(b.order, i)
+			}
 		case KindLeave:
-			b.leaveOf[op.Client] = i
-			b.leaves = append(b.leaves, i)
+			c.leaveCalls = append(c.leaveCalls, op.Call)
+			if op.Outcome == OutcomeOK {
+				c.okLeaveRets = append(c.okLeaveRets, op.Return)
+				b.order = append(b.order, i)
+			}
 		}
 	}
+	slices.Sort(b.names)
 	return nil
 }
 
-// judge reports the early passes of the round and returns its ok passes.
-func (b *barrierRound) judge() int {
-	calls := make([]time.Duration, len(b.enters))
-	for i, e := range b.enters {
-		calls[i] = b.h.Ops[e].Call
+// last is the last of sorted ts at or before t, and whether there is one.
+func last(ts []time.Duration, t time.Duration) (time.Duration, bool) {
+	i, _ := slices.BinarySearchFunc(ts, t, func(x, t time.Duration) int { return cmpDur(x, t+1) })
+	if i == 0 {
+		return 0, false
 	}
-	passes := 0
-	for _, e := range b.enters {
-		op := &b.h.Ops[e]
-		if op.Outcome != OutcomeOK {
+	return ts[i-1], true
+}
+
+// judge reports the early passes and returns the ok crossings.
+func (b *barrierRun) judge() int {
+	for _, i := range b.order {
+		op := &b.h.Ops[i]
+		if op.Kind == KindEnter {
+			b.judgeEnter(op)
+		} else {
+			b.judgeLeave(op)
+		}
+	}
+	return len(b.order)
+}
+
+// judgeEnter counts the clients inside or arriving when op returned.
+func (b *barrierRun) judgeEnter(op *Operation) {
+	in := 0
+	for _, name := range b.names {
+		c := b.clients[name]
+		e, ok := last(c.enterCalls, op.Return)
+		if !ok {
 			continue
 		}
-		passes++
-		arrived, _ := slices.BinarySearchFunc(calls, op.Return, func(c, t time.Duration) int { return cmpDur(c, t+1) })
-		if int64(arrived) < b.count {
-			b.rep.violation(ViolationEarlyPass, []*Operation{op},
-				"%s passed Enter of barrier %s round %s at %s when %s of %d had called Enter",
-				op.Client, b.key, b.round, fmtTime(op.Return), plural(arrived, "client"), b.count)
-		}
-	}
-	for _, l := range b.leaves {
-		op := &b.h.Ops[l]
-		if op.Outcome != OutcomeOK {
+		if l, ok := last(c.okLeaveRets, op.Return); ok && l >= e {
 			continue
 		}
-		passes++
-		for _, e := range b.enters {
-			in := &b.h.Ops[e]
-			if in.Outcome != OutcomeOK || in.Client == op.Client {
-				continue
-			}
-			if j, ok := b.leaveOf[in.Client]; ok && b.h.Ops[j].Call <= op.Return {
-				continue
-			}
-			b.rep.violation(ViolationEarlyPass, []*Operation{op, in},
-				"%s passed Leave of barrier %s round %s at %s while %s, inside since %s, had not called Leave",
-				op.Client, b.key, b.round, fmtTime(op.Return), in.Client, fmtTime(in.Return))
-			break
-		}
+		in++
 	}
-	return passes
+	if int64(in) < b.count {
+		b.rep.violation(ViolationEarlyPass, []*Operation{op},
+			"%s passed Enter of barrier %s at %s when %s of %d could be inside or arriving",
+			op.Client, b.key, fmtTime(op.Return), plural(in, "client"), b.count)
+	}
+}
+
+// judgeLeave finds a client that entered with op's client and had not
+// called leave when op returned.
+func (b *barrierRun) judgeLeave(op *Operation) {
+	mine, ok := last(b.clients[op.Client].okEnterCalls, op.Call)
+	if !ok {
+		return
+	}
+	for _, name := range b.names {
+		c := b.clients[name]
+		if name == op.Client || len(c.okEnters) == 0 {
+			continue
+		}
+		// Its last ok enter that returned before op did.
+		k, _ := slices.BinarySearchFunc(c.okEnterRets, op.Return, func(x, t time.Duration) int { return cmpDur(x, t+1) })
+		if k == 0 || c.okEnterRets[k-1] < mine {
+			continue
+		}
+		e := &b.h.Ops[c.okEnters[k-1]]
+		if l, ok := last(c.leaveCalls, op.Return); ok && l >= e.Call {
+			continue
+		}
+		b.rep.violation(ViolationEarlyPass, []*Operation{op, e},
+			"%s passed Leave of barrier %s at %s while %s, inside since %s, had not called Leave",
+			op.Client, b.key, fmtTime(op.Return), name, fmtTime(e.Return))
+		return
+	}
 }

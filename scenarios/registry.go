@@ -21,6 +21,7 @@ func All() []Scenario {
 	out = append(out, registerScenarios()...)
 	out = append(out, rwmutexScenarios()...)
 	out = append(out, queueScenarios()...)
+	out = append(out, barrierScenarios()...)
 	out = append(out, leasingScenarios()...)
 	out = append(out, orderingScenarios()...)
 	out = append(out, stmScenarios()...)

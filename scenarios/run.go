@@ -259,6 +259,8 @@ func (w *world) run(ctx context.Context) error {
 		return w.rwmutexWorkload(ctx)
 	case FamilyQueue:
 		return w.queueWorkload(ctx)
+	case FamilyBarrier:
+		return w.barrierWorkload(ctx)
 	case FamilySTM:
 		return w.stmWorkload(ctx)
 	}
@@ -320,6 +322,8 @@ func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 		return checker.RWExclusion(h, checker.RWOptions{})
 	case checker.CheckerQueueDelivery:
 		return checker.QueueDelivery(h, checker.QueueOptions{})
+	case checker.CheckerBarrierSafety:
+		return checker.BarrierSafety(h, checker.BarrierOptions{})
 	case checker.CheckerBankTotal:
 		return checker.BankTotal(h, checker.BankOptions{})
 	case checker.CheckerSerializable:

@@ -9,6 +9,7 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/barrier"
 	"github.com/etcdsim/etcdsim/lock/queue"
 	"github.com/etcdsim/etcdsim/lock/rwmutex"
 	"github.com/etcdsim/etcdsim/seed"
@@ -90,12 +91,13 @@ const (
 	FamilyRegister  = "register"
 	FamilyRWMutex   = "rwmutex"
 	FamilyQueue     = "queue"
+	FamilyBarrier   = "barrier"
 	FamilySTM       = "stm"
 )
 
 // Families lists the workload families.
 func Families() []string {
-	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex, FamilyQueue, FamilySTM}
+	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex, FamilyQueue, FamilyBarrier, FamilySTM}
 }
 
 // Workload is what the run's clients do. Zero fields take the defaults
@@ -113,7 +115,8 @@ type Workload struct {
 	// A ResolverRecipe set below wins, and Resolver then only names it.
 	Resolver string `json:"resolver,omitempty"`
 	// Clients is how many clients (c1, c2, …) take part: lockers,
-	// candidates, or discovery backends. 0 means 3.
+	// candidates, or discovery backends; for a barrier, the processes it
+	// waits for, its count. 0 means 3.
 	Clients int `json:"clients,omitempty"`
 	// Threads is how many goroutines of each lock client take part,
 	// sharing its etcd client and one Locker as the workers of one process
@@ -172,7 +175,8 @@ type Workload struct {
 	// 0 means 1s.
 	TTL Duration `json:"ttl,omitempty"`
 	// Key is the lock, election or service name. "" means "L", "E" or
-	// "svc" ("RW" for a read-write lock, "Q" for a queue).
+	// "svc" ("RW" for a read-write lock, "Q" for a queue, "B" for a
+	// barrier).
 	Key string `json:"key,omitempty"`
 	// Producers is how many of the clients of the queue family (c1, c2,
 	// …) enqueue; the others dequeue. 0 means half the clients.
@@ -190,6 +194,7 @@ type Workload struct {
 	Registrar *discovery.RegistrarRecipe `json:"-"`
 	RWMutex   *rwmutex.Recipe            `json:"-"`
 	Queue     *queue.Recipe              `json:"-"`
+	Barrier   *barrier.Recipe            `json:"-"`
 	// ResolverRecipe is a user's own discovery resolver, run instead of
 	// the registry's; Resolver is its name in reports.
 	ResolverRecipe *discovery.ResolverRecipe `json:"-"`
@@ -290,7 +295,7 @@ func (s Scenario) withDefaults() Scenario {
 		w.Patience = 2 * w.TTL
 	}
 	if w.Key == "" {
-		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW", FamilyQueue: "Q", FamilySTM: "bank"}[w.Family]
+		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW", FamilyQueue: "Q", FamilyBarrier: "B", FamilySTM: "bank"}[w.Family]
 	}
 	if w.Family == FamilyDiscovery && w.Resolver == "" {
 		w.Resolver = "relisting"
@@ -323,6 +328,8 @@ func DefaultCheckers(family string) []Check {
 		return []Check{{Name: checker.CheckerRWExclusion}, {Name: checker.CheckerLiveness}}
 	case FamilyQueue:
 		return []Check{{Name: checker.CheckerQueueDelivery}}
+	case FamilyBarrier:
+		return []Check{{Name: checker.CheckerBarrierSafety}}
 	case FamilySTM:
 		return []Check{{Name: checker.CheckerBankTotal}, {Name: checker.CheckerSerializable}}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/internal/suggest"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/barrier"
 	"github.com/etcdsim/etcdsim/lock/lease"
 	"github.com/etcdsim/etcdsim/lock/queue"
 	"github.com/etcdsim/etcdsim/lock/rwmutex"
@@ -197,6 +198,12 @@ func (s Scenario) checkRecipe() error {
 			_, err = queue.Lookup(w.Recipe)
 		} else {
 			err = w.Queue.Validate()
+		}
+	case FamilyBarrier:
+		if w.Barrier == nil {
+			_, err = barrier.Lookup(w.Recipe)
+		} else {
+			err = w.Barrier.Validate()
 		}
 	case FamilyRegister:
 		err = checkRegisterKV(w.Recipe)

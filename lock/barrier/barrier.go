@@ -36,6 +36,9 @@ var (
 	// ErrBadTTL is returned for a TTL etcd cannot grant as asked; it wraps
 	// lease.ErrBadTTL as well.
 	ErrBadTTL = errors.New("barrier: bad TTL")
+	// ErrFull is returned by Enter when the barrier already holds its
+	// count: the caller did not enter, and left no key behind.
+	ErrFull = errors.New("barrier: full")
 	// ErrUnknownRecipe is returned by Lookup for a name not registered.
 	ErrUnknownRecipe = errors.New("barrier: no recipe named")
 )

@@ -93,6 +93,9 @@ func (c *Checked) Enter(ctx context.Context) error {
 	}
 	if err != nil {
 		c.giveUp(ctx)
+		if errors.Is(err, recipes.ErrTooManyClients) {
+			return fmt.Errorf("%w: %s: enter: %w", ErrFull, c.pfx, err)
+		}
 		return fmt.Errorf("barrier: %s: enter: %w", c.pfx, err)
 	}
 	return nil
