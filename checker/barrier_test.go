@@ -164,7 +164,8 @@ func genBarrierLoad(clients, rounds int) History {
 }
 
 // A 10-minute run of 10 clients going through a barrier every 50 ms makes
-// 12,000 rounds; this judges 24,000 (480,000 operations).
+// 12,000 rounds; this judges 24,000 (480,000 operations), clients entering
+// and leaving at once.
 func BenchmarkBarrierSafety(b *testing.B) {
 	h := genBarrierLoad(10, 24000)
 	b.Logf("%d operations", len(h.Ops))

@@ -148,10 +148,12 @@ const (
 
 // Double barriers: read by BarrierSafety.
 const (
-	// KindEnter: Client entered double barrier Key in round Input.Value,
-	// declaring the barrier's count in Input.Token.
+	// KindEnter: Client entered double barrier Key, declaring the
+	// barrier's count in Input.Token; Input.Value may name the round, for
+	// reports. Failed means it was turned away and left nothing behind.
 	KindEnter Kind = "enter"
-	// KindLeave: Client left double barrier Key in round Input.Value.
+	// KindLeave: Client left double barrier Key (Input.Value as for
+	// KindEnter).
 	KindLeave Kind = "leave"
 )
 
