@@ -164,10 +164,10 @@ func genBarrierLoad(clients, rounds int) History {
 }
 
 // A 10-minute run of 10 clients going through a barrier every 50 ms makes
-// 12,000 rounds; this judges 24,000 (480,000 operations), clients entering
-// and leaving at once.
+// 12,000 rounds: 240,000 operations, the clients entering and leaving at
+// once.
 func BenchmarkBarrierSafety(b *testing.B) {
-	h := genBarrierLoad(10, 24000)
+	h := genBarrierLoad(10, 12000)
 	b.Logf("%d operations", len(h.Ops))
 	for b.Loop() {
 		if res := BarrierSafety(h, BarrierOptions{}); res.Verdict != VerdictOK {
