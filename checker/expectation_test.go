@@ -159,7 +159,7 @@ func TestExpectationValidate(t *testing.T) {
 		{
 			name:    "an unknown checker",
 			e:       Expectation{Checker: "mutex", Violation: ViolationOverlap},
-			wantErr: `checker: expectation: no checker "mutex" (want one of mutual-exclusion, fencing, lock-linearizable, register-linearizable, election-safety, liveness, discovery-convergence, watch-guarantees, bank-total, serializable, monotonic-reads)`,
+			wantErr: `checker: expectation: no checker "mutex" (want one of mutual-exclusion, fencing, lock-linearizable, register-linearizable, election-safety, liveness, discovery-convergence, watch-guarantees, rw-exclusion, queue-delivery, barrier-safety, bank-total, serializable, monotonic-reads)`,
 		},
 		{
 			name:    "a kind of another checker",

@@ -24,11 +24,26 @@ type pairKinds struct {
 	noun       string // "lock", "election"
 	took, gave string // "acquired", "released"
 	holding    string // "held it", "led it"
+	// shared is the pair whose holds Liveness counts as holds of the same
+	// key: a read lock's for a lock; nil if none.
+	shared *pairKinds
+}
+
+// takes reports whether k takes the key in p or in the pair it shares
+// the key with.
+func (p pairKinds) takes(k Kind) bool {
+	return k == p.take || p.shared != nil && k == p.shared.take
+}
+
+// gives reports whether k gives the key back in p or in the pair it
+// shares the key with.
+func (p pairKinds) gives(k Kind) bool {
+	return k == p.give || p.shared != nil && k == p.shared.give
 }
 
 var (
 	lockPair = pairKinds{take: KindAcquire, give: KindRelease,
-		noun: "lock", took: "acquired", gave: "released", holding: "held it"}
+		noun: "lock", took: "acquired", gave: "released", holding: "held it", shared: &readPair}
 	electionPair = pairKinds{take: KindCampaign, give: KindResign,
 		noun: "election", took: "became leader of", gave: "resigned", holding: "led it"}
 )

@@ -10,6 +10,9 @@ const (
 	CheckerLiveness             = "liveness"
 	CheckerDiscoveryConvergence = "discovery-convergence"
 	CheckerWatchGuarantees      = "watch-guarantees"
+	CheckerRWExclusion          = "rw-exclusion"
+	CheckerQueueDelivery        = "queue-delivery"
+	CheckerBarrierSafety        = "barrier-safety"
 	CheckerBankTotal            = "bank-total"
 	CheckerSerializable         = "serializable"
 	CheckerMonotonicReads       = "monotonic-reads"
@@ -23,7 +26,8 @@ type ViolationKind string
 
 // Reported by MutualExclusion.
 const (
-	// ViolationOverlap: two clients held the lock at once.
+	// ViolationOverlap: two clients held the lock at once (RWExclusion:
+	// a writer and another writer or a reader).
 	ViolationOverlap ViolationKind = "overlap"
 	// ViolationUnguardedWrite: the guarded resource accepted a write from
 	// a client that did not hold the lock.
@@ -107,6 +111,30 @@ const (
 	ViolationNoRelist ViolationKind = "no-relist"
 )
 
+// Reported by QueueDelivery.
+const (
+	// ViolationPhantomItem: a dequeue returned an item nobody had begun
+	// to enqueue by then.
+	ViolationPhantomItem ViolationKind = "phantom-item"
+	// ViolationDuplicateItem: an item was dequeued twice.
+	ViolationDuplicateItem ViolationKind = "duplicate-item"
+	// ViolationLostItem: an item enqueued was never delivered to a
+	// consumer although the queue was seen empty after its enqueue
+	// returned.
+	ViolationLostItem ViolationKind = "lost-item"
+	// ViolationPriorityInversion: a dequeue of a priority queue returned
+	// an item while one of a strictly higher priority waited throughout.
+	ViolationPriorityInversion ViolationKind = "priority-inversion"
+)
+
+// Reported by BarrierSafety.
+const (
+	// ViolationEarlyPass: a client passed a double barrier's Enter before
+	// its count had arrived, or its Leave before everyone inside had
+	// begun to leave.
+	ViolationEarlyPass ViolationKind = "early-pass"
+)
+
 // Reported by BankTotal.
 const (
 	// ViolationTotalChanged: an audit found the accounts to sum to other
@@ -143,6 +171,9 @@ var checkerKinds = []struct {
 	{CheckerLiveness, []ViolationKind{ViolationStarvation, ViolationLeaderless}},
 	{CheckerDiscoveryConvergence, []ViolationKind{ViolationNotConverged}},
 	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
+	{CheckerRWExclusion, []ViolationKind{ViolationOverlap}},
+	{CheckerQueueDelivery, []ViolationKind{ViolationPhantomItem, ViolationDuplicateItem, ViolationLostItem, ViolationPriorityInversion}},
+	{CheckerBarrierSafety, []ViolationKind{ViolationEarlyPass}},
 	{CheckerBankTotal, []ViolationKind{ViolationTotalChanged}},
 	{CheckerSerializable, []ViolationKind{ViolationNotSerializable}},
 	{CheckerMonotonicReads, []ViolationKind{ViolationRevisionBackwards}},

@@ -44,8 +44,9 @@ func (o LivenessOptions) resolve(h *History) (ttl, bound time.Duration) {
 // make progress: a lock nobody holds is not left wanted for longer than the
 // bound, and neither is an election nobody leads.
 //
-// It reads acquire, release and crash (locks), and campaign, resign and
-// crash (elections), per Key, with the holds MutualExclusion and
+// It reads acquire, release and crash (locks; rlock and runlock too, whose
+// holds are holds of the same lock), and campaign, resign and crash
+// (elections), per Key, with the holds MutualExclusion and
 // ElectionSafety read, and History.Faults:
 //   - A key is held from an ok acquire's (campaign's) return until the
 //     lock is freed: an ok release's (resign's) return; a release of unknown
@@ -90,6 +91,11 @@ func Liveness(h History, opts LivenessOptions) Result {
 	if err != nil {
 		return rep.invalid(err)
 	}
+	reads, err := collectHolds(&h, readPair)
+	if err != nil {
+		return rep.invalid(err)
+	}
+	locks = withReads(&h, locks, reads)
 	elections, err := collectHolds(&h, electionPair)
 	if err != nil {
 		return rep.invalid(err)
@@ -229,7 +235,7 @@ func (lv *livenessRun) waits(p pairKinds, kh keyHolds) []livenessWait {
 			delete(open, op.Client)
 			continue
 		}
-		if op.Kind != p.take {
+		if !p.takes(op.Kind) {
 			continue
 		}
 		end := lv.waitEnd(op)
@@ -329,10 +335,10 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 			parts = append(parts, sprintf("its last %s %s's %s %s, and the checker counted the %s free a TTL (%s) after that call, at %s, "+
 				"as if %s had closed its session; while that session lives, a %s whose outcome is unknown (stuck on a dropped proposal, say) "+
 				"may have left the key in etcd: on such an error, close the session or delete the key again",
-				holder, g.Client, p.give, unreturned(g), p.noun, lv.ttl, fmtTime(freedBy.at), g.Client, p.give))
+				holder, g.Client, g.Kind, unreturned(g), p.noun, lv.ttl, fmtTime(freedBy.at), g.Client, g.Kind))
 		default:
 			parts = append(parts, sprintf("its last %s %s %s at %s: either that %s left the key in etcd or the waiters missed its deletion",
-				holder, g.Client, p.gave, fmtTime(g.Return), p.give))
+				holder, g.Client, p.gave, fmtTime(g.Return), g.Kind))
 		}
 	}
 	// Takes of unknown outcome from waits that ended before the stretch
@@ -343,7 +349,7 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 	var suspects []int
 	for _, i := range kh.ops {
 		op := &h.Ops[i]
-		if op.Kind != p.take || op.Outcome != OutcomeUnknown || op.Call >= from {
+		if !p.takes(op.Kind) || op.Outcome != OutcomeUnknown || op.Call >= from {
 			continue
 		}
 		if slices.ContainsFunc(waits, func(w livenessWait) bool {
@@ -354,7 +360,7 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 		cleared := false
 		for _, j := range kh.ops {
 			o := &h.Ops[j]
-			if o.Client == op.Client && (o.Kind == p.give || o.Kind == KindCrash) && o.Call > op.Call && o.Call <= from {
+			if o.Client == op.Client && (p.gives(o.Kind) || o.Kind == KindCrash) && o.Call > op.Call && o.Call <= from {
 				cleared = true
 				break
 			}
@@ -371,7 +377,7 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 		op := &h.Ops[i]
 		ops = append(ops, op)
 		parts = append(parts, sprintf("%s's %s called at %s %s and %s gave nothing back after it: if it took effect, %s never learnt so and its session keeps the key",
-			op.Client, p.take, fmtTime(op.Call), unreturned(op), op.Client, op.Client))
+			op.Client, op.Kind, fmtTime(op.Call), unreturned(op), op.Client, op.Client))
 	}
 	if len(parts) == 0 {
 		return sprintf("no client held the %s as far as the history shows, and nothing it records explains the wait", p.noun), ops

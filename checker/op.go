@@ -122,6 +122,47 @@ const (
 	KindList Kind = "list"
 )
 
+// Read-write locks: read by RWExclusion and Liveness. A writer's hold is
+// an acquire and a release of the lock Key, as for a lock; a reader's is
+// the pair below.
+const (
+	// KindRLock: Client took read lock Key. Output.Token and Output.Lease
+	// as for KindAcquire.
+	KindRLock Kind = "rlock"
+	// KindRUnlock: Client gave read lock Key back (outcomes as for
+	// KindRelease).
+	KindRUnlock Kind = "runlock"
+)
+
+// Queues: read by QueueDelivery.
+const (
+	// KindEnqueue: Client put item Input.Value on queue Key. Items are
+	// unique within a history. Input.Token is the item's priority on a
+	// priority queue, lower served first (0 on a FIFO queue).
+	KindEnqueue Kind = "enqueue"
+	// KindDequeue: Client took item Output.Value off queue Key; or, with
+	// Output.Missing, read that the queue held no item at all (a drain's
+	// last look).
+	KindDequeue Kind = "dequeue"
+)
+
+// Double barriers: read by BarrierSafety.
+const (
+	// KindEnter: Client entered double barrier Key, declaring the
+	// barrier's count in Input.Token; Input.Value may name the round, for
+	// reports. Failed means it was turned away and left nothing behind.
+	KindEnter Kind = "enter"
+	// KindLeave: Client left double barrier Key (Input.Value as for
+	// KindEnter).
+	KindLeave Kind = "leave"
+)
+
+// KindSession: Client opened the session its later operations wait and
+// hold on: Output.Lease is its lease. Record it ok, as an instant. Only
+// the faults read it, so that a fault aimed at a client's session finds
+// the lease while the client still waits.
+const KindSession Kind = "session"
+
 // KindCrash: Client crashed (or lost its session for good) at Call. Every
 // lock it held and every election it led is freed at some unknown later
 // time, at the latest when its lease expires; every endpoint it registered
@@ -147,6 +188,8 @@ func Kinds() []Kind {
 		KindTxn,
 		KindRegister, KindDeregister, KindResolve, KindRPC,
 		KindWatch, KindWatchEvent, KindList,
+		KindRLock, KindRUnlock, KindSession, KindEnqueue, KindDequeue,
+		KindEnter, KindLeave,
 		KindCrash,
 	}
 }
@@ -180,7 +223,8 @@ type Input struct {
 	Expect string `json:"expect,omitempty"`
 	// ExpectMissing: the cas compares against "key does not exist".
 	ExpectMissing bool `json:"expect_missing,omitempty"`
-	// Token: the fencing token a guarded-write presents.
+	// Token: the fencing token a guarded-write presents; an enqueued
+	// item's priority (enqueue).
 	Token int64 `json:"token,omitempty"`
 	// Revision: the revision a watch starts at (0: from now).
 	Revision int64 `json:"revision,omitempty"`

@@ -73,7 +73,7 @@ func (e *Env) learn(op checker.Operation) {
 	}
 	if ok && op.Output.Lease != 0 {
 		switch op.Kind {
-		case checker.KindAcquire, checker.KindCampaign, checker.KindRegister:
+		case checker.KindAcquire, checker.KindCampaign, checker.KindRegister, checker.KindRLock, checker.KindSession:
 			e.leases[op.Client] = op.Output.Lease
 			delete(e.noLease, op.Client) // the recipe offers one after all
 		}

@@ -255,6 +255,12 @@ func (w *world) run(ctx context.Context) error {
 		return w.discoveryWorkload(ctx)
 	case FamilyRegister:
 		return w.registerWorkload(ctx)
+	case FamilyRWMutex:
+		return w.rwmutexWorkload(ctx)
+	case FamilyQueue:
+		return w.queueWorkload(ctx)
+	case FamilyBarrier:
+		return w.barrierWorkload(ctx)
 	case FamilySTM:
 		return w.stmWorkload(ctx)
 	}
@@ -312,6 +318,12 @@ func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 		return checker.DiscoveryConvergence(h, checker.DiscoveryOptions{TTL: ttl, Bound: c.Bound.D()})
 	case checker.CheckerWatchGuarantees:
 		return checker.WatchGuarantees(h, checker.WatchOptions{})
+	case checker.CheckerRWExclusion:
+		return checker.RWExclusion(h, checker.RWOptions{})
+	case checker.CheckerQueueDelivery:
+		return checker.QueueDelivery(h, checker.QueueOptions{})
+	case checker.CheckerBarrierSafety:
+		return checker.BarrierSafety(h, checker.BarrierOptions{})
 	case checker.CheckerBankTotal:
 		return checker.BankTotal(h, checker.BankOptions{})
 	case checker.CheckerSerializable:

@@ -9,13 +9,18 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/lock/rwmutex"
 	"github.com/etcdsim/etcdsim/seed"
 )
 
 // SchemaVersion is the version of the scenario and result JSON this package
 // writes. Reading a newer version is an error: a result file from a newer
-// etcdsim cannot be replayed faithfully by an older one.
-const SchemaVersion = 3
+// etcdsim cannot be replayed faithfully by an older one. Version 3 added
+// workload.readers; version 4 the queue family's workload.producers and
+// workload.priorities.
+const SchemaVersion = 4
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -84,12 +89,15 @@ const (
 	FamilyElection  = "election"
 	FamilyDiscovery = "discovery"
 	FamilyRegister  = "register"
+	FamilyRWMutex   = "rwmutex"
+	FamilyQueue     = "queue"
+	FamilyBarrier   = "barrier"
 	FamilySTM       = "stm"
 )
 
 // Families lists the workload families.
 func Families() []string {
-	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilySTM}
+	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex, FamilyQueue, FamilyBarrier, FamilySTM}
 }
 
 // Workload is what the run's clients do. Zero fields take the defaults
@@ -107,7 +115,8 @@ type Workload struct {
 	// A ResolverRecipe set below wins, and Resolver then only names it.
 	Resolver string `json:"resolver,omitempty"`
 	// Clients is how many clients (c1, c2, …) take part: lockers,
-	// candidates, or discovery backends. 0 means 3.
+	// candidates, or discovery backends; for a barrier, the processes it
+	// waits for, its count. 0 means 3.
 	Clients int `json:"clients,omitempty"`
 	// Threads is how many goroutines of each lock client take part,
 	// sharing its etcd client and one Locker as the workers of one process
@@ -130,10 +139,12 @@ type Workload struct {
 	// a member cut off from the others answers with what it had. false
 	// means linearizable reads. Register family only.
 	Serializable bool `json:"serializable,omitempty"`
-	// Readers is how many of the clients, from c1 on, only read: a reader
-	// that holds a cached value and never writes keeps it, where a write
-	// that fails makes a leasing KV drop it. 0 means every client reads
-	// and writes. Register family only.
+	// Readers is how many of the clients, from c1 on, only read. In the
+	// register family a reader that holds a cached value and never writes
+	// keeps it, where a write that fails makes a leasing KV drop it; 0
+	// means every client reads and writes. In the rwmutex family readers
+	// take read locks and the others write locks; 0 means none. Register
+	// and rwmutex families only.
 	Readers int `json:"readers,omitempty"`
 	// Observers is how many clients only watch: election observers,
 	// discovery resolvers, register watchers, stm auditors. 0 means 1 for
@@ -164,8 +175,16 @@ type Workload struct {
 	// 0 means 1s.
 	TTL Duration `json:"ttl,omitempty"`
 	// Key is the lock, election or service name. "" means "L", "E" or
-	// "svc".
+	// "svc" ("RW" for a read-write lock, "Q" for a queue, "B" for a
+	// barrier).
 	Key string `json:"key,omitempty"`
+	// Producers is how many of the clients of the queue family (c1, c2,
+	// …) enqueue; the others dequeue. 0 means half the clients.
+	Producers int `json:"producers,omitempty"`
+	// Priorities, for the queue family, makes each enqueue draw its
+	// item's priority from 0 to Priorities-1; the recipe must then be a
+	// queue.PriorityQueue. 0 means a FIFO queue: every item of priority 0.
+	Priorities int `json:"priorities,omitempty"`
 
 	// A user's own recipe, run instead of the registry's. Recipe is its
 	// name in reports; replaying a run of it needs the program that
@@ -173,6 +192,9 @@ type Workload struct {
 	Lock      *lock.Recipe               `json:"-"`
 	Election  *election.Recipe           `json:"-"`
 	Registrar *discovery.RegistrarRecipe `json:"-"`
+	RWMutex   *rwmutex.Recipe            `json:"-"`
+	Queue     *queue.Recipe              `json:"-"`
+	Barrier   *barrier.Recipe            `json:"-"`
 	// ResolverRecipe is a user's own discovery resolver, run instead of
 	// the registry's; Resolver is its name in reports.
 	ResolverRecipe *discovery.ResolverRecipe `json:"-"`
@@ -260,6 +282,9 @@ func (s Scenario) withDefaults() Scenario {
 	if w.Family == FamilyLock && w.Threads == 0 {
 		w.Threads = 1
 	}
+	if w.Family == FamilyQueue && w.Producers == 0 {
+		w.Producers = max(1, w.Clients/2)
+	}
 	if w.Family == FamilyLock && w.OwnerCheck == "" {
 		w.OwnerCheck = OwnerCheckDone
 	}
@@ -270,7 +295,7 @@ func (s Scenario) withDefaults() Scenario {
 		w.Patience = 2 * w.TTL
 	}
 	if w.Key == "" {
-		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilySTM: "bank"}[w.Family]
+		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW", FamilyQueue: "Q", FamilyBarrier: "B", FamilySTM: "bank"}[w.Family]
 	}
 	if w.Family == FamilyDiscovery && w.Resolver == "" {
 		w.Resolver = "relisting"
@@ -299,6 +324,12 @@ func DefaultCheckers(family string) []Check {
 		return []Check{{Name: checker.CheckerDiscoveryConvergence}}
 	case FamilyRegister:
 		return []Check{{Name: checker.CheckerRegisterLinearizable}, {Name: checker.CheckerWatchGuarantees}}
+	case FamilyRWMutex:
+		return []Check{{Name: checker.CheckerRWExclusion}, {Name: checker.CheckerLiveness}}
+	case FamilyQueue:
+		return []Check{{Name: checker.CheckerQueueDelivery}}
+	case FamilyBarrier:
+		return []Check{{Name: checker.CheckerBarrierSafety}}
 	case FamilySTM:
 		return []Check{{Name: checker.CheckerBankTotal}, {Name: checker.CheckerSerializable}}
 	}

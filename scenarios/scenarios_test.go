@@ -98,7 +98,20 @@ func TestValidateBadInput(t *testing.T) {
 		}, []string{"workload.threads", "lock family only", "not election"}},
 		{"more threads than clients allowed", func(s *scenarios.Scenario) { s.Workload.Threads = 40 }, []string{"workload.threads 40", "1 to 64 threads in all (3 clients)"}},
 		{"negative writes", func(s *scenarios.Scenario) { s.Workload.Writes = -1 }, []string{"workload.writes -1", "1 to 1000"}},
-		{"readers outside the register family", func(s *scenarios.Scenario) { s.Workload.Readers = 1 }, []string{"workload.readers", "register family only", "not lock"}},
+		{"readers outside the register family", func(s *scenarios.Scenario) { s.Workload.Readers = 1 }, []string{"workload.readers", "register and rwmutex families only", "not lock"}},
+		{"producers outside the queue family", func(s *scenarios.Scenario) { s.Workload.Producers = 1 }, []string{"workload.producers", "queue family only", "not lock"}},
+		{"no consumer", func(s *scenarios.Scenario) {
+			s.Workload = scenarios.Workload{Family: scenarios.FamilyQueue, Recipe: "claimed", Clients: 2, Producers: 2}
+			s.Checkers, s.Faults = nil, scenarios.Faults{}
+		}, []string{"workload.producers 2", "1 to workload.clients-1 (2 clients; 0 means half), so that someone consumes"}},
+		{"negative priorities", func(s *scenarios.Scenario) {
+			s.Workload = scenarios.Workload{Family: scenarios.FamilyQueue, Recipe: "priority-claimed", Priorities: -2}
+			s.Checkers, s.Faults = nil, scenarios.Faults{}
+		}, []string{"workload.priorities -2", "0 (a FIFO queue) to 65536"}},
+		{"unknown queue recipe", func(s *scenarios.Scenario) {
+			s.Workload = scenarios.Workload{Family: scenarios.FamilyQueue, Recipe: "claimd"}
+			s.Checkers, s.Faults = nil, scenarios.Faults{}
+		}, []string{"workload.recipe", `"claimd"`, "claimed"}},
 		{"more readers than clients", func(s *scenarios.Scenario) {
 			s.Workload = scenarios.Workload{Family: scenarios.FamilyRegister, Clients: 2, Readers: 3}
 			s.Checkers, s.Faults = nil, scenarios.Faults{}

@@ -165,6 +165,13 @@ var upstreamReports = []upstreamReport{
 		what: "every new leader gives every lease its full TTL again, so under a storm of leader changes a crashed " +
 			"holder's lock stays held until the storm ends plus a TTL",
 	},
+	{
+		id: "etcd-16221", url: "https://github.com/etcd-io/etcd/issues/16221",
+		status: "closed", note: "the report is closed, but RWMutex.Lock in v3.7.3 still never reads its key after the wait",
+		api:  "client/v3/experimental/recipes: RWMutex.Lock",
+		what: "a writer whose session's lease ends while it waits in Lock is told it holds the lock, and the next writer takes it too",
+		fix:  "after the wait, a linearizable read checks that the caller's key is still there (rwmutex recipe checked)",
+	},
 }
 
 // report returns the report called id; an unknown id is a programming
@@ -230,5 +237,6 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream11360()...)
 	out = append(out, upstream10811()...)
 	out = append(out, upstream9395()...)
+	out = append(out, upstream16221()...)
 	return out
 }

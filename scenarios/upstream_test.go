@@ -12,6 +12,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/rwmutex"
 )
 
 // upstreamOf returns the registered upstream scenarios.
@@ -130,6 +131,9 @@ func TestUpstreamReports(t *testing.T) {
 	}
 	for _, r := range election.UpstreamRecipes() {
 		check(FamilyElection, r.Name, r.Broken, r.Upstream)
+	}
+	for _, r := range rwmutex.UpstreamRecipes() {
+		check(FamilyRWMutex, r.Name, r.Broken, r.Upstream)
 	}
 
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "upstream.md"))

@@ -13,7 +13,10 @@ import (
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/internal/suggest"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/barrier"
 	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/lock/rwmutex"
 )
 
 // maxMembers, maxClients and maxWrites bound what one run may start.
@@ -89,11 +92,21 @@ func (s Scenario) Validate() error {
 			bad("workload.owner_check %q: want %q or %q", w.OwnerCheck, OwnerCheckDone, OwnerCheckRead)
 		}
 	}
+	if (w.Producers != 0 || w.Priorities != 0) && w.Family != FamilyQueue {
+		bad("workload.producers and workload.priorities are for the queue family only, not %s", w.Family)
+	} else if w.Family == FamilyQueue {
+		if w.Producers < 0 || w.Producers >= w.Clients || w.Clients < 2 {
+			bad("workload.producers %d: want 1 to workload.clients-1 (%d clients; 0 means half), so that someone consumes", w.Producers, w.Clients)
+		}
+		if w.Priorities < 0 || w.Priorities > 1<<16 {
+			bad("workload.priorities %d: want 0 (a FIFO queue) to 65536", w.Priorities)
+		}
+	}
 	if w.Serializable && w.Family != FamilyRegister {
 		bad("workload.serializable is for the register family only, not %s", w.Family)
 	}
-	if w.Readers != 0 && w.Family != FamilyRegister {
-		bad("workload.readers is for the register family only, not %s", w.Family)
+	if w.Readers != 0 && w.Family != FamilyRegister && w.Family != FamilyRWMutex {
+		bad("workload.readers is for the register and rwmutex families only, not %s", w.Family)
 	}
 	if w.Readers < 0 || w.Readers > w.Clients {
 		bad("workload.readers %d: want 0 to workload.clients (%d)", w.Readers, w.Clients)
@@ -173,6 +186,24 @@ func (s Scenario) checkRecipe() error {
 		}
 		if rerr != nil {
 			err = errors.Join(err, fmt.Errorf("workload.resolver: %w", rerr))
+		}
+	case FamilyRWMutex:
+		if w.RWMutex == nil {
+			_, err = rwmutex.Lookup(w.Recipe)
+		} else {
+			err = w.RWMutex.Validate()
+		}
+	case FamilyQueue:
+		if w.Queue == nil {
+			_, err = queue.Lookup(w.Recipe)
+		} else {
+			err = w.Queue.Validate()
+		}
+	case FamilyBarrier:
+		if w.Barrier == nil {
+			_, err = barrier.Lookup(w.Recipe)
+		} else {
+			err = w.Barrier.Validate()
 		}
 	case FamilyRegister:
 		err = checkRegisterKV(w.Recipe)

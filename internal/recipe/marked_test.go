@@ -20,6 +20,9 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/lock/rwmutex"
 )
 
 // The rule every deliberately broken recipe of every family follows, so
@@ -59,10 +62,15 @@ func TestBrokenRecipesMarked(t *testing.T) {
 	broken = append(broken, brokenOf(root, "election", slices.Concat(election.Recipes(), election.UpstreamRecipes()))...)
 	broken = append(broken, brokenOf(root, "discovery", discovery.Registrars())...)
 	broken = append(broken, brokenOf(root, "discovery", discovery.Resolvers())...)
+	broken = append(broken, brokenOf(root, "rwmutex", slices.Concat(rwmutex.Recipes(), rwmutex.UpstreamRecipes()))...)
+	broken = append(broken, brokenOf(root, "queue", queue.Recipes())...)
+	broken = append(broken, brokenOf(root, "barrier", barrier.Recipes())...)
 	if len(broken) < 10 {
 		t.Fatalf("only %d broken recipes registered", len(broken))
 	}
-	dirs := []string{filepath.Join(root, "lock"), filepath.Join(root, "election"), filepath.Join(root, "discovery")}
+	dirs := []string{filepath.Join(root, "lock"), filepath.Join(root, "election"), filepath.Join(root, "discovery"),
+		filepath.Join(root, "lock", "rwmutex"), filepath.Join(root, "lock", "queue"),
+		filepath.Join(root, "lock", "barrier")}
 	if err := checkMarked(dirs, broken); err != nil {
 		t.Error(err)
 	}

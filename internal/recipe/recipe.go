@@ -23,10 +23,13 @@ const (
 	Lock      = "lock"
 	Election  = "election"
 	Discovery = "discovery"
+	RWMutex   = "rwmutex"
+	Queue     = "queue"
+	Barrier   = "barrier"
 )
 
 // Families lists every family, in the order the gallery shows them.
-func Families() []string { return []string{Lock, Election, Discovery} }
+func Families() []string { return []string{Lock, Election, Discovery, RWMutex, Queue, Barrier} }
 
 // Recipe describes one implementation of a family and builds it. New is
 // the family's constructor type.
@@ -34,7 +37,7 @@ type Recipe[New any] struct {
 	// Name identifies the recipe within its family, in scenarios, simrun
 	// and reports: lower case, digits and '-'.
 	Name string `json:"name"`
-	// Family is "lock", "election" or "discovery". Empty means the family
+	// Family is one of Families(). Empty means the family
 	// of the registry or scenario it is used in.
 	Family string `json:"family,omitempty"`
 	// Summary says in one line what the recipe does and, for a broken one,

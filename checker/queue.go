@@ -1,0 +1,198 @@
+package checker
+
+import (
+	"slices"
+)
+
+// QueueOptions configures QueueDelivery. The zero value keeps 20
+// violations.
+type QueueOptions struct {
+	// MaxViolations caps the violations kept in the result: 0 means 20,
+	// negative keeps all. Metrics["violations"] counts them all.
+	MaxViolations int
+}
+
+// QueueDelivery checks that a queue delivers what it was given, once,
+// and loses nothing, and that a priority queue serves its higher
+// priorities first. Per queue Key:
+//   - every item an ok dequeue returned had an enqueue of it called before
+//     the dequeue returned (else ViolationPhantomItem, naming the item);
+//   - no item was returned by two ok dequeues (ViolationDuplicateItem);
+//   - once a drain saw the queue empty (an ok dequeue with
+//     Output.Missing), every item whose enqueue returned ok before that
+//     look was called had been returned by an ok dequeue (else
+//     ViolationLostItem). A dequeue of unknown outcome delivers nothing:
+//     its consumer holds no item, whatever the queue did. An item it may
+//     have claimed is lost to the application, and the violation says how
+//     many such dequeues there were. An item whose enqueue's outcome is
+//     unknown may or may not exist: it is never counted lost;
+//   - priority order, judged as far as concurrency lets it be decided
+//     (see QueueDelivery's priority rule below; ViolationPriorityInversion).
+//
+// Priorities: an enqueue's Input.Token is the item's priority, lower
+// served first, as etcd's PriorityQueue orders its keys; a FIFO queue
+// records 0 for every item, and the rule never fires. A dequeue D that
+// returned item x inverts priority when some item y of a strictly lower
+// Token was enqueued ok before D began and was returned by an ok dequeue
+// that began after D returned: y was in the queue for all of D, and D
+// passed it over. A dequeue begins at its call, or at the call of the
+// first of the dequeues of unknown outcome its client made just before
+// it: a recipe that settles a claim whose answer was lost delivers, in the
+// next call, what it claimed in an earlier one. That much is decidable from the history alone. An
+// item never delivered is not used as a witness: it may have been taken
+// by a dequeue whose answer was lost, or lost, which the loss rule judges.
+// Nor is an item whose taker overlapped D: either may have claimed first.
+// Nothing is promised of the order within one priority: with several
+// producers and consumers a FIFO queue's order is defined only between an
+// enqueue that returned before another was called, and etcd's recipe
+// orders by the revision its key was created at.
+//
+// Invalid: what History.Validate rejects, an enqueue without an item, two
+// enqueues of one item on one queue, an ok dequeue with neither an item nor
+// Missing. The verdict is unknown, without a violation, when no drain saw a
+// queue empty after its last ok enqueue: loss cannot be judged then.
+//
+// Cost: O(n log n + n·p) for n operations and p distinct priorities.
+func QueueDelivery(h History, opts QueueOptions) Result {
+	rep := newReport(CheckerQueueDelivery, opts.MaxViolations)
+	if err := h.Validate(); err != nil {
+		return rep.invalid(err)
+	}
+	keys, groups := groupByKey(&h, KindEnqueue, KindDequeue)
+	var undecided string
+	items, delivered, unknown := 0, 0, 0
+	for _, key := range keys {
+		q := queueRun{h: &h, rep: rep, key: key, enq: map[string]int{}, deq: map[string]int{}}
+		if err := q.collect(groups[key]); err != nil {
+			return rep.invalid(err)
+		}
+		q.judge()
+		q.judgePriorities()
+		items += len(q.enq)
+		delivered += len(q.deq)
+		unknown += len(q.unknown)
+		if q.drained < 0 && len(q.enq) > 0 && undecided == "" {
+			undecided = sprintf("queue %s was never seen empty after its last enqueue: loss cannot be judged", key)
+		}
+	}
+	m := rep.res.Metrics
+	m["queues"] = float64(len(keys))
+	m["items"] = float64(items)
+	m["delivered"] = float64(delivered)
+	m["unknown_dequeues"] = float64(unknown)
+	if len(keys) == 0 {
+		undecided = "no queue operations"
+	}
+	return rep.done(sprintf("%s enqueued, %d delivered on %s", plural(items, "item"), delivered, plural(len(keys), "queue")), undecided)
+}
+
+// queueRun is one queue's operations.
+type queueRun struct {
+	h       *History
+	rep     *report
+	key     string
+	enq     map[string]int // item → its enqueue
+	deq     map[string]int // item → its first ok dequeue
+	unknown []int          // dequeues of unknown outcome
+	drained int            // the last ok dequeue that saw the queue empty; -1 if none
+}
+
+func (q *queueRun) collect(idx []int) error {
+	q.drained = -1
+	for _, i := range idx {
+		op := &q.h.Ops[i]
+		if op.Kind != KindEnqueue {
+			continue
+		}
+		if op.Input.Value == "" {
+			return invalidOp(op, "enqueue without an item (Input.Value)")
+		}
+		if j, ok := q.enq[op.Input.Value]; ok {
+			return invalidOp(op, "item %q enqueued twice (first by %s); items must be unique", op.Input.Value, &q.h.Ops[j])
+		}
+		q.enq[op.Input.Value] = i
+	}
+	for _, i := range idx {
+		op := &q.h.Ops[i]
+		if op.Kind != KindDequeue {
+			continue
+		}
+		switch {
+		case op.Outcome == OutcomeUnknown:
+			q.unknown = append(q.unknown, i)
+		case op.Outcome != OutcomeOK:
+		case op.Output.Missing:
+			if q.drained < 0 || op.Call > q.h.Ops[q.drained].Call {
+				q.drained = i
+			}
+		case op.Output.Value == "":
+			return invalidOp(op, "ok dequeue with neither an item (Output.Value) nor Output.Missing")
+		default:
+			q.dequeued(i)
+		}
+	}
+	return nil
+}
+
+// dequeued judges one ok dequeue of an item.
+func (q *queueRun) dequeued(i int) {
+	op := &q.h.Ops[i]
+	item := op.Output.Value
+	e, ok := q.enq[item]
+	switch {
+	case !ok:
+		q.rep.violation(ViolationPhantomItem, []*Operation{op}, "%s dequeued item %q from queue %s at %s, which nobody enqueued",
+			op.Client, item, q.key, fmtTime(op.Return))
+		return
+	case q.h.Ops[e].Call > op.Return:
+		q.rep.violation(ViolationPhantomItem, []*Operation{&q.h.Ops[e], op},
+			"%s dequeued item %q from queue %s at %s, before %s began to enqueue it at %s",
+			op.Client, item, q.key, fmtTime(op.Return), q.h.Ops[e].Client, fmtTime(q.h.Ops[e].Call))
+	}
+	if first, ok := q.deq[item]; ok {
+		f := &q.h.Ops[first]
+		q.rep.violation(ViolationDuplicateItem, []*Operation{&q.h.Ops[e], f, op},
+			"item %q of queue %s was dequeued twice: by %s at %s and by %s at %s",
+			item, q.key, f.Client, fmtTime(f.Return), op.Client, fmtTime(op.Return))
+		return
+	}
+	q.deq[item] = i
+}
+
+// judge finds the items lost before the last drain: enqueued ok before
+// the drain's look, never returned by an ok dequeue.
+func (q *queueRun) judge() {
+	if q.drained < 0 {
+		return
+	}
+	look := &q.h.Ops[q.drained]
+	var missing []string
+	for item, e := range q.enq {
+		en := &q.h.Ops[e]
+		if _, ok := q.deq[item]; !ok && en.Outcome == OutcomeOK && en.Return < look.Call {
+			missing = append(missing, item)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	slices.Sort(missing)
+	takers := 0
+	for _, u := range q.unknown {
+		if q.h.Ops[u].Call < look.Return {
+			takers++
+		}
+	}
+	ops := []*Operation{}
+	for _, item := range missing {
+		ops = append(ops, &q.h.Ops[q.enq[item]])
+	}
+	ops = append(ops, look)
+	why := "no dequeue's answer was lost"
+	if takers > 0 {
+		why = sprintf("%s of unknown outcome may have claimed some and delivered them to no one", plural(takers, "dequeue"))
+	}
+	q.rep.violation(ViolationLostItem, ops,
+		"%s of queue %s never delivered (%s), although %s saw the queue empty at %s; %s",
+		plural(len(missing), "item"), q.key, shortList(missing), look.Client, fmtTime(look.Return), why)
+}
