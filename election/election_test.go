@@ -1,6 +1,7 @@
 package election_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -23,10 +24,19 @@ type term struct {
 }
 
 // overlaps returns every pair of terms that overlap in time, and every
-// pair, in order of start, whose terms do not increase.
+// pair, in order of start, whose terms do not increase. On the virtual
+// clock a term can begin in the very instant the one before it ended, so
+// terms that begin together are taken in the order of their term numbers:
+// the instant cannot order them, and neither overlaps the other unless one
+// ends later.
 func overlaps(terms []term) []string {
 	terms = slices.Clone(terms)
-	slices.SortFunc(terms, func(a, b term) int { return a.start.Compare(b.start) })
+	slices.SortFunc(terms, func(a, b term) int {
+		if c := a.start.Compare(b.start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.term, b.term)
+	})
 	var bad []string
 	for i := 1; i < len(terms); i++ {
 		prev, cur := terms[i-1], terms[i]
