@@ -50,13 +50,13 @@ func queueMix(d time.Duration) Workload {
 }
 
 // lostClaims is the schedule that loses the answers to the consumers'
-// requests: fourteen windows of 150 ms, every 300 ms from 0.5 s, on both
+// requests: ten windows of 150 ms, every 300 ms from 0.5 s, on both
 // consumers, c3 and c4. Items pile up while the consumers are cut off, so
 // in between they claim one after another, and some window opens after
 // the cluster received a claim and before its answer came back.
 func lostClaims() *faults.Timeline {
 	var steps []faults.Step
-	for i := range 14 {
+	for i := range 10 {
 		at := 500*time.Millisecond + time.Duration(i)*300*time.Millisecond
 		for _, c := range []string{"c3", "c4"} {
 			steps = append(steps, faults.At(at, 150*time.Millisecond, faults.LoseResponses(faults.Client(c))))
@@ -65,11 +65,11 @@ func lostClaims() *faults.Timeline {
 	return &faults.Timeline{Steps: steps}
 }
 
-// lostClaimWorkload is queueMix for 8 s, the producers a little slower:
-// the items that pile up while the consumers are cut off are taken
-// before the producers stop at 5.3 s.
+// lostClaimWorkload is queueMix for 6 s, the producers a little slower:
+// the items that pile up while the consumers are cut off (the last
+// window closes at 3.35 s) are taken before the producers stop at 4 s.
 func lostClaimWorkload() Workload {
-	w := queueMix(8 * time.Second)
+	w := queueMix(6 * time.Second)
 	w.Think = Duration(25 * time.Millisecond)
 	return w
 }
@@ -86,7 +86,7 @@ func QueueSafety(r queue.Recipe) []Scenario {
 
 	lost := queueBase(r, lostClaimWorkload())
 	lost.Name = "queue/" + r.Name + "/lost-claim"
-	lost.Description = r.Name + ": the answers to the consumers' requests are lost fourteen times; every item still reaches a consumer once"
+	lost.Description = r.Name + ": the answers to the consumers' requests are lost ten times; every item still reaches a consumer once"
 	lost.Faults.Timeline = lostClaims()
 	return []Scenario{mix, lost}
 }
