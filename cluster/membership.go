@@ -31,13 +31,18 @@ func (c *Cluster) AddMember(ctx context.Context) (*Member, error) {
 	if err != nil {
 		return nil, err
 	}
+	var id uint64
 	if err := retry(ctx, func(ctx context.Context) error {
-		_, err := cli.MemberAdd(ctx, []string{m.PeerURL()})
+		resp, err := cli.MemberAdd(ctx, []string{m.PeerURL()})
+		if err == nil {
+			id = resp.Member.ID
+		}
 		return err
 	}); err != nil {
 		m.markRemoved()
 		return nil, fmt.Errorf("cluster: adding member %s: %w", m.name, err)
 	}
+	c.waitMembersKnow(ctx, id, m)
 	if err := m.start("existing"); err != nil {
 		return nil, err
 	}
@@ -90,6 +95,43 @@ func (c *Cluster) RemoveMember(ctx context.Context, name string) error {
 	m.lifeMu.Unlock()
 	c.unlinkClientsFrom(m)
 	return nil
+}
+
+// joinWait is how long AddMember waits for one member to count the new
+// one among its members.
+const joinWait = 5 * time.Second
+
+// waitMembersKnow waits until every other running member has applied the
+// addition of member id, as far as each answers within joinWait. A
+// joining member asks the peers for the membership and takes the first
+// answer: from a member that has not yet applied the addition, the list
+// is one short and the join fails ("member count is unequal"). A member
+// that does not answer (cut off, say) is passed over; the joining member
+// cannot reach it either.
+func (c *Cluster) waitMembersKnow(ctx context.Context, id uint64, added *Member) {
+	for _, o := range c.Members() {
+		if o == added || !o.Running() {
+			continue
+		}
+		cli, err := c.harnessClient(o)
+		if err != nil {
+			continue
+		}
+		wctx, cancel := context.WithTimeout(ctx, joinWait)
+		_ = retry(wctx, func(ctx context.Context) error {
+			resp, err := cli.MemberList(ctx) // linearizable: o has applied all before it answers
+			if err != nil {
+				return err
+			}
+			for _, mm := range resp.Members {
+				if mm.ID == id {
+					return nil
+				}
+			}
+			return fmt.Errorf("%s does not list the new member yet", o.name)
+		})
+		cancel()
+	}
 }
 
 func (m *Member) markRemoved() {
