@@ -16,6 +16,7 @@ func TestBarrierPitfallsPassWithCorrectRecipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every barrier pitfall's scenario against real clusters")
 	}
+	skipUnderRace(t)
 	for _, s := range scenarios.All() {
 		r, err := barrier.Lookup(s.Workload.Recipe)
 		if s.Workload.Family != scenarios.FamilyBarrier || err != nil || !r.Broken {

@@ -19,6 +19,7 @@ func TestElectionPitfallsPassWithCorrectRecipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs election pitfalls' scenarios against real clusters")
 	}
+	skipUnderRace(t)
 	registered := map[string]bool{}
 	for _, s := range scenarios.All() {
 		registered[s.Name] = true

@@ -16,6 +16,7 @@ func TestLockPitfallsPassWithCorrectRecipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every lock pitfall's scenario against real clusters")
 	}
+	skipUnderRace(t)
 	for _, s := range scenarios.All() {
 		r, err := lock.Lookup(s.Workload.Recipe)
 		if s.Workload.Family != scenarios.FamilyLock || err != nil || !r.Broken {

@@ -17,6 +17,7 @@ func TestQueuePitfallsPassWithCorrectRecipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every queue pitfall's scenario against real clusters")
 	}
+	skipUnderRace(t)
 	for _, s := range scenarios.All() {
 		r, err := queue.Lookup(s.Workload.Recipe)
 		if s.Workload.Family != scenarios.FamilyQueue || err != nil || !r.Broken {

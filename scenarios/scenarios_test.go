@@ -14,10 +14,14 @@ func TestRegistered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every registered scenario against real clusters")
 	}
+	var list []scenarios.Scenario
 	for _, s := range scenarios.All() {
 		if s.Upstream != nil && s.Upstream.Shows == scenarios.ShowsReport {
 			continue // TestUpstreamReproduces runs it, and says what a miss may mean
 		}
+		list = append(list, s)
+	}
+	for _, s := range raceSample(t, list) {
 		scenarios.TestParallel(t, s)
 	}
 }

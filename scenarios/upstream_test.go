@@ -178,6 +178,11 @@ func TestUpstreamReproduces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every upstream reproduction against real clusters")
 	}
+	if raceDetector {
+		// See race_sample_test.go: the registry's runs go without the
+		// detector, and make test runs this test so.
+		t.Skip("race detector on: the reproductions run without it (make test runs them); TestRegistered's sample covers their workloads")
+	}
 	etcd := etcdInGoMod(t)
 	for _, s := range upstreamOf(t) {
 		if s.Upstream == nil || s.Upstream.Shows != ShowsReport {
