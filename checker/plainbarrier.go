@@ -36,15 +36,15 @@ type plainRun struct {
 	heal  time.Duration
 	end   time.Duration
 
-	holds    []int           // holds that were not refused, by call
-	until    []time.Duration // per holds: the latest its effect may come; then the running maximum
-	okHolds  []int           // ok holds, by return
-	latest   []int           // per okHolds: the one of okHolds[:i+1] called last
-	lifts    []int           // lifts that were not refused, by call
-	liftEnd  []time.Duration // running maximum of their returns (Infinity if unknown)
-	waits    []int           // every wait, by call
-	stretch  []downStretch   // when the barrier was surely down, by start
-	passed   int             // ok waits
+	holds   []int           // holds that were not refused, by call
+	until   []time.Duration // per holds: the latest its effect may come; then the running maximum
+	okHolds []int           // ok holds, by return
+	latest  []int           // per okHolds: the one of okHolds[:i+1] called last
+	lifts   []int           // lifts that were not refused, by call
+	liftEnd []time.Duration // running maximum of their returns (Infinity if unknown)
+	waits   []int           // every wait, by call
+	stretch []downStretch   // when the barrier was surely down, by start
+	passed  int             // ok waits
 }
 
 // downStretch is a stretch of time during which the barrier was surely
@@ -57,7 +57,7 @@ type downStretch struct {
 // collect sorts idx, the barrier's operations by call, into their kinds,
 // and refuses an operation with no key.
 func (p *plainRun) collect(idx []int) error {
-	pending := map[int]string{}        // unknown holds waiting for their client's next call
+	pending := map[int]string{} // unknown holds waiting for their client's next call
 	for _, i := range idx {
 		op := &p.h.Ops[i]
 		if op.Key == "" {
@@ -188,8 +188,8 @@ func (p *plainRun) judgeStuck() {
 				next = "the next Hold was called at " + fmtTime(s.to)
 			}
 			p.rep.violation(ViolationStuckWait, []*Operation{w, lift},
-				"%s's Wait at barrier %s, called at %s, was still waiting %s after %s although the barrier was down: %s's Release returned at %s and %s",
-				w.Client, p.key, fmtTime(w.Call), p.bound, fmtTime(from), lift.Client, fmtTime(lift.Return), next)
+				"%s's Wait at barrier %s, called at %s, was still waiting at %s, %s after %s, with the barrier down all along: %s's Release returned at %s and %s",
+				w.Client, p.key, fmtTime(w.Call), fmtTime(addTime(from, p.bound)), p.bound, fmtTime(from), lift.Client, fmtTime(lift.Return), next)
 			break
 		}
 	}

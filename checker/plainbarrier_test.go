@@ -45,7 +45,7 @@ var plainBarrierCases = []struct {
 			mk("c1", KindHold, "B", 8, 8.5),
 		),
 		want: VerdictViolation,
-		wantMsg: "c2's Wait at barrier B, called at 1.500s, was still waiting 3s after 2.500s although the barrier was down: " +
+		wantMsg: "c2's Wait at barrier B, called at 1.500s, was still waiting at 5.500s, 3s after 2.500s, with the barrier down all along: " +
 			"c1's Release returned at 2.500s and the next Hold was called at 8.000s",
 	},
 	{
@@ -64,7 +64,7 @@ var plainBarrierCases = []struct {
 			mk("c2", KindWait, "B", 1.5, 10),
 			mk("c1", KindLift, "B", 2, 2.5),
 		), healed("isolate(c2)", 1, 5)),
-		want: VerdictViolation, wantMsg: "was still waiting 3s after 5.000s",
+		want: VerdictViolation, wantMsg: "was still waiting at 8.000s, 3s after 5.000s",
 	},
 	{
 		name: "a slow wake-up within the bound",
