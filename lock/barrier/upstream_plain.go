@@ -12,23 +12,22 @@ import (
 	"github.com/etcdsim/etcdsim/internal/ctxview"
 )
 
-// upstreamBarrier is etcd's recipes.Barrier, unmodified, run on a view of
-// the client whose requests carry the caller's context. Its Wait returns
-// nil whenever its watch channel closes: on the delete it waits for, but
-// also when the watch is cancelled because the revision it resumes from
-// was compacted — while the barrier is still held.
+// BROKEN (deliberately): etcd's own recipes.Barrier, run as it is; found
+// by etcdsim and not reported upstream. Wait reads the key and watches
+// it for its delete from the read's revision + 1, and returns nil when
+// the watch channel closes, whatever closed it. A waiter whose
+// connection drops while the holder's traffic moves the revision on, and
+// etcd compacts, resumes its watch from a revision that is gone: etcd
+// cancels the watch, the channel closes, and Wait returns nil with the
+// barrier still up. Shown by the scenario
+// upstream/etcdsim-barrier-wait/compacted-watch; the checked recipe is
+// its fix.
 //
-// One thing is ours: the view ends the recipe's watch when the caller's
-// context ends, and the recipe then returns nil too; etcd's recipe,
-// on context.TODO, would have gone on waiting. So a Wait whose context
-// has ended returns the context's error, as every other recipe here does.
-type upstreamBarrier struct {
-	key  string
-	mu   sync.Mutex // guards view's binding for the length of one call
-	view *ctxview.View
-	b    *recipes.Barrier
-}
-
+// One thing is ours: the recipe runs on a view of the client whose
+// requests carry the caller's context, and the view ends the recipe's
+// watch when that context ends, where etcd's recipe, on context.TODO,
+// would go on waiting. So a Wait whose context has ended returns the
+// context's error, as every other recipe here does.
 func newUpstreamBarrier(cli *clientv3.Client, name string) (Barrier, error) {
 	if err := checkPlain(cli, name); err != nil {
 		return nil, err
@@ -36,6 +35,14 @@ func newUpstreamBarrier(cli *clientv3.Client, name string) (Barrier, error) {
 	view := ctxview.New(cli, nil)
 	key := DefaultPrefix + name
 	return &upstreamBarrier{key: key, view: view, b: recipes.NewBarrier(view.Client(), key)}, nil
+}
+
+// upstreamBarrier is etcd's recipes.Barrier on a context view.
+type upstreamBarrier struct {
+	key  string
+	mu   sync.Mutex // guards view's binding for the length of one call
+	view *ctxview.View
+	b    *recipes.Barrier
 }
 
 // Hold puts the barrier up, or returns ErrHeld if it is up already.
