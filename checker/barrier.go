@@ -8,8 +8,9 @@ import (
 // BarrierOptions configures BarrierSafety. The zero value takes the bound
 // from the history's session TTL and keeps 20 violations.
 type BarrierOptions struct {
-	// Bound is how long a client may go on waiting at a plain barrier
-	// that is down, after the last heal. 0 means History.SessionTTL + 2 s
+	// Bound is how long, after the last heal, a client may go on waiting
+	// at a plain barrier that is down, or in a double barrier's Enter once
+	// its count have arrived. 0 means History.SessionTTL + 2 s
 	// (60 s + 2 s if the history gives no TTL): the bound Liveness allows,
 	// so that one run's reports speak of one bound. Nothing of a plain
 	// barrier lives on a lease, but after a heal a client may take a
@@ -23,7 +24,7 @@ type BarrierOptions struct {
 
 // BarrierSafety checks that barriers let nobody through early, double
 // barriers (enter, leave) and plain ones (hold, lift, wait) alike, and
-// that a plain barrier's waiters get through once it is down. One checker
+// that nobody waits on long once a barrier should have let it through. One checker
 // for both: they are one family of recipes, judged by the same rule — no
 // pass before the barrier opens — and a scenario names one checker.
 //
@@ -38,7 +39,13 @@ type BarrierOptions struct {
 //   - an ok leave returned only once every other client that entered
 //     with it had called leave (else ViolationEarlyPass). Entered with it:
 //     the other's last ok enter before the leave returned no earlier than
-//     the leaver's last ok enter was called.
+//     the leaver's last ok enter was called;
+//   - from the last heal on, no enter may go on for longer than the bound
+//     while the barrier's count of clients are arriving or inside and none
+//     is leaving (else ViolationStuckWait; the model is in
+//     barrier_stuck.go): arriving from an enter's call until it returns
+//     or its client gives up on it, inside from an ok enter until the
+//     client's next call at the barrier. A crash of the client ends both.
 //
 // What is decidable: etcd's double barrier keeps no rounds — a leave
 // returns only once every key of the group is gone, so one pass cannot
@@ -56,19 +63,19 @@ type BarrierOptions struct {
 //     while the barrier is surely down: from an ok lift's return (no hold
 //     in flight across it) to the next hold's call (else
 //     ViolationStuckWait). A wait goes on until it returns or its client
-//     gives up (GaveUp, else the end of the history). A fault never healed
-//     makes this part undecided, and the verdict unknown without a
-//     violation.
+//     gives up (GaveUp, else the end of the history).
 //
 // A wait at a barrier nobody ever held is fine: it returns at once.
 //
+// A fault never healed makes the waits' end undecided, and the verdict
+// unknown without a violation.
+//
 // Invalid: what History.Validate rejects, an enter whose count is below
 // 1, a plain-barrier operation without a Key, a Key used as both kinds of
-// barrier. Liveness of a double barrier — that everyone gets through once
-// all have arrived — is not judged here.
+// barrier.
 //
 // Cost: O(n·c·log n) for n operations and c clients of the double
-// barriers; O(n log n + s) for the plain ones, s the number of stretches
+// barriers, and O(n log n + s) for their stuck enters, s as below; O(n log n + s) for the plain ones, s the number of stretches
 // of the barrier down that the waits span (one or two each, in practice).
 func BarrierSafety(h History, opts BarrierOptions) Result {
 	rep := newReport(CheckerBarrierSafety, opts.MaxViolations)
@@ -89,7 +96,7 @@ func BarrierSafety(h History, opts BarrierOptions) Result {
 	for _, f := range h.Faults {
 		if f.InForce() {
 			heal = Infinity
-			undecided = sprintf("fault %q, injected at %s, was never healed: waits at plain barriers are not judged for their end", f.Name, fmtTime(f.Start))
+			undecided = sprintf("fault %q, injected at %s, was never healed: waits are not judged for their end", f.Name, fmtTime(f.Start))
 			break
 		}
 		heal = max(heal, f.End)
@@ -106,8 +113,14 @@ func BarrierSafety(h History, opts BarrierOptions) Result {
 		}
 		crossings += p.passed
 	}
-	if len(plainKeys) == 0 {
-		undecided = ""
+	crashes := map[string][]time.Duration{}
+	for i := range h.Ops {
+		if op := &h.Ops[i]; op.Kind == KindCrash {
+			crashes[op.Client] = append(crashes[op.Client], op.Call)
+		}
+	}
+	for _, cs := range crashes {
+		slices.Sort(cs)
 	}
 	for _, key := range keys {
 		b := barrierRun{h: &h, rep: rep, key: key, clients: map[string]*barrierClient{}}
@@ -115,12 +128,13 @@ func BarrierSafety(h History, opts BarrierOptions) Result {
 			return rep.invalid(err)
 		}
 		crossings += b.judge()
+		if heal < Infinity {
+			b.judgeStuck(groups[key], crashes, bound, heal, h.lastTime())
+		}
 	}
 	rep.res.Metrics["barriers"] = float64(len(keys) + len(plainKeys))
 	rep.res.Metrics["crossings"] = float64(crossings)
-	if len(plainKeys) > 0 {
-		rep.res.Metrics["bound_seconds"] = bound.Seconds()
-	}
+	rep.res.Metrics["bound_seconds"] = bound.Seconds()
 	if len(keys)+len(plainKeys) == 0 {
 		undecided = "no barrier operations"
 	}

@@ -135,8 +135,9 @@ const (
 	// throughout.
 	ViolationEarlyPass ViolationKind = "early-pass"
 	// ViolationStuckWait: after the last heal, a client went on waiting
-	// at a plain barrier for longer than the bound while the barrier was
-	// down.
+	// for longer than the bound at a barrier that should have let it
+	// through: a plain barrier that was down, a double barrier whose
+	// count had all arrived.
 	ViolationStuckWait ViolationKind = "stuck-wait"
 )
 
