@@ -121,7 +121,8 @@ type Workload struct {
 	Resolver string `json:"resolver,omitempty"`
 	// Clients is how many clients (c1, c2, …) take part: lockers,
 	// candidates, or discovery backends; for a barrier, the processes it
-	// waits for, its count. 0 means 3.
+	// waits for, its count; for a plain barrier, its holder (c1) and its
+	// waiters. 0 means 3.
 	Clients int `json:"clients,omitempty"`
 	// Threads is how many goroutines of each lock client take part,
 	// sharing its etcd client and one Locker as the workers of one process
