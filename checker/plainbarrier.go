@@ -57,18 +57,16 @@ type downStretch struct {
 // collect sorts idx, the barrier's operations by call, into their kinds,
 // and refuses an operation with no key.
 func (p *plainRun) collect(idx []int) error {
-	pending := map[int]string{} // unknown holds waiting for their client's next call
+	pending := map[string][]int{} // per client, its unknown holds (indexes into holds) waiting for its next call
 	for _, i := range idx {
 		op := &p.h.Ops[i]
 		if op.Key == "" {
 			return invalidOp(op, "%s without a barrier key: want Key to name the barrier", op.Kind)
 		}
-		for j, c := range pending {
-			if c == op.Client {
-				p.until[j] = op.Call
-				delete(pending, j)
-			}
+		for _, j := range pending[op.Client] {
+			p.until[j] = op.Call
 		}
+		delete(pending, op.Client)
 		switch op.Kind {
 		case KindHold:
 			if op.Outcome == OutcomeFailed {
@@ -79,7 +77,7 @@ func (p *plainRun) collect(idx []int) error {
 			if op.Outcome == OutcomeOK {
 				p.okHolds = append(p.okHolds, i)
 			} else {
-				pending[len(p.holds)-1] = op.Client
+				pending[op.Client] = append(pending[op.Client], len(p.holds)-1)
 			}
 		case KindLift:
 			if op.Outcome != OutcomeFailed {
