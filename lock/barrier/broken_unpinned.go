@@ -2,6 +2,7 @@ package barrier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -53,5 +54,9 @@ func (u *unpinnedWatch) Wait(ctx context.Context) error {
 			}
 		}
 	}
-	return fmt.Errorf("barrier: %s: wait: %w", u.key, context.Cause(ctx))
+	err = context.Cause(ctx)
+	if err == nil {
+		err = errors.New("the watch closed")
+	}
+	return fmt.Errorf("barrier: %s: wait: %w", u.key, err)
 }
