@@ -131,8 +131,14 @@ const (
 const (
 	// ViolationEarlyPass: a client passed a double barrier's Enter before
 	// its count had arrived, or its Leave before everyone inside had
-	// begun to leave.
+	// begun to leave; or a plain barrier's Wait while it was held
+	// throughout.
 	ViolationEarlyPass ViolationKind = "early-pass"
+	// ViolationStuckWait: after the last heal, a client went on waiting
+	// for longer than the bound at a barrier that should have let it
+	// through: a plain barrier that was down, a double barrier whose
+	// count had all arrived.
+	ViolationStuckWait ViolationKind = "stuck-wait"
 )
 
 // Reported by BankTotal.
@@ -173,7 +179,7 @@ var checkerKinds = []struct {
 	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
 	{CheckerRWExclusion, []ViolationKind{ViolationOverlap}},
 	{CheckerQueueDelivery, []ViolationKind{ViolationPhantomItem, ViolationDuplicateItem, ViolationLostItem, ViolationPriorityInversion}},
-	{CheckerBarrierSafety, []ViolationKind{ViolationEarlyPass}},
+	{CheckerBarrierSafety, []ViolationKind{ViolationEarlyPass, ViolationStuckWait}},
 	{CheckerBankTotal, []ViolationKind{ViolationTotalChanged}},
 	{CheckerSerializable, []ViolationKind{ViolationNotSerializable}},
 	{CheckerMonotonicReads, []ViolationKind{ViolationRevisionBackwards}},

@@ -157,6 +157,18 @@ const (
 	KindLeave Kind = "leave"
 )
 
+// Plain barriers (etcd's Barrier): read by BarrierSafety.
+const (
+	// KindHold: Client put plain barrier Key up (Barrier.Hold). Failed
+	// means the barrier was up already and the hold changed nothing.
+	KindHold Kind = "hold"
+	// KindLift: Client took plain barrier Key down (Barrier.Release).
+	KindLift Kind = "lift"
+	// KindWait: Client waited at plain barrier Key until it was down
+	// (Barrier.Wait). Ok means the wait let the client through.
+	KindWait Kind = "wait"
+)
+
 // KindSession: Client opened the session its later operations wait and
 // hold on: Output.Lease is its lease. Record it ok, as an instant. Only
 // the faults read it, so that a fault aimed at a client's session finds
@@ -190,6 +202,7 @@ func Kinds() []Kind {
 		KindWatch, KindWatchEvent, KindList,
 		KindRLock, KindRUnlock, KindSession, KindEnqueue, KindDequeue,
 		KindEnter, KindLeave,
+		KindHold, KindLift, KindWait,
 		KindCrash,
 	}
 }

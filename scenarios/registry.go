@@ -22,6 +22,7 @@ func All() []Scenario {
 	out = append(out, rwmutexScenarios()...)
 	out = append(out, queueScenarios()...)
 	out = append(out, barrierScenarios()...)
+	out = append(out, plainBarrierScenarios()...)
 	out = append(out, leasingScenarios()...)
 	out = append(out, orderingScenarios()...)
 	out = append(out, stmScenarios()...)

@@ -261,6 +261,8 @@ func (w *world) run(ctx context.Context) error {
 		return w.queueWorkload(ctx)
 	case FamilyBarrier:
 		return w.barrierWorkload(ctx)
+	case FamilyPlainBarrier:
+		return w.plainBarrierWorkload(ctx)
 	case FamilySTM:
 		return w.stmWorkload(ctx)
 	}
@@ -323,7 +325,7 @@ func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
 	case checker.CheckerQueueDelivery:
 		return checker.QueueDelivery(h, checker.QueueOptions{})
 	case checker.CheckerBarrierSafety:
-		return checker.BarrierSafety(h, checker.BarrierOptions{})
+		return checker.BarrierSafety(h, checker.BarrierOptions{Bound: c.Bound.D()})
 	case checker.CheckerBankTotal:
 		return checker.BankTotal(h, checker.BankOptions{})
 	case checker.CheckerSerializable:

@@ -92,12 +92,17 @@ const (
 	FamilyRWMutex   = "rwmutex"
 	FamilyQueue     = "queue"
 	FamilyBarrier   = "barrier"
-	FamilySTM       = "stm"
+	// FamilyPlainBarrier is etcd's plain barrier (Hold, Release, Wait):
+	// a family of its own beside the double barrier's, as its recipes
+	// are registered apart (barrier.LookupPlain) and its workload is
+	// another.
+	FamilyPlainBarrier = "plain-barrier"
+	FamilySTM          = "stm"
 )
 
 // Families lists the workload families.
 func Families() []string {
-	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex, FamilyQueue, FamilyBarrier, FamilySTM}
+	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex, FamilyQueue, FamilyBarrier, FamilyPlainBarrier, FamilySTM}
 }
 
 // Workload is what the run's clients do. Zero fields take the defaults
@@ -116,7 +121,8 @@ type Workload struct {
 	Resolver string `json:"resolver,omitempty"`
 	// Clients is how many clients (c1, c2, …) take part: lockers,
 	// candidates, or discovery backends; for a barrier, the processes it
-	// waits for, its count. 0 means 3.
+	// waits for, its count; for a plain barrier, its holder (c1) and its
+	// waiters. 0 means 3.
 	Clients int `json:"clients,omitempty"`
 	// Threads is how many goroutines of each lock client take part,
 	// sharing its etcd client and one Locker as the workers of one process
@@ -166,7 +172,8 @@ type Workload struct {
 	Hold Duration `json:"hold,omitempty"`
 	// Writes is how many times a lock holder checks that it still holds
 	// the lock, works and writes to the guarded resources during one hold,
-	// spread evenly over Hold. 0 means 1.
+	// spread evenly over Hold; how many times a plain barrier's holder
+	// writes its work while the barrier is up. 0 means 1.
 	Writes int `json:"writes,omitempty"`
 	// Patience is how long a client waits for a lock or an election
 	// before it gives up and tries again. 0 means twice the TTL.
@@ -195,6 +202,8 @@ type Workload struct {
 	RWMutex   *rwmutex.Recipe            `json:"-"`
 	Queue     *queue.Recipe              `json:"-"`
 	Barrier   *barrier.Recipe            `json:"-"`
+	// PlainBarrier is a user's own plain barrier (plain-barrier family).
+	PlainBarrier *barrier.PlainRecipe `json:"-"`
 	// ResolverRecipe is a user's own discovery resolver, run instead of
 	// the registry's; Resolver is its name in reports.
 	ResolverRecipe *discovery.ResolverRecipe `json:"-"`
@@ -295,7 +304,7 @@ func (s Scenario) withDefaults() Scenario {
 		w.Patience = 2 * w.TTL
 	}
 	if w.Key == "" {
-		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW", FamilyQueue: "Q", FamilyBarrier: "B", FamilySTM: "bank"}[w.Family]
+		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW", FamilyQueue: "Q", FamilyBarrier: "B", FamilyPlainBarrier: "B", FamilySTM: "bank"}[w.Family]
 	}
 	if w.Family == FamilyDiscovery && w.Resolver == "" {
 		w.Resolver = "relisting"
@@ -328,7 +337,7 @@ func DefaultCheckers(family string) []Check {
 		return []Check{{Name: checker.CheckerRWExclusion}, {Name: checker.CheckerLiveness}}
 	case FamilyQueue:
 		return []Check{{Name: checker.CheckerQueueDelivery}}
-	case FamilyBarrier:
+	case FamilyBarrier, FamilyPlainBarrier:
 		return []Check{{Name: checker.CheckerBarrierSafety}}
 	case FamilySTM:
 		return []Check{{Name: checker.CheckerBankTotal}, {Name: checker.CheckerSerializable}}

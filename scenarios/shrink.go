@@ -239,9 +239,9 @@ func ShrinkFloor(s Scenario) time.Duration {
 	for _, c := range s.Checkers {
 		b := c.Bound.D()
 		switch c.Name {
-		case checker.CheckerLiveness:
+		case checker.CheckerLiveness, checker.CheckerBarrierSafety:
 			if b == 0 {
-				b = ttl + 2*time.Second // checker.LivenessOptions's default
+				b = ttl + 2*time.Second // checker.LivenessOptions's and BarrierOptions's default
 			}
 			need = max(need, ttl+b)
 		case checker.CheckerDiscoveryConvergence:

@@ -44,7 +44,8 @@ const (
 // Upstream is the evidence an upstream scenario carries: the report it
 // reproduces, what the run shows of it, and how to run it.
 type Upstream struct {
-	// Report is the report's URL.
+	// Report is the report's URL; "" for a finding of etcdsim's own that
+	// is not reported upstream.
 	Report string `json:"report"`
 	// Status is the report's status upstream when the scenario was
 	// written — "open", "closed", "closed, fixed", "closed, documented
@@ -65,10 +66,11 @@ type Upstream struct {
 }
 
 // upstreamReport is one report against etcd and what the upstream
-// scenarios make of it.
+// scenarios make of it; or a finding of etcdsim's own about etcd's code,
+// not reported upstream, which has no url.
 type upstreamReport struct {
 	id     string   // "etcd-22082": the second part of its scenarios' names
-	url    string   // the report
+	url    string   // the report; "" for a finding not reported upstream
 	also   []string // related reports and analyses
 	status string   // "open", "closed", "closed, fixed", "closed, documented behaviour"
 	note   string   // what the status means here: a proposed fix, why it was closed
@@ -172,6 +174,13 @@ var upstreamReports = []upstreamReport{
 		what: "a writer whose session's lease ends while it waits in Lock is told it holds the lock, and the next writer takes it too",
 		fix:  "after the wait, a linearizable read checks that the caller's key is still there (rwmutex recipe checked)",
 	},
+	{
+		id: "etcdsim-barrier-wait", status: "not reported upstream", note: "a finding of etcdsim's own",
+		api: "client/v3/experimental/recipes: Barrier.Wait",
+		what: "a waiter whose watch resumes, after its connection drops, from a revision etcd has compacted sees " +
+			"its watch cancelled, and Wait returns nil with the barrier still held",
+		fix: "after the wait, a read checks that the key the wait began on is gone (plain-barrier recipe checked)",
+	},
 }
 
 // report returns the report called id; an unknown id is a programming
@@ -219,9 +228,18 @@ func (r upstreamReport) scenario(s Scenario, name, shows, desc string) Scenario 
 	if s.Seed == 0 {
 		s.Seed = 1
 	}
-	num := strings.TrimPrefix(r.id, "etcd-")
-	s.Description = fmt.Sprintf("etcd #%s, %s, confirmed on %s: %s", num, r.status, ConfirmedOn, desc)
+	s.Description = fmt.Sprintf("%s, confirmed on %s: %s", r.heading(), ConfirmedOn, desc)
 	return s
+}
+
+// heading is how the description of one of r's scenarios begins: "etcd
+// #22082, open", or, for a finding not reported upstream, "found by
+// etcdsim, not reported upstream".
+func (r upstreamReport) heading() string {
+	if r.url == "" {
+		return "found by etcdsim, " + r.status
+	}
+	return fmt.Sprintf("etcd #%s, %s", strings.TrimPrefix(r.id, "etcd-"), r.status)
 }
 
 // upstreamScenarios are the upstream family: per report, its reproduction
@@ -238,5 +256,6 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream10811()...)
 	out = append(out, upstream9395()...)
 	out = append(out, upstream16221()...)
+	out = append(out, upstreamBarrierWait()...)
 	return out
 }

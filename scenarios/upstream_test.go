@@ -12,6 +12,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/barrier"
 	"github.com/etcdsim/etcdsim/lock/rwmutex"
 )
 
@@ -69,7 +70,7 @@ func TestUpstreamReports(t *testing.T) {
 		default:
 			t.Errorf("%s: shows %q", s.Name, u.Shows)
 		}
-		if !strings.HasPrefix(s.Description, "etcd #"+strings.TrimPrefix(r.id, "etcd-")+", ") {
+		if !strings.HasPrefix(s.Description, r.heading()+", ") {
 			t.Errorf("%s: description %q does not begin with its report", s.Name, s.Description)
 		}
 	}
@@ -135,6 +136,9 @@ func TestUpstreamReports(t *testing.T) {
 	for _, r := range rwmutex.UpstreamRecipes() {
 		check(FamilyRWMutex, r.Name, r.Broken, r.Upstream)
 	}
+	for _, r := range barrier.UpstreamPlainRecipes() {
+		check(FamilyPlainBarrier, r.Name, r.Broken, r.Upstream)
+	}
 
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "upstream.md"))
 	if err != nil {
@@ -146,7 +150,7 @@ func TestUpstreamReports(t *testing.T) {
 		}
 	}
 	for _, r := range upstreamReports {
-		if !strings.Contains(string(doc), r.url) {
+		if r.url != "" && !strings.Contains(string(doc), r.url) {
 			t.Errorf("docs/upstream.md does not link %s", r.url)
 		}
 	}

@@ -72,11 +72,14 @@ func (s Scenario) Validate() error {
 	if w.Ops < 0 {
 		bad("workload.ops %d is negative", w.Ops)
 	}
+	if w.Writes != 0 && w.Family != FamilyLock && w.Family != FamilyPlainBarrier {
+		bad("workload.writes is for the lock and plain-barrier families only, not %s", w.Family)
+	}
 	if w.Family != FamilyLock {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"threads", w.Threads != 0}, {"pinned", w.Pinned}, {"writes", w.Writes != 0}, {"owner_check", w.OwnerCheck != ""}} {
+		}{{"threads", w.Threads != 0}, {"pinned", w.Pinned}, {"owner_check", w.OwnerCheck != ""}} {
 			if f.set {
 				bad("workload.%s is for the lock family only, not %s", f.name, w.Family)
 			}
@@ -204,6 +207,12 @@ func (s Scenario) checkRecipe() error {
 			_, err = barrier.Lookup(w.Recipe)
 		} else {
 			err = w.Barrier.Validate()
+		}
+	case FamilyPlainBarrier:
+		if w.PlainBarrier == nil {
+			_, err = barrier.LookupPlain(w.Recipe)
+		} else {
+			err = w.PlainBarrier.Validate()
 		}
 	case FamilyRegister:
 		err = checkRegisterKV(w.Recipe)

@@ -26,10 +26,15 @@ const (
 	RWMutex   = "rwmutex"
 	Queue     = "queue"
 	Barrier   = "barrier"
+	// PlainBarrier is etcd's plain barrier (Hold, Release, Wait), beside
+	// the double barrier of Barrier.
+	PlainBarrier = "plain-barrier"
 )
 
 // Families lists every family, in the order the gallery shows them.
-func Families() []string { return []string{Lock, Election, Discovery, RWMutex, Queue, Barrier} }
+func Families() []string {
+	return []string{Lock, Election, Discovery, RWMutex, Queue, Barrier, PlainBarrier}
+}
 
 // Recipe describes one implementation of a family and builds it. New is
 // the family's constructor type.

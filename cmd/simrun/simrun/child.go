@@ -147,6 +147,7 @@ func childScenario(path string, all []scenarios.Scenario) (scenarios.Scenario, e
 func withOwnRecipe(s *scenarios.Scenario, own scenarios.Scenario) {
 	s.Workload.Lock, s.Workload.Election, s.Workload.Registrar = own.Workload.Lock, own.Workload.Election, own.Workload.Registrar
 	s.Workload.ResolverRecipe = own.Workload.ResolverRecipe
+	s.Workload.Barrier, s.Workload.PlainBarrier = own.Workload.Barrier, own.Workload.PlainBarrier
 	if s.Faults.ScheduleName != "" && s.Faults.ScheduleName == own.Faults.ScheduleName {
 		s.Faults.Schedule = own.Faults.Schedule
 	}
