@@ -38,6 +38,7 @@ func TestPlainBarrierPitfallsPassWithCorrectRecipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every plain-barrier pitfall's scenario against real clusters")
 	}
+	skipUnderRace(t)
 	for _, s := range scenarios.All() {
 		r, err := barrier.LookupPlain(s.Workload.Recipe)
 		if s.Workload.Family != scenarios.FamilyPlainBarrier || s.Upstream != nil || err != nil || !r.Broken {

@@ -9,6 +9,9 @@ import (
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/lock/rwmutex"
 	"github.com/etcdsim/etcdsim/seed"
 )
 
@@ -71,6 +74,34 @@ func (s Scenario) WithResolver(r discovery.ResolverRecipe) Scenario {
 	return s.reuse(r.Name, r.Expect, true)
 }
 
+// WithRWMutex is WithLock for a read-write lock recipe.
+func (s Scenario) WithRWMutex(r rwmutex.Recipe) Scenario {
+	rr := r
+	s.Workload.RWMutex = &rr
+	return s.reuse(r.Name, r.Expect, false)
+}
+
+// WithQueue is WithLock for a queue recipe.
+func (s Scenario) WithQueue(r queue.Recipe) Scenario {
+	rr := r
+	s.Workload.Queue = &rr
+	return s.reuse(r.Name, r.Expect, false)
+}
+
+// WithBarrier is WithLock for a double-barrier recipe.
+func (s Scenario) WithBarrier(r barrier.Recipe) Scenario {
+	rr := r
+	s.Workload.Barrier = &rr
+	return s.reuse(r.Name, r.Expect, false)
+}
+
+// WithPlainBarrier is WithLock for a plain-barrier recipe.
+func (s Scenario) WithPlainBarrier(r barrier.PlainRecipe) Scenario {
+	rr := r
+	s.Workload.PlainBarrier = &rr
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // reuse names recipe name as the scenario's recipe — its resolver, if
 // resolver is set — renames s after it, and gives it that recipe's
 // expectation and a description of its own.
@@ -123,6 +154,18 @@ func (s Scenario) checkRecipeValues() error {
 	}
 	if w.ResolverRecipe != nil {
 		value("resolver_recipe", FamilyDiscovery, w.ResolverRecipe.Name, w.Resolver, "WithResolver")
+	}
+	if w.RWMutex != nil {
+		value("rwmutex", FamilyRWMutex, w.RWMutex.Name, w.Recipe, "WithRWMutex")
+	}
+	if w.Queue != nil {
+		value("queue", FamilyQueue, w.Queue.Name, w.Recipe, "WithQueue")
+	}
+	if w.Barrier != nil {
+		value("barrier", FamilyBarrier, w.Barrier.Name, w.Recipe, "WithBarrier")
+	}
+	if w.PlainBarrier != nil {
+		value("plain_barrier", FamilyPlainBarrier, w.PlainBarrier.Name, w.Recipe, "WithPlainBarrier")
 	}
 	return errors.Join(errs...)
 }

@@ -7,6 +7,9 @@ import (
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/lock/rwmutex"
 	"github.com/etcdsim/etcdsim/scenarios"
 	"github.com/google/go-cmp/cmp"
 )
@@ -98,4 +101,55 @@ func mustElectionRecipe(t *testing.T, name string) election.Recipe {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// The shelf's families take a user's recipe the same way: each With puts
+// the recipe on a registered pitfall's schedule under the recipe's own
+// name and expectation, and a recipe of another family is refused.
+func TestWithShelfRecipe(t *testing.T) {
+	rw, err := rwmutex.Lookup("checked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.Lookup("claimed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := barrier.Lookup("checked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := barrier.LookupPlain("checked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw.Name, q.Name, b.Name, pb.Name = "my-rw", "my-queue", "my-barrier", "my-plain"
+	for _, tt := range []struct {
+		pitfall, want string
+		with          func(scenarios.Scenario) scenarios.Scenario
+	}{
+		{"rwmutex/reader-ignores-done/isolate-reader", "rwmutex/my-rw/isolate-reader", func(s scenarios.Scenario) scenarios.Scenario { return s.WithRWMutex(rw) }},
+		{"queue/at-most-once/lost-claim", "queue/my-queue/lost-claim", func(s scenarios.Scenario) scenarios.Scenario { return s.WithQueue(q) }},
+		{"barrier/short-count/rounds", "barrier/my-barrier/rounds", func(s scenarios.Scenario) scenarios.Scenario { return s.WithBarrier(b) }},
+		{"plain-barrier/unpinned-watch/slow-waiter", "plain-barrier/my-plain/slow-waiter", func(s scenarios.Scenario) scenarios.Scenario { return s.WithPlainBarrier(pb) }},
+	} {
+		pit, err := scenarios.Lookup(tt.pitfall)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := tt.with(pit)
+		if s.Name != tt.want || !s.Expect.Pass() {
+			t.Errorf("%s: name %q, expect %v; want %s, pass", tt.pitfall, s.Name, s.Expect, tt.want)
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+	}
+	lockPit, err := scenarios.Lookup("lock/setnx/crash-holder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lockPit.WithQueue(q).Validate(); err == nil || !strings.Contains(err.Error(), "family is lock") {
+		t.Errorf("a queue recipe on a lock scenario: %v, want an error naming the family", err)
+	}
 }
