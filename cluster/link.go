@@ -16,8 +16,9 @@ const (
 	// Blackhole drops bytes silently: the sender's writes succeed and the
 	// receiver waits for bytes that never come, as in a network partition.
 	// Nothing sent while a link is blackholed is ever delivered: a
-	// connection that lost bytes is reset when its link heals, so a later
-	// read can never see half a message.
+	// connection that lost bytes is reset when its link heals, and
+	// delivers nothing in that direction meanwhile, so a later read can
+	// never see half a message, nor a message after a lost one.
 	Blackhole
 	// Reject resets connections: open ones at once, new ones as they are
 	// accepted, as a peer whose port is closed would.

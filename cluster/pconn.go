@@ -80,10 +80,15 @@ func (c *pconn) deliver(d direction, p []byte, dst net.Conn, qp **delayQueue) bo
 		}
 		l.mu.RUnlock()
 	}
-	switch cond.Mode {
-	case Blackhole:
+	switch {
+	case cond.Mode == Blackhole:
 		return true
-	case Reject:
+	case cond.Mode == Reject || c.tainted[d].Load():
+		// A direction that lost bytes never delivers again. The heal
+		// resets its connection, but only after it has put the link up
+		// again: a chunk read in between would reach the member after the
+		// gap (a raft stream would decode a message against state from one
+		// it never saw).
 		c.close(true)
 		return false
 	}
