@@ -65,11 +65,14 @@ func lostClaims() *faults.Timeline {
 	return &faults.Timeline{Steps: steps}
 }
 
-// lostClaimWorkload is queueMix for 6 s, the producers a little slower:
-// the items that pile up while the consumers are cut off (the last
-// window closes at 3.35 s) are taken before the producers stop at 4 s.
+// lostClaimWorkload is queueMix for 7 s, the producers a little slower:
+// they stop at 3.5 s, after the last window closed (3.35 s), and the
+// consumers have the second half of the run to take the items that piled
+// up while they were cut off — on the real clock, where a dequeue takes
+// tens of milliseconds, about a second's worth — and to see the queue
+// empty.
 func lostClaimWorkload() Workload {
-	w := queueMix(6 * time.Second)
+	w := queueMix(7 * time.Second)
 	w.Think = Duration(25 * time.Millisecond)
 	return w
 }

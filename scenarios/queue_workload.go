@@ -27,7 +27,7 @@ func (s Scenario) queueRecipe() (queue.Recipe, error) {
 const queueStream = 0x7072696f72697479
 
 // queueWorkload runs the queue family: clients c1…cProducers enqueue
-// unique items ("c1-0", "c1-1", …) for the first two thirds of the run,
+// unique items ("c1-0", "c1-1", …) for the first half of the run,
 // each of a priority drawn from 0 to Priorities-1 if Priorities is set;
 // the others dequeue to the end, taking the next item at once: Think
 // paces the producers only. A call that does not return within the
@@ -44,7 +44,7 @@ func (w *world) queueWorkload(ctx context.Context) error {
 		return err
 	}
 	wl := w.s.Workload
-	pctx, cancel := context.WithTimeout(ctx, wl.Duration.D()*2/3)
+	pctx, cancel := context.WithTimeout(ctx, wl.Duration.D()/2)
 	defer cancel()
 	produced := make(chan struct{})
 	var producers, consumers errgroup.Group
