@@ -245,14 +245,16 @@ func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.
 // member's proxies at it; it does not wait for the member to be ready.
 func (m *Member) start(clusterState string) (err error) {
 	cfg := m.embedConfig(clusterState, m.c.initialCluster())
+	gate := &requestGate{}
+	cfg.GRPCAdditionalServerOptions = append(cfg.GRPCAdditionalServerOptions, gate.serverOptions()...)
 	// Up before etcd starts, so its own bootstrap requests to peers pass;
 	// connections to it are still refused until its proxies have targets.
 	m.c.net.setDown(m.name, false)
 	var s server
 	if m.c.net.mem != nil {
-		s, err = startVirtual(cfg, m.c.net.mem)
+		s, err = startVirtual(cfg, m.c.net.mem, gate)
 	} else {
-		s, err = startEmbed(cfg)
+		s, err = startEmbed(cfg, gate)
 	}
 	if err != nil {
 		m.c.net.setDown(m.name, true)

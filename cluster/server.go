@@ -27,7 +27,10 @@ type server interface {
 }
 
 // embedServer is a member's etcd on the real clock.
-type embedServer struct{ e *embed.Etcd }
+type embedServer struct {
+	e    *embed.Etcd
+	gate *requestGate
+}
 
 func (s embedServer) etcd() *etcdserver.EtcdServer { return s.e.Server }
 func (s embedServer) peerAddr() string             { return s.e.Peers[0].Listener.Addr().String() }
@@ -36,6 +39,7 @@ func (s embedServer) errc() <-chan error           { return s.e.Err() }
 func (s embedServer) embedded() *embed.Etcd        { return s.e }
 
 func (s embedServer) halt() {
+	s.gate.close()
 	// HardStop before Close: Close would otherwise try a leadership
 	// transfer and wait for client streams.
 	s.e.Server.HardStop()
@@ -44,7 +48,7 @@ func (s embedServer) halt() {
 
 // startEmbed calls embed.StartEtcd, turning a fatal log (which panics with
 // our logger) into an error.
-func startEmbed(cfg *embed.Config) (_ server, err error) {
+func startEmbed(cfg *embed.Config, gate *requestGate) (_ server, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmtPanic(r)
@@ -54,5 +58,5 @@ func startEmbed(cfg *embed.Config) (_ server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return embedServer{e}, nil
+	return embedServer{e, gate}, nil
 }

@@ -39,6 +39,7 @@ import (
 type vserver struct {
 	srv      *etcdserver.EtcdServer
 	grpc     *grpc.Server
+	gate     *requestGate // in front of grpc's unary handlers
 	peerHTTP *http.Server
 	peerLn   net.Listener
 	clientLn net.Listener
@@ -54,6 +55,7 @@ func (s *vserver) errc() <-chan error           { return s.errs }
 func (s *vserver) embedded() *embed.Etcd        { return nil }
 
 func (s *vserver) halt() {
+	s.gate.close()
 	s.srv.HardStop()
 	s.grpc.Stop()
 	s.v3c.Close()
@@ -65,7 +67,7 @@ func (s *vserver) halt() {
 
 // startVirtual starts a member's etcd on the in-memory network with the
 // configuration embed would use, from cfg (Member.embedConfig).
-func startVirtual(cfg *embed.Config, n *memNet) (_ server, err error) {
+func startVirtual(cfg *embed.Config, n *memNet, gate *requestGate) (_ server, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmtPanic(r)
@@ -78,7 +80,7 @@ func startVirtual(cfg *embed.Config, n *memNet) (_ server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &vserver{errs: make(chan error, 2)}
+	s := &vserver{errs: make(chan error, 2), gate: gate}
 	if s.peerLn, err = n.listen(""); err != nil {
 		return nil, err
 	}
@@ -157,7 +159,7 @@ func grpcOptions(cfg *embed.Config) []grpc.ServerOption {
 	if cfg.GRPCKeepAliveInterval > 0 && cfg.GRPCKeepAliveTimeout > 0 {
 		opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{Time: cfg.GRPCKeepAliveInterval, Timeout: cfg.GRPCKeepAliveTimeout}))
 	}
-	return opts
+	return append(opts, cfg.GRPCAdditionalServerOptions...)
 }
 
 // serverConfig is the etcdserver configuration embed.StartEtcd makes of cfg
