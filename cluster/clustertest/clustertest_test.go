@@ -28,7 +28,9 @@ func TestClientsAndWaits(t *testing.T) {
 	obs := clustertest.Observer(t, c.Members()...)
 
 	// A writer adds three keys after a while; WaitKeys wakes on the watch.
+	wrote := make(chan struct{})
 	go func() {
+		defer close(wrote)
 		time.Sleep(50 * time.Millisecond)
 		for i := range 3 {
 			if _, err := pinned.Put(ctx, fmt.Sprintf("/wk/%d", i), "x"); err != nil {
@@ -37,6 +39,9 @@ func TestClientsAndWaits(t *testing.T) {
 		}
 	}()
 	clustertest.WaitKeys(t, ctx, obs, "/wk/", 3)
+	// The watch may see the last key before the writer has its answer;
+	// isolating the writer then would leave that Put waiting.
+	<-wrote
 
 	if err := c.Isolate("c2"); err != nil {
 		t.Fatal(err)
