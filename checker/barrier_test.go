@@ -168,24 +168,12 @@ func genBarrierLoad(clients, rounds int) History {
 // once.
 func BenchmarkBarrierSafety(b *testing.B) {
 	h := genBarrierLoad(10, 12000)
-	b.Logf("%d operations", len(h.Ops))
-	for b.Loop() {
-		if res := BarrierSafety(h, BarrierOptions{}); res.Verdict != VerdictOK {
-			b.Fatalf("%s: %s", res.Verdict, res.Summary)
-		}
-	}
-	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+	benchCheck(b, "ops", h, func(h History) Result { return BarrierSafety(h, BarrierOptions{}) })
 }
 
 // A 10-minute run of one holder and 9 waiters at a plain barrier held for
 // 40 ms and down for 10 ms: 12,000 holds, as many lifts, 108,000 waits.
 func BenchmarkPlainBarrierSafety(b *testing.B) {
 	h := genPlainBarrierLoad(9, 10*time.Minute, 40*time.Millisecond, 10*time.Millisecond)
-	b.Logf("%d operations", len(h.Ops))
-	for b.Loop() {
-		if res := BarrierSafety(h, BarrierOptions{}); res.Verdict != VerdictOK {
-			b.Fatalf("%s: %s %q", res.Verdict, res.Summary, messages(res))
-		}
-	}
-	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+	benchCheck(b, "ops", h, func(h History) Result { return BarrierSafety(h, BarrierOptions{}) })
 }

@@ -7,15 +7,7 @@ import (
 
 func BenchmarkLockLinearizable(b *testing.B) {
 	h := genLockLoad(rand.New(rand.NewPCG(3, 4)), 10, 10, 500, false)
-	b.Logf("%d operations", len(h.Ops))
-	for b.Loop() {
-		if res := LockLinearizable(h, LinOptions{}); res.Verdict != VerdictOK {
-			b.Fatalf("%s: %s", res.Verdict, res.Summary)
-		}
-	}
-	perCheck := b.Elapsed().Seconds() / float64(b.N)
-	b.ReportMetric(perCheck, "s/check")
-	b.ReportMetric(float64(len(h.Ops))/perCheck, "ops/s")
+	benchCheck(b, "ops", h, func(h History) Result { return LockLinearizable(h, LinOptions{}).Result })
 }
 
 func BenchmarkRegisterJepsen(b *testing.B) {

@@ -49,15 +49,23 @@ func genLockLoad(r *rand.Rand, locks, clients, holdsPerLock int, writes bool) Hi
 	return History{Ops: ops}
 }
 
-func BenchmarkMutualExclusion(b *testing.B) {
-	h := genLockLoad(rand.New(rand.NewPCG(1, 2)), 100, 10, 3334, true)
-	b.Logf("%d operations", len(h.Ops))
+// benchCheck judges h with check, which must find it ok, and reports the
+// time per check and the operations judged per second, counted as unit
+// ("ops", "txns", "reads").
+func benchCheck(b *testing.B, unit string, h History, check func(History) Result) {
+	b.Helper()
+	b.Logf("%d %s", len(h.Ops), unit)
 	for b.Loop() {
-		if res := MutualExclusion(h, MutexOptions{}); res.Verdict != VerdictOK {
-			b.Fatalf("%s: %s", res.Verdict, res.Summary)
+		if res := check(h); res.Verdict != VerdictOK {
+			b.Fatalf("%s: %s %q", res.Verdict, res.Summary, messages(res))
 		}
 	}
 	perCheck := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(perCheck, "s/check")
-	b.ReportMetric(float64(len(h.Ops))/perCheck, "ops/s")
+	b.ReportMetric(float64(len(h.Ops))/perCheck, unit+"/s")
+}
+
+func BenchmarkMutualExclusion(b *testing.B) {
+	h := genLockLoad(rand.New(rand.NewPCG(1, 2)), 100, 10, 3334, true)
+	benchCheck(b, "ops", h, func(h History) Result { return MutualExclusion(h, MutexOptions{}) })
 }

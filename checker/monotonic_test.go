@@ -94,13 +94,5 @@ func genReads(rng *rand.Rand, clients int, d time.Duration) History {
 // A 10-minute history of 10 clients, a read every 10 ms each on average.
 func BenchmarkMonotonicReads10Min10Clients(b *testing.B) {
 	h := genReads(rand.New(rand.NewPCG(1, 2)), 10, 10*time.Minute)
-	b.Logf("%d reads", len(h.Ops))
-	for b.Loop() {
-		if res := MonotonicReads(h, MonotonicOptions{}); res.Verdict != VerdictOK {
-			b.Fatalf("%s: %s", res.Verdict, res.Summary)
-		}
-	}
-	perCheck := b.Elapsed().Seconds() / float64(b.N)
-	b.ReportMetric(perCheck, "s/check")
-	b.ReportMetric(float64(len(h.Ops))/perCheck, "reads/s")
+	benchCheck(b, "reads", h, func(h History) Result { return MonotonicReads(h, MonotonicOptions{}) })
 }

@@ -236,11 +236,5 @@ func genQueueLoad(queues, items int) History {
 // every 50 ms each, moves about 60,000 items; this judges 100,000.
 func BenchmarkQueueDelivery(b *testing.B) {
 	h := genQueueLoad(10, 10000)
-	b.Logf("%d operations", len(h.Ops))
-	for b.Loop() {
-		if res := QueueDelivery(h, QueueOptions{}); res.Verdict != VerdictOK {
-			b.Fatalf("%s: %s", res.Verdict, res.Summary)
-		}
-	}
-	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+	benchCheck(b, "ops", h, func(h History) Result { return QueueDelivery(h, QueueOptions{}) })
 }

@@ -193,11 +193,5 @@ func genRWLoad(locks, clients, holdsPerLock int) History {
 // 100,000.
 func BenchmarkRWExclusion(b *testing.B) {
 	h := genRWLoad(10, 10, 10000)
-	b.Logf("%d operations", len(h.Ops))
-	for b.Loop() {
-		if res := RWExclusion(h, RWOptions{}); res.Verdict != VerdictOK {
-			b.Fatalf("%s: %s", res.Verdict, res.Summary)
-		}
-	}
-	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+	benchCheck(b, "ops", h, func(h History) Result { return RWExclusion(h, RWOptions{}) })
 }
