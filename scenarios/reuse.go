@@ -46,59 +46,51 @@ func Seeds(first seed.Seed, n int, list ...Scenario) []Scenario {
 // description says that r runs on s's schedule. The schedule, workload and
 // checkers stay s's. Validate reports a scenario of another family.
 func (s Scenario) WithLock(r lock.Recipe) Scenario {
-	rr := r
-	s.Workload.Lock = &rr
+	s.Workload.Lock = &r
 	return s.reuse(r.Name, r.Expect, false)
 }
 
 // WithElection is WithLock for an election recipe.
 func (s Scenario) WithElection(r election.Recipe) Scenario {
-	rr := r
-	s.Workload.Election = &rr
+	s.Workload.Election = &r
 	return s.reuse(r.Name, r.Expect, false)
 }
 
 // WithRegistrar is WithLock for a discovery registrar. The scenario keeps
 // its resolver.
 func (s Scenario) WithRegistrar(r discovery.RegistrarRecipe) Scenario {
-	rr := r
-	s.Workload.Registrar = &rr
+	s.Workload.Registrar = &r
 	return s.reuse(r.Name, r.Expect, false)
 }
 
 // WithResolver is WithLock for a discovery resolver. The scenario keeps
 // its registrar.
 func (s Scenario) WithResolver(r discovery.ResolverRecipe) Scenario {
-	rr := r
-	s.Workload.ResolverRecipe = &rr
+	s.Workload.ResolverRecipe = &r
 	return s.reuse(r.Name, r.Expect, true)
 }
 
 // WithRWMutex is WithLock for a read-write lock recipe.
 func (s Scenario) WithRWMutex(r rwmutex.Recipe) Scenario {
-	rr := r
-	s.Workload.RWMutex = &rr
+	s.Workload.RWMutex = &r
 	return s.reuse(r.Name, r.Expect, false)
 }
 
 // WithQueue is WithLock for a queue recipe.
 func (s Scenario) WithQueue(r queue.Recipe) Scenario {
-	rr := r
-	s.Workload.Queue = &rr
+	s.Workload.Queue = &r
 	return s.reuse(r.Name, r.Expect, false)
 }
 
 // WithBarrier is WithLock for a double-barrier recipe.
 func (s Scenario) WithBarrier(r barrier.Recipe) Scenario {
-	rr := r
-	s.Workload.Barrier = &rr
+	s.Workload.Barrier = &r
 	return s.reuse(r.Name, r.Expect, false)
 }
 
 // WithPlainBarrier is WithLock for a plain-barrier recipe.
 func (s Scenario) WithPlainBarrier(r barrier.PlainRecipe) Scenario {
-	rr := r
-	s.Workload.PlainBarrier = &rr
+	s.Workload.PlainBarrier = &r
 	return s.reuse(r.Name, r.Expect, false)
 }
 
