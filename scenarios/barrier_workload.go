@@ -16,10 +16,7 @@ import (
 
 // barrierRecipe returns the scenario's double-barrier recipe.
 func (s Scenario) barrierRecipe() (barrier.Recipe, error) {
-	if s.Workload.Barrier != nil {
-		return *s.Workload.Barrier, nil
-	}
-	return barrier.Lookup(s.Workload.Recipe)
+	return recipeOf(s.Workload.Barrier, s.Workload.Recipe, barrier.Lookup)
 }
 
 // barrierWorkload runs the barrier family: every client goes through the

@@ -26,18 +26,12 @@ const kindUnroutedRPC checker.Kind = "x-rpc-unrouted"
 
 // registrarRecipe returns the scenario's registrar recipe.
 func (s Scenario) registrarRecipe() (discovery.RegistrarRecipe, error) {
-	if s.Workload.Registrar != nil {
-		return *s.Workload.Registrar, nil
-	}
-	return discovery.LookupRegistrar(s.Workload.Recipe)
+	return recipeOf(s.Workload.Registrar, s.Workload.Recipe, discovery.LookupRegistrar)
 }
 
 // resolverRecipe returns the scenario's resolver recipe.
 func (s Scenario) resolverRecipe() (discovery.ResolverRecipe, error) {
-	if s.Workload.ResolverRecipe != nil {
-		return *s.Workload.ResolverRecipe, nil
-	}
-	return discovery.LookupResolver(s.Workload.Resolver)
+	return recipeOf(s.Workload.ResolverRecipe, s.Workload.Resolver, discovery.LookupResolver)
 }
 
 // discoveryWorkload runs the discovery family. Each backend starts an echo

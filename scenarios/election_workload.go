@@ -19,10 +19,7 @@ import (
 
 // electionRecipe returns the scenario's election recipe.
 func (s Scenario) electionRecipe() (election.Recipe, error) {
-	if s.Workload.Election != nil {
-		return *s.Workload.Election, nil
-	}
-	return election.Lookup(s.Workload.Recipe)
+	return recipeOf(s.Workload.Election, s.Workload.Recipe, election.Lookup)
 }
 
 // kindProclaim is a leader announcing its value again during its term

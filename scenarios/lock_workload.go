@@ -16,10 +16,7 @@ import (
 
 // lockRecipe returns the scenario's lock recipe.
 func (s Scenario) lockRecipe() (lock.Recipe, error) {
-	if s.Workload.Lock != nil {
-		return *s.Workload.Lock, nil
-	}
-	return lock.Lookup(s.Workload.Recipe)
+	return recipeOf(s.Workload.Lock, s.Workload.Recipe, lock.Lookup)
 }
 
 // lockWorkload runs the lock family: each client is a process whose

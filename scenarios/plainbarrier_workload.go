@@ -17,10 +17,7 @@ import (
 
 // plainBarrierRecipe returns the scenario's plain-barrier recipe.
 func (s Scenario) plainBarrierRecipe() (barrier.PlainRecipe, error) {
-	if s.Workload.PlainBarrier != nil {
-		return *s.Workload.PlainBarrier, nil
-	}
-	return barrier.LookupPlain(s.Workload.Recipe)
+	return recipeOf(s.Workload.PlainBarrier, s.Workload.Recipe, barrier.LookupPlain)
 }
 
 // plainBarrierWorkload runs the plain-barrier family: c1 holds the

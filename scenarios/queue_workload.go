@@ -16,10 +16,7 @@ import (
 
 // queueRecipe returns the scenario's queue recipe.
 func (s Scenario) queueRecipe() (queue.Recipe, error) {
-	if s.Workload.Queue != nil {
-		return *s.Workload.Queue, nil
-	}
-	return queue.Lookup(s.Workload.Recipe)
+	return recipeOf(s.Workload.Queue, s.Workload.Recipe, queue.Lookup)
 }
 
 // queueStream separates each producer's priorities from every other

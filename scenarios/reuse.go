@@ -161,3 +161,12 @@ func (s Scenario) checkRecipeValues() error {
 	}
 	return errors.Join(errs...)
 }
+
+// recipeOf returns a program's own recipe, *own, when the scenario has
+// one, and else the registry's recipe called name, found by lookup.
+func recipeOf[R any](own *R, name string, lookup func(string) (R, error)) (R, error) {
+	if own != nil {
+		return *own, nil
+	}
+	return lookup(name)
+}

@@ -17,10 +17,7 @@ import (
 
 // rwRecipe returns the scenario's read-write lock recipe.
 func (s Scenario) rwRecipe() (rwmutex.Recipe, error) {
-	if s.Workload.RWMutex != nil {
-		return *s.Workload.RWMutex, nil
-	}
-	return rwmutex.Lookup(s.Workload.Recipe)
+	return recipeOf(s.Workload.RWMutex, s.Workload.Recipe, rwmutex.Lookup)
 }
 
 // rwmutexWorkload runs the rwmutex family: clients c1…cReaders loop
