@@ -78,7 +78,10 @@ type Resolver interface {
 	State() State
 	// Observe sends the state, then every change, until ctx ends or the
 	// resolver is closed; then it closes the channel. A slow reader sees
-	// the latest state, not each one.
+	// the latest state, not each one. The resolvers here show a set only
+	// once every ClientConn built from them has been handed it, and gRPC's
+	// round-robin balancer takes it before UpdateState returns: a caller
+	// that saw a set knows that calls from then on go to it.
 	Observe(ctx context.Context) <-chan State
 	// Done is closed when the resolver stops updating: after Close, or
 	// when a broken resolver gives up.

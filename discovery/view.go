@@ -27,12 +27,17 @@ type view struct {
 	done   chan struct{} // closed when the source returns
 	wg     sync.WaitGroup
 
-	mu      sync.Mutex // guards state, version, changed, conns and closed
-	state   State
-	version uint64        // counts publishes
-	changed chan struct{} // closed and replaced by every publish
-	conns   map[*conn]struct{}
-	closed  bool
+	// A publish hands its state to every ClientConn before State and
+	// Observe show it, so a caller that sees a set knows gRPC's balancer
+	// has it too.
+	mu        sync.Mutex    // guards the fields below
+	latest    State         // the state being published; what Build hands
+	latestVer uint64        // counts publishes
+	state     State         // the state every ClientConn has been handed
+	version   uint64        // latestVer when state was set
+	changed   chan struct{} // closed and replaced when state changes
+	conns     map[*conn]struct{}
+	closed    bool
 }
 
 // newView checks the arguments and starts source.
@@ -54,14 +59,13 @@ func newView(cli *clientv3.Client, service string, source func(ctx context.Conte
 	return v, nil
 }
 
-// publish makes s the current state and hands it to every ClientConn.
+// publish hands s to every ClientConn, then makes it the state State and
+// Observe report. The source is its only caller.
 func (v *view) publish(s State) {
 	v.mu.Lock()
-	v.state = s
-	v.version++
-	ver := v.version
-	close(v.changed)
-	v.changed = make(chan struct{})
+	v.latest = s
+	v.latestVer++
+	ver := v.latestVer
 	conns := make([]*conn, 0, len(v.conns))
 	for c := range v.conns {
 		conns = append(conns, c)
@@ -70,13 +74,18 @@ func (v *view) publish(s State) {
 	for _, c := range conns {
 		c.update(s, ver)
 	}
+	v.mu.Lock()
+	v.state, v.version = s, ver
+	close(v.changed)
+	v.changed = make(chan struct{})
+	v.mu.Unlock()
 }
 
 // fail keeps the current set but marks it as one the resolver cannot
 // vouch for.
 func (v *view) fail(err error) {
 	v.mu.Lock()
-	s := v.state
+	s := v.latest
 	v.mu.Unlock()
 	s.Err = err
 	v.publish(s)
@@ -157,7 +166,7 @@ func (v *view) Build(target resolver.Target, cc resolver.ClientConn, _ resolver.
 		return nil, fmt.Errorf("%w: resolver of %s", ErrClosed, v.service)
 	}
 	v.conns[c] = struct{}{}
-	s, ver := v.state, v.version
+	s, ver := v.latest, v.latestVer
 	v.mu.Unlock()
 	c.update(s, ver)
 	return c, nil
