@@ -25,7 +25,7 @@ func ExampleOn() {
 	run, _ := faults.Start(ctx, env, faults.Timeline{Triggers: []faults.Trigger{
 		faults.On(faults.Match{Kind: checker.KindAcquire, Key: "L"}, 3*time.Second, faults.Pause(faults.LockHolder("L"))),
 	}})
-	hold := func(name string) {
+	hold := func(name string, holds chan<- struct{}) {
 		cli, _ := c.Client(name)
 		s, _ := concurrency.NewSession(cli, concurrency.WithTTL(1))
 		defer s.Close()
@@ -33,16 +33,20 @@ func ExampleOn() {
 		m := concurrency.NewMutex(s, "/locks/L")
 		m.Lock(ctx)
 		p.OK(ctx, checker.Output{Token: m.Header().Revision, Lease: int64(s.Lease())}) // c1: paused here
-		env.Gate().Step(ctx, name)                                                     // held while paused
+		if holds != nil {
+			close(holds)
+		}
+		env.Gate().Step(ctx, name) // held while paused
 		p = rec.Invoke(ctx, name, checker.KindRelease, "L", checker.Input{})
 		m.Unlock(context.WithoutCancel(ctx))
 		p.OK(ctx, checker.Output{})
 	}
 	var c1 sync.WaitGroup
-	c1.Go(func() { hold("c1") })
-	time.Sleep(500 * time.Millisecond)
-	hold("c2") // acquires once c1's lease has expired, c1 still believing it holds
-	run.Stop() // heals c1's pause
+	c1Holds := make(chan struct{})
+	c1.Go(func() { hold("c1", c1Holds) })
+	<-c1Holds
+	hold("c2", nil) // acquires once c1's lease has expired, c1 still believing it holds
+	run.Stop()      // heals c1's pause
 	c1.Wait()
 	res := checker.MutualExclusion(rec.History(), checker.MutexOptions{})
 	fmt.Println(res.Verdict, res.Violations[0].Kind)
