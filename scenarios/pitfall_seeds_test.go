@@ -13,24 +13,14 @@ import (
 	"github.com/etcdsim/etcdsim/seed"
 )
 
-// pitfallSeeds is how many seeds testFound tries before it calls a
-// pitfall missed.
-const pitfallSeeds = 3
-
 // testFound runs pitfall s, which expects a violation, as a parallel
 // subtest, on its seed and, while the violation is not found, the next
-// ones, up to pitfallSeeds. A pitfall's detection is a rate: the
-// calibration (make pitfalls) holds each to 19 of 20 or better, and a
-// window of one hand-off or one retry is missed on some seeds, on the
-// virtual clock too, where goroutines still interleave as the scheduler
-// pleases. One seed would make a 95% pitfall fail this test one time in
-// twenty; three miss together about once in 8000. A correct recipe's
-// scenario gets no second seed: one violation is a failure.
+// ones, up to scenarios.DetectionSeeds (whose comment says why).
 func testFound(t *testing.T, s scenarios.Scenario) {
 	t.Helper()
 	t.Run(s.Name, func(t *testing.T) {
 		t.Parallel()
-		for i := range pitfallSeeds {
+		for i := range scenarios.DetectionSeeds {
 			c := s
 			c.Seed = s.Seed + seed.Seed(i)
 			var met bool
@@ -57,6 +47,6 @@ func testFound(t *testing.T, s scenarios.Scenario) {
 			}
 			t.Logf("%s seed %d: not found: %s", s.Name, c.Seed, why)
 		}
-		t.Errorf("%s: the expected violation (%v) was not found on seeds %d to %d", s.Name, s.Expect, s.Seed, s.Seed+pitfallSeeds-1)
+		t.Errorf("%s: the expected violation (%v) was not found on seeds %d to %d", s.Name, s.Expect, s.Seed, s.Seed+scenarios.DetectionSeeds-1)
 	})
 }

@@ -1,0 +1,16 @@
+package scenarios
+
+// detectionSeeds is how many seeds a test tries before it calls a
+// scenario that expects a violation (a pitfall or an upstream
+// reproduction) missed; DetectionSeeds gives it to the package's external
+// tests. Detection is a rate: the calibration (make pitfalls) holds each
+// such scenario to 19 of 20 or better, and a window of one hand-off or
+// one retry is missed on some seeds, on the virtual clock too, where
+// goroutines still interleave as the scheduler pleases. One seed would
+// make a 95% scenario fail its test one time in twenty; three miss
+// together about once in 8000. A scenario that expects a pass gets no
+// second seed: one violation is a failure.
+const (
+	detectionSeeds = 3
+	DetectionSeeds = detectionSeeds
+)
