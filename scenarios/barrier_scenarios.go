@@ -23,7 +23,7 @@ func barrierBase(r barrier.Recipe, w Workload) Scenario {
 	}
 	s := Scenario{Cluster: Cluster{Members: 3, Latency: barrierLatency}, Workload: w, Seed: 1,
 		Checkers: []Check{{Name: checker.CheckerBarrierSafety}}}
-	if !slices.ContainsFunc(barrier.Recipes(), func(x barrier.Recipe) bool { return x.Name == r.Name }) {
+	if !slices.ContainsFunc(append(barrier.Recipes(), barrier.UpstreamRecipes()...), func(x barrier.Recipe) bool { return x.Name == r.Name }) {
 		rr := r
 		s.Workload.Barrier = &rr
 	}

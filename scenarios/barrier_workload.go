@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -19,9 +20,9 @@ func (s Scenario) barrierRecipe() (barrier.Recipe, error) {
 	return recipeOf(s.Workload.Barrier, s.Workload.Recipe, barrier.Lookup)
 }
 
-// barrierWorkload runs the barrier family: every client goes through the
-// double barrier Key, of count Clients, round after round: enter, work
-// for Hold, leave, think. Each enter and leave names its round ("1", "2",
+// barrierWorkload runs the barrier family: every client, from its
+// arrival (see Workload.Stagger), goes through the double barrier Key, of
+// count Clients, round after round: enter, work for Hold, leave, think. Each enter and leave names its round ("1", "2",
 // …) and each enter the count, as BarrierSafety reads them. A call that
 // fails is tried again in the same round, so that the clients' rounds
 // stay in step; one that does not return within the patience is recorded
@@ -34,7 +35,13 @@ func (w *world) barrierWorkload(ctx context.Context) error {
 	var g errgroup.Group
 	for i := 1; i <= w.s.Workload.Clients; i++ {
 		name := fmt.Sprintf("c%d", i)
-		g.Go(func() error { return w.barrierClient(ctx, r, name) })
+		late := time.Duration(i-1) * w.s.Workload.Stagger.D()
+		g.Go(func() error {
+			if err := sleep(ctx, late); err != nil {
+				return nil
+			}
+			return w.barrierClient(ctx, r, name)
+		})
 	}
 	return g.Wait()
 }

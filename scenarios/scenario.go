@@ -175,6 +175,11 @@ type Workload struct {
 	// spread evenly over Hold; how many times a plain barrier's holder
 	// writes its work while the barrier is up. 0 means 1.
 	Writes int `json:"writes,omitempty"`
+	// Stagger, in the barrier family, spaces the clients' first arrivals:
+	// client ci calls its first Enter (i-1)·Stagger after the start, so
+	// that they arrive in order, the last well after the first. 0 means
+	// all at once.
+	Stagger Duration `json:"stagger,omitempty"`
 	// Patience is how long a client waits for a lock or an election
 	// before it gives up and tries again. 0 means twice the TTL.
 	Patience Duration `json:"patience,omitempty"`

@@ -140,6 +140,9 @@ func TestUpstreamReports(t *testing.T) {
 	for _, r := range barrier.UpstreamPlainRecipes() {
 		check(FamilyPlainBarrier, r.Name, r.Broken, r.Upstream)
 	}
+	for _, r := range barrier.UpstreamRecipes() {
+		check(FamilyBarrier, r.Name, r.Broken, r.Upstream)
+	}
 
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "upstream.md"))
 	if err != nil {

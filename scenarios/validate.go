@@ -64,7 +64,7 @@ func (s Scenario) Validate() error {
 	for _, d := range []struct {
 		name string
 		v    Duration
-	}{{"duration", w.Duration}, {"think", w.Think}, {"think_jitter", w.ThinkJitter}, {"hold", w.Hold}, {"patience", w.Patience}} {
+	}{{"duration", w.Duration}, {"think", w.Think}, {"think_jitter", w.ThinkJitter}, {"hold", w.Hold}, {"patience", w.Patience}, {"stagger", w.Stagger}} {
 		if d.v < 0 {
 			bad("workload.%s %v is negative", d.name, d.v)
 		}
@@ -74,6 +74,9 @@ func (s Scenario) Validate() error {
 	}
 	if w.Writes != 0 && w.Family != FamilyLock && w.Family != FamilyPlainBarrier {
 		bad("workload.writes is for the lock and plain-barrier families only, not %s", w.Family)
+	}
+	if w.Stagger != 0 && w.Family != FamilyBarrier {
+		bad("workload.stagger is for the barrier family only, not %s", w.Family)
 	}
 	if w.Family != FamilyLock {
 		for _, f := range []struct {

@@ -58,11 +58,20 @@ var registry = recipe.NewRegistry(recipe.Barrier,
 		Expect: checker.Expectation{Checker: checker.CheckerBarrierSafety, Violation: checker.ViolationEarlyPass},
 		Summary: "checked, but each process counts the others, not the group: the second to last to arrive " +
 			"declares the barrier ready and everyone walks in before the last has come"},
+).WithUpstream(
+	Recipe{Name: "upstream", Broken: true, New: newUpstreamDoubleBarrier,
+		Expect:  checker.Expectation{Checker: checker.CheckerBarrierSafety, Violation: checker.ViolationEarlyPass},
+		Summary: "experimental/recipes.DoubleBarrier unmodified: Enter returns nil when its watch closes for any reason, a compacted revision too"},
 )
 
 // Recipes returns the gallery: the correct recipes first, then the
 // deliberately broken ones.
 func Recipes() []Recipe { return registry.All() }
+
+// UpstreamRecipes returns the double-barrier recipes that run etcd's code
+// as it is, for the upstream scenarios; Lookup finds them by name
+// ("upstream") too.
+func UpstreamRecipes() []Recipe { return registry.Upstream() }
 
 // Lookup returns the recipe called name, or an error wrapping
 // ErrUnknownRecipe that lists the names there are, the closest first.

@@ -31,4 +31,10 @@
 // watch resumed from a compacted revision too, with the barrier still up;
 // the checked recipe reads the key after the wait and waits again (see
 // CheckedBarrier). The recipe "upstream" is etcd's, run as it is.
+//
+// The double barrier's waits end the same way: etcd's Enter returns nil
+// when its watch of <name>/ready closes, ready or not. The recipe
+// "checked" reads the ready key after Enter (see Checked); the
+// double-barrier recipe "upstream" (UpstreamRecipes) is etcd's, run as
+// it is.
 package barrier

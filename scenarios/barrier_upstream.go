@@ -1,0 +1,60 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/lock/barrier"
+)
+
+// The upstream scenarios of the double-barrier family.
+
+// upstreamDoubleBarrierEnter: etcd's DoubleBarrier.Enter under
+// compactedEnter's schedule. c1 waits in Enter for the others, watching
+// <B>/ready from its own key's revision; its connections are reset while
+// c2 arrives and etcd compacts past that revision. When c1 is back its
+// watch resumes from a compacted revision, etcd cancels it, and Enter
+// returns nil with c4 yet to arrive. The fix reads the ready key after
+// Enter and, finding none, gives up its session and enters again.
+func upstreamDoubleBarrierEnter() []Scenario {
+	r := report("etcdsim-double-barrier-enter")
+	scenario := func(recipe string, expect checker.Expectation) Scenario {
+		rr, err := barrier.Lookup(recipe)
+		if err != nil {
+			panic(err)
+		}
+		w, tl := compactedEnter()
+		s := barrierBase(rr, w)
+		s.Faults.Timeline = tl
+		s.Expect = expect
+		return s
+	}
+	return []Scenario{
+		r.scenario(scenario("upstream", checker.Expectation{Checker: checker.CheckerBarrierSafety, Violation: checker.ViolationEarlyPass}),
+			"compacted-watch", ShowsReport,
+			"a process waiting in Enter has its connections reset while the others arrive and etcd compacts; its watch resumes from a compacted revision, is cancelled, and Enter returns nil before the last process has arrived"),
+		r.scenario(scenario("checked", checker.Expectation{}), "fixed", ShowsFix,
+			"the same schedule with the ready key read after Enter: it is not there, and the process enters again and waits until the last has arrived"),
+	}
+}
+
+// compactedEnter is a waiter's watch in Enter resumed past a compaction.
+// Four processes arrive 1.5 s apart (Workload.Stagger): c1 at the start,
+// c4, the last, at 4.5 s. c2's arrival at 1.5 s is the write that moves
+// the revision past the one c1's watch began at — the smallest honest
+// mover, since the barrier's own keys are all the workload writes while
+// it fills. c1's connections are reset from 0.2 s to 1.8 s, and etcd
+// compacts at 1.7 s, after c2's key. c1's client connects again some
+// 1 to 1.5 s after the heal, on its backoff, well before c4 arrives. The
+// TTL of 5 s keeps c1's session alive while it is cut off, so the early
+// Enter is the compacted watch's doing alone.
+func compactedEnter() (Workload, *faults.Timeline) {
+	w := barrierRounds(6 * time.Second)
+	w.Stagger = Duration(1500 * time.Millisecond)
+	w.TTL = Duration(5 * time.Second)
+	return w, &faults.Timeline{Steps: []faults.Step{
+		faults.At(200*time.Millisecond, 1600*time.Millisecond, faults.Reset(faults.Client("c1"))),
+		faults.At(1700*time.Millisecond, 0, faults.Compact()),
+	}}
+}
