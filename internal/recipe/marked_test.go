@@ -64,7 +64,7 @@ func TestBrokenRecipesMarked(t *testing.T) {
 	broken = append(broken, brokenOf(root, "discovery", discovery.Resolvers())...)
 	broken = append(broken, brokenOf(root, "rwmutex", slices.Concat(rwmutex.Recipes(), rwmutex.UpstreamRecipes()))...)
 	broken = append(broken, brokenOf(root, "queue", queue.Recipes())...)
-	broken = append(broken, brokenOf(root, "barrier", barrier.Recipes())...)
+	broken = append(broken, brokenOf(root, "barrier", slices.Concat(barrier.Recipes(), barrier.UpstreamRecipes()))...)
 	broken = append(broken, brokenOf(root, "plain-barrier", slices.Concat(barrier.PlainRecipes(), barrier.UpstreamPlainRecipes()))...)
 	if len(broken) < 10 {
 		t.Fatalf("only %d broken recipes registered", len(broken))

@@ -25,7 +25,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := Lookup("chekced"); !errors.Is(err, ErrUnknownRecipe) {
 		t.Errorf("Lookup(chekced) = %v, want ErrUnknownRecipe", err)
 	}
-	for _, r := range Recipes() {
+	for _, r := range append(Recipes(), UpstreamRecipes()...) {
 		if _, err := r.New(nil, "b", 2, lock.Options{}); err == nil {
 			t.Errorf("%s: nil client: no error", r.Name)
 		}
