@@ -22,11 +22,12 @@ func (s Scenario) barrierRecipe() (barrier.Recipe, error) {
 
 // barrierWorkload runs the barrier family: every client, from its
 // arrival (see Workload.Stagger), goes through the double barrier Key, of
-// count Clients, round after round: enter, work for Hold, leave, think. Each enter and leave names its round ("1", "2",
-// …) and each enter the count, as BarrierSafety reads them. A call that
-// fails is tried again in the same round, so that the clients' rounds
-// stay in step; one that does not return within the patience is recorded
-// as unknown, and an enter turned away from a full barrier as failed.
+// count Clients, round after round: enter, work for Hold, leave, think.
+// Each enter and leave names its round ("1", "2", …) and each enter the
+// count, as BarrierSafety reads them. A call that fails is tried again in
+// the same round, so that the clients' rounds stay in step; one that does
+// not return within the patience is recorded as unknown, and an enter
+// turned away from a full barrier as failed.
 func (w *world) barrierWorkload(ctx context.Context) error {
 	r, err := w.s.barrierRecipe()
 	if err != nil {
