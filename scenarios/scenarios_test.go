@@ -106,6 +106,8 @@ func TestValidateBadInput(t *testing.T) {
 		}, []string{"workload.threads", "lock family only", "not election"}},
 		{"more threads than clients allowed", func(s *scenarios.Scenario) { s.Workload.Threads = 40 }, []string{"workload.threads 40", "1 to 64 threads in all (3 clients)"}},
 		{"negative writes", func(s *scenarios.Scenario) { s.Workload.Writes = -1 }, []string{"workload.writes -1", "1 to 1000"}},
+		{"stagger outside the barrier family", func(s *scenarios.Scenario) { s.Workload.Stagger = scenarios.Duration(1e9) }, []string{"workload.stagger", "barrier family only", "not lock"}},
+		{"negative stagger", func(s *scenarios.Scenario) { s.Workload.Stagger = scenarios.Duration(-1e9) }, []string{"workload.stagger -1s", "negative"}},
 		{"readers outside the register family", func(s *scenarios.Scenario) { s.Workload.Readers = 1 }, []string{"workload.readers", "register and rwmutex families only", "not lock"}},
 		{"producers outside the queue family", func(s *scenarios.Scenario) { s.Workload.Producers = 1 }, []string{"workload.producers", "queue family only", "not lock"}},
 		{"no consumer", func(s *scenarios.Scenario) {
