@@ -13,11 +13,16 @@ import (
 // request to the next: a client that read at the leader's revision may
 // next be answered by the lagging follower, at an older one. Through
 // etcd's own KV the client sees the revision go backwards; through
-// client/v3/ordering's KV it never does.
+// client/v3/ordering's KV it never does. c1 only reads (Readers), so that
+// one client goes round the members every think throughout the
+// partition; a client that also writes is held for the patience by each
+// write the balancer sends to the cut-off follower, and with three such
+// clients the real clock found the backwards read in 17 runs of 20, the
+// virtual one in 19. With the reader, 20 of 20 on both.
 func orderingScenarios() []Scenario {
 	base := Scenario{
 		Cluster: Cluster{Members: 3},
-		Workload: Workload{Family: FamilyRegister, Serializable: true, Clients: 3, Observers: 1,
+		Workload: Workload{Family: FamilyRegister, Serializable: true, Clients: 3, Readers: 1, Observers: 1,
 			Duration: Duration(4 * time.Second), Patience: Duration(500 * time.Millisecond)},
 		Faults: Faults{Timeline: &faults.Timeline{Steps: []faults.Step{
 			faults.At(time.Second, 2*time.Second, faults.Partition(faults.Follower)),
