@@ -181,7 +181,13 @@ func (c *Cluster) lockClient(name string, cfg ClientConfig) (nc *namedClient, ad
 		nc, ok := c.clients[name]
 		if !ok {
 			nc = &namedClient{name: name, cfg: cfg, allMembers: cfg.Members == nil, proxies: make(map[string]*proxy)}
+			// Locked before anyone else can see it, so that a caller
+			// who finds it waits until its maker has linked it; fresh,
+			// it cannot block.
+			nc.lifeMu.Lock()
 			c.clients[name] = nc
+			c.mu.Unlock()
+			return nc, true, nil
 		}
 		c.mu.Unlock()
 		nc.lifeMu.Lock()
@@ -189,7 +195,7 @@ func (c *Cluster) lockClient(name string, cfg ClientConfig) (nc *namedClient, ad
 		dropped := nc.dropped
 		c.mu.Unlock()
 		if !dropped {
-			return nc, !ok, nil
+			return nc, false, nil
 		}
 		nc.lifeMu.Unlock() // whoever added it failed to make it; the name is free again
 	}
