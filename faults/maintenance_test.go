@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
@@ -69,6 +70,7 @@ func TestDefrag(t *testing.T) {
 			t.Fatal(err)
 		}
 		inject(ctx, t, env, faults.Compact())
+		waitApplied(ctx, t, obs, c.Members())
 		before := dbSizes(ctx, t, obs, c.Members())
 		inject(ctx, t, env, faults.Defrag(faults.AllMembers))
 		after := dbSizes(ctx, t, obs, c.Members())
@@ -81,6 +83,34 @@ func TestDefrag(t *testing.T) {
 		checkEvent(t, ev, "defrag(all-members)", []string{"m0", "m1", "m2"})
 		t.Log(describe(ev))
 	})
+}
+
+// waitApplied waits until every member has applied every entry committed
+// when it is called. A follower that lags would otherwise measure its
+// backend before the writes and the compaction reach it, and grow under
+// the defrag.
+func waitApplied(ctx context.Context, t *testing.T, cli *clientv3.Client, members []*cluster.Member) {
+	t.Helper()
+	var commit uint64
+	for _, m := range members {
+		st, err := cli.Status(ctx, m.Endpoint())
+		if err != nil {
+			t.Fatal(err)
+		}
+		commit = max(commit, st.RaftIndex)
+	}
+	for _, m := range members {
+		for {
+			st, err := cli.Status(ctx, m.Endpoint())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.RaftAppliedIndex >= commit {
+				break
+			}
+			time.Sleep(10 * time.Millisecond) // virtual time
+		}
+	}
 }
 
 func dbSizes(ctx context.Context, t *testing.T, cli *clientv3.Client, members []*cluster.Member) map[string]int64 {
