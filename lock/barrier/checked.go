@@ -3,17 +3,11 @@ package barrier
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
-	recipes "go.etcd.io/etcd/client/v3/experimental/recipes"
 
-	"github.com/etcdsim/etcdsim/internal/ctxview"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // Checked is etcd's recipes.DoubleBarrier, unmodified, run on a view of
@@ -32,17 +26,7 @@ import (
 //     twice. So a failed Enter revokes its session — or, if the revoke
 //     does not get through, stops renewing it and waits out its TTL — and
 //     the next Enter starts a new one.
-type Checked struct {
-	cli   *clientv3.Client
-	view  *ctxview.View
-	pfx   string
-	count int
-	ttl   time.Duration
-
-	mu sync.Mutex             // guards s and b
-	s  *concurrency.Session   // the process's session; nil before the first Enter and after a failed one
-	b  *recipes.DoubleBarrier // the barrier of the last Enter, for its Leave
-}
+type Checked struct{ doubleRun }
 
 var _ DoubleBarrier = (*Checked)(nil)
 
@@ -53,50 +37,27 @@ func NewChecked(cli *clientv3.Client, name string, count int, opts lock.Options)
 }
 
 func newChecked(cli *clientv3.Client, name string, count int, opts lock.Options) (*Checked, error) {
-	if err := check(cli, name, count); err != nil {
+	c := &Checked{}
+	if err := c.init(cli, name, count, opts); err != nil {
 		return nil, err
 	}
-	ttl := opts.TTL
-	if ttl == 0 {
-		ttl = lock.DefaultTTL
-	}
-	if err := lease.CheckTTL(ttl); err != nil {
-		return nil, fmt.Errorf("%w: barrier %q: Options.TTL: %w", ErrBadTTL, name, err)
-	}
-	return &Checked{cli: cli, view: ctxview.New(cli, nil), pfx: DefaultPrefix + name, count: count, ttl: ttl}, nil
+	return c, nil
 }
 
 // Enter returns once count processes have entered.
 func (c *Checked) Enter(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.view.Use(ctx)
-	if c.s != nil {
-		select {
-		case <-c.s.Done():
-			c.s = nil
-		default:
-		}
+	if err := c.begin(ctx); err != nil {
+		return err
 	}
-	if c.s == nil {
-		s, err := concurrency.NewSession(c.view.Client(), concurrency.WithTTL(int(c.ttl/time.Second)),
-			concurrency.WithContext(c.cli.Ctx()))
-		if err != nil {
-			return fmt.Errorf("barrier: %s: enter: session: %w", c.pfx, err)
-		}
-		c.s = s
-	}
-	c.b = recipes.NewDoubleBarrier(c.s, c.pfx, c.count)
 	err := c.b.Enter()
 	if err == nil {
 		err = c.ready(ctx)
 	}
 	if err != nil {
 		c.giveUp(ctx)
-		if errors.Is(err, recipes.ErrTooManyClients) {
-			return fmt.Errorf("%w: %s: enter: %w", ErrFull, c.pfx, err)
-		}
-		return fmt.Errorf("barrier: %s: enter: %w", c.pfx, err)
+		return c.enterErr(err)
 	}
 	return nil
 }
@@ -138,20 +99,4 @@ func (c *Checked) giveUp(ctx context.Context) {
 }
 
 // Leave returns once every process that entered has left.
-func (c *Checked) Leave(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.b == nil {
-		return fmt.Errorf("barrier: %s: leave: not entered", c.pfx)
-	}
-	c.view.Use(ctx)
-	err := c.b.Leave()
-	if err == nil {
-		err = ctx.Err()
-	}
-	if err != nil {
-		return fmt.Errorf("barrier: %s: leave: %w", c.pfx, err)
-	}
-	c.b = nil
-	return nil
-}
+func (c *Checked) Leave(ctx context.Context) error { return c.leave(ctx) }

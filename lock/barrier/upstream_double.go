@@ -2,18 +2,10 @@ package barrier
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sync"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
-	recipes "go.etcd.io/etcd/client/v3/experimental/recipes"
 
-	"github.com/etcdsim/etcdsim/internal/ctxview"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // BROKEN (deliberately): etcd's own recipes.DoubleBarrier, run as it is;
@@ -35,81 +27,32 @@ import (
 // Enter is returned as it is, its key possibly left behind, as etcd's
 // recipe leaves it.
 func newUpstreamDoubleBarrier(cli *clientv3.Client, name string, count int, opts lock.Options) (DoubleBarrier, error) {
-	if err := check(cli, name, count); err != nil {
+	u := &upstreamDouble{}
+	if err := u.init(cli, name, count, opts); err != nil {
 		return nil, err
 	}
-	ttl := opts.TTL
-	if ttl == 0 {
-		ttl = lock.DefaultTTL
-	}
-	if err := lease.CheckTTL(ttl); err != nil {
-		return nil, fmt.Errorf("%w: barrier %q: Options.TTL: %w", ErrBadTTL, name, err)
-	}
-	return &upstreamDouble{cli: cli, view: ctxview.New(cli, nil), pfx: DefaultPrefix + name, count: count, ttl: ttl}, nil
+	return u, nil
 }
 
 // upstreamDouble is etcd's recipes.DoubleBarrier on a context view.
-type upstreamDouble struct {
-	cli   *clientv3.Client
-	view  *ctxview.View
-	pfx   string
-	count int
-	ttl   time.Duration
-
-	mu sync.Mutex // guards s, b and view's binding for the length of one call
-	s  *concurrency.Session
-	b  *recipes.DoubleBarrier
-}
+type upstreamDouble struct{ doubleRun }
 
 // Enter returns once the recipe's Enter does.
 func (u *upstreamDouble) Enter(ctx context.Context) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.view.Use(ctx)
-	if u.s != nil {
-		select {
-		case <-u.s.Done():
-			u.s = nil
-		default:
-		}
+	if err := u.begin(ctx); err != nil {
+		return err
 	}
-	if u.s == nil {
-		s, err := concurrency.NewSession(u.view.Client(), concurrency.WithTTL(int(u.ttl/time.Second)),
-			concurrency.WithContext(u.cli.Ctx()))
-		if err != nil {
-			return fmt.Errorf("barrier: %s: enter: session: %w", u.pfx, err)
-		}
-		u.s = s
-	}
-	u.b = recipes.NewDoubleBarrier(u.s, u.pfx, u.count)
 	err := u.b.Enter()
 	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
-	switch {
-	case errors.Is(err, recipes.ErrTooManyClients):
-		return fmt.Errorf("%w: %s: enter: %w", ErrFull, u.pfx, err)
-	case err != nil:
-		return fmt.Errorf("barrier: %s: enter: %w", u.pfx, err)
+	if err != nil {
+		return u.enterErr(err)
 	}
 	return nil
 }
 
 // Leave returns once the recipe's Leave does.
-func (u *upstreamDouble) Leave(ctx context.Context) error {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.b == nil {
-		return fmt.Errorf("barrier: %s: leave: not entered", u.pfx)
-	}
-	u.view.Use(ctx)
-	err := u.b.Leave()
-	if err == nil && ctx.Err() != nil {
-		err = context.Cause(ctx)
-	}
-	if err != nil {
-		return fmt.Errorf("barrier: %s: leave: %w", u.pfx, err)
-	}
-	u.b = nil
-	return nil
-}
+func (u *upstreamDouble) Leave(ctx context.Context) error { return u.leave(ctx) }
