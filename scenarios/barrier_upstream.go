@@ -3,7 +3,6 @@ package scenarios
 import (
 	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock/barrier"
 )
@@ -18,25 +17,14 @@ import (
 // returns nil with c4 yet to arrive. The fix reads the ready key after
 // Enter and, finding none, gives up its session and enters again.
 func upstreamDoubleBarrierEnter() []Scenario {
-	r := report("etcdsim-double-barrier-enter")
-	scenario := func(recipe string, expect checker.Expectation) Scenario {
-		rr, err := barrier.Lookup(recipe)
-		if err != nil {
-			panic(err)
-		}
+	return compactedWatchPair("etcdsim-double-barrier-enter", barrier.Lookup, func(r barrier.Recipe) Scenario {
 		w, tl := compactedEnter()
-		s := barrierBase(rr, w)
+		s := barrierBase(r, w)
 		s.Faults.Timeline = tl
-		s.Expect = expect
 		return s
-	}
-	return []Scenario{
-		r.scenario(scenario("upstream", checker.Expectation{Checker: checker.CheckerBarrierSafety, Violation: checker.ViolationEarlyPass}),
-			"compacted-watch", ShowsReport,
-			"a process waiting in Enter has its connections reset while the others arrive and etcd compacts; its watch resumes from a compacted revision, is cancelled, and Enter returns nil before the last process has arrived"),
-		r.scenario(scenario("checked", checker.Expectation{}), "fixed", ShowsFix,
-			"the same schedule with the ready key read after Enter: it is not there, and the process enters again and waits until the last has arrived"),
-	}
+	},
+		"a process waiting in Enter has its connections reset while the others arrive and etcd compacts; its watch resumes from a compacted revision, is cancelled, and Enter returns nil before the last process has arrived",
+		"the same schedule with the ready key read after Enter: it is not there, and the process enters again and waits until the last has arrived")
 }
 
 // compactedEnter is a waiter's watch in Enter resumed past a compaction.

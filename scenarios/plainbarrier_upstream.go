@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/lock/barrier"
 )
 
@@ -16,23 +15,12 @@ import (
 // still held for two more. The fix reads the key after the wait and, the
 // hold it began on still there, waits again.
 func upstreamBarrierWait() []Scenario {
-	r := report("etcdsim-barrier-wait")
-	scenario := func(recipe string, expect checker.Expectation) Scenario {
-		rr, err := barrier.LookupPlain(recipe)
-		if err != nil {
-			panic(err)
-		}
+	return compactedWatchPair("etcdsim-barrier-wait", barrier.LookupPlain, func(r barrier.PlainRecipe) Scenario {
 		w, tl := compactedWatch()
-		s := plainBarrierBase(rr, w)
+		s := plainBarrierBase(r, w)
 		s.Faults.Timeline = tl
-		s.Expect = expect
 		return s
-	}
-	return []Scenario{
-		r.scenario(scenario("upstream", checker.Expectation{Checker: checker.CheckerBarrierSafety, Violation: checker.ViolationEarlyPass}),
-			"compacted-watch", ShowsReport,
-			"a waiter's watch resumes from a compacted revision after its connections are reset, is cancelled, and Barrier.Wait returns nil with the barrier still held"),
-		r.scenario(scenario("checked", checker.Expectation{}), "fixed", ShowsFix,
-			"the same schedule with the key read after the wait: the hold is still there, and the waiter waits again until the release"),
-	}
+	},
+		"a waiter's watch resumes from a compacted revision after its connections are reset, is cancelled, and Barrier.Wait returns nil with the barrier still held",
+		"the same schedule with the key read after the wait: the hold is still there, and the waiter waits again until the release")
 }
