@@ -1,40 +1,32 @@
 package discovery_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/discovery"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // TestRegistrationsAppearAndDisappear checks that, on a healthy cluster,
 // every resolver sees instances register and deregister.
 func TestRegistrationsAppearAndDisappear(t *testing.T) {
-	for _, rr := range discovery.Resolvers() {
-		t.Run(rr.Name, func(t *testing.T) {
-			t.Parallel() // a cluster of its own, on the virtual clock
-			clustertest.Virtual(t, func(t *testing.T) {
-				c := cluster.New(t, cluster.Config{})
-				ctx := clustertest.Context(t)
-				service := "appear-" + rr.Name
-				reg := clustertest.Client(t, c, "reg-"+rr.Name)
-				opts := discovery.Options{TTL: 5 * time.Second}
-				register(t, ctx, "keepalive", reg, service, "10.0.0.1:1", opts)
-				y := register(t, ctx, "keepalive", reg, service, "10.0.0.2:1", opts)
-				res := resolve(t, rr.Name, clustertest.Client(t, c, "res-"+rr.Name), service)
-				waitState(t, ctx, res, "x and y", hasAddrs("10.0.0.1:1", "10.0.0.2:1"))
+	eachResolver(t, "appear", func(t *testing.T, ctx context.Context, service string, reg *clientv3.Client, res discovery.Resolver) {
+		opts := discovery.Options{TTL: 5 * time.Second}
+		register(t, ctx, "keepalive", reg, service, "10.0.0.1:1", opts)
+		y := register(t, ctx, "keepalive", reg, service, "10.0.0.2:1", opts)
+		waitState(t, ctx, res, "x and y", hasAddrs("10.0.0.1:1", "10.0.0.2:1"))
 
-				if err := y.Close(); err != nil {
-					t.Fatal(err)
-				}
-				waitState(t, ctx, res, "x alone", hasAddrs("10.0.0.1:1"))
-				register(t, ctx, "keepalive", reg, service, "10.0.0.3:1", opts)
-				waitState(t, ctx, res, "x and z", hasAddrs("10.0.0.1:1", "10.0.0.3:1"))
-			})
-		})
-	}
+		if err := y.Close(); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, ctx, res, "x alone", hasAddrs("10.0.0.1:1"))
+		register(t, ctx, "keepalive", reg, service, "10.0.0.3:1", opts)
+		waitState(t, ctx, res, "x and z", hasAddrs("10.0.0.1:1", "10.0.0.3:1"))
+	})
 }
 
 // TestRoundRobin dials etcd:///<service> through the correct resolver and

@@ -1,16 +1,16 @@
 package discovery_test
 
 import (
+	"context"
 	"net/url"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/resolver"
 
-	"github.com/etcdsim/etcdsim/cluster"
-	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/discovery"
 )
 
@@ -19,44 +19,34 @@ import (
 // before State or Observe shows it, so a caller that waited for a set
 // knows the balancer has it.
 func TestClientConnsHaveASetBeforeItShows(t *testing.T) {
-	for _, rr := range discovery.Resolvers() {
-		t.Run(rr.Name, func(t *testing.T) {
-			t.Parallel() // a cluster of its own, on the virtual clock
-			clustertest.Virtual(t, func(t *testing.T) {
-				c := cluster.New(t, cluster.Config{})
-				ctx := clustertest.Context(t)
-				service := "handoff-" + rr.Name
-				reg := clustertest.Client(t, c, "reg-"+rr.Name)
-				res := resolve(t, rr.Name, clustertest.Client(t, c, "res-"+rr.Name), service)
-				cc := &orderCC{res: res}
-				r, err := res.Build(resolver.Target{URL: url.URL{Scheme: discovery.Scheme, Path: "/" + service}}, cc, resolver.BuildOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close()
+	eachResolver(t, "handoff", func(t *testing.T, ctx context.Context, service string, reg *clientv3.Client, res discovery.Resolver) {
+		cc := &orderCC{res: res}
+		r, err := res.Build(resolver.Target{URL: url.URL{Scheme: discovery.Scheme, Path: "/" + service}}, cc, resolver.BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
 
-				opts := discovery.Options{TTL: 5 * time.Second}
-				x := register(t, ctx, "keepalive", reg, service, "10.0.0.1:1", opts)
-				waitState(t, ctx, res, "x", hasAddrs("10.0.0.1:1"))
-				register(t, ctx, "keepalive", reg, service, "10.0.0.2:1", opts)
-				waitState(t, ctx, res, "x and y", hasAddrs("10.0.0.1:1", "10.0.0.2:1"))
-				if err := x.Close(); err != nil {
-					t.Fatal(err)
-				}
-				waitState(t, ctx, res, "y alone", hasAddrs("10.0.0.2:1"))
+		opts := discovery.Options{TTL: 5 * time.Second}
+		x := register(t, ctx, "keepalive", reg, service, "10.0.0.1:1", opts)
+		waitState(t, ctx, res, "x", hasAddrs("10.0.0.1:1"))
+		register(t, ctx, "keepalive", reg, service, "10.0.0.2:1", opts)
+		waitState(t, ctx, res, "x and y", hasAddrs("10.0.0.1:1", "10.0.0.2:1"))
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, ctx, res, "y alone", hasAddrs("10.0.0.2:1"))
 
-				cc.mu.Lock()
-				defer cc.mu.Unlock()
-				if len(cc.early) > 0 {
-					t.Errorf("the resolver showed these sets before the ClientConn had them: %v", cc.early)
-				}
-				if want := []string{"10.0.0.2:1"}; !slices.Equal(cc.last, want) {
-					t.Errorf("the ClientConn was last handed %v, want %v", cc.last, want)
-				}
-				t.Logf("sets handed: %d", cc.handed)
-			})
-		})
-	}
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		if len(cc.early) > 0 {
+			t.Errorf("the resolver showed these sets before the ClientConn had them: %v", cc.early)
+		}
+		if want := []string{"10.0.0.2:1"}; !slices.Equal(cc.last, want) {
+			t.Errorf("the ClientConn was last handed %v, want %v", cc.last, want)
+		}
+		t.Logf("sets handed: %d", cc.handed)
+	})
 }
 
 // orderCC is a gRPC ClientConn that notes, for each set it is handed,

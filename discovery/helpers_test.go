@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/discovery"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -110,5 +112,23 @@ func waitKey(t testing.TB, ctx context.Context, cli *clientv3.Client, key string
 		if ctx.Err() != nil {
 			t.Fatalf("waiting for %s (present: %v): %v", key, present, ctx.Err())
 		}
+	}
+}
+
+// eachResolver runs f, in a parallel subtest per resolver recipe, on a
+// virtual-clock cluster of its own, with the resolver of that recipe for
+// service "<prefix>-<recipe>" and a client for its registrars.
+func eachResolver(t *testing.T, prefix string, f func(t *testing.T, ctx context.Context, service string, reg *clientv3.Client, res discovery.Resolver)) {
+	for _, rr := range discovery.Resolvers() {
+		t.Run(rr.Name, func(t *testing.T) {
+			t.Parallel() // a cluster of its own, on the virtual clock
+			clustertest.Virtual(t, func(t *testing.T) {
+				c := cluster.New(t, cluster.Config{})
+				service := prefix + "-" + rr.Name
+				reg := clustertest.Client(t, c, "reg-"+rr.Name)
+				res := resolve(t, rr.Name, clustertest.Client(t, c, "res-"+rr.Name), service)
+				f(t, clustertest.Context(t), service, reg, res)
+			})
+		})
 	}
 }
