@@ -12,7 +12,12 @@ import (
 // ReadHistory accepts it and every older one. Version 2 added the
 // transactions' reads and writes (txn) and the revision in a read's
 // response header; a version 1 history is a version 2 history without them.
-const HistoryVersion = 2
+// Version 3 gave each meaning of an operation field a field of its own: an
+// enqueue's priority moved from Input.Token to Input.Priority, and a
+// dequeue that found its queue empty from Output.Missing to Output.Empty.
+// ReadHistory moves them when it reads an older history, whose enqueues and
+// dequeues meant nothing else by those fields (see upgrade).
+const HistoryVersion = 3
 
 // Meta describes the run a history was recorded in.
 type Meta struct {

@@ -20,8 +20,10 @@ func (h History) WriteJSON(w io.Writer) error {
 }
 
 // ReadHistory reads one history written by WriteJSON, of version 1 to
-// HistoryVersion. It rejects other versions, unknown fields and trailing data. It does not judge the
-// operations: a history that decodes may still be invalid (see
+// HistoryVersion, and returns it in the form of HistoryVersion: an older
+// history's fields are moved to where this version keeps them. It
+// rejects other versions, unknown fields and trailing data. It does not
+// judge the operations: a history that decodes may still be invalid (see
 // History.Validate), and every checker says so.
 func ReadHistory(r io.Reader) (History, error) {
 	dec := json.NewDecoder(r)
@@ -36,5 +38,28 @@ func ReadHistory(r io.Reader) (History, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return History{}, errors.New("checker: read history: data after the history")
 	}
+	h.upgrade()
 	return h, nil
+}
+
+// upgrade moves the fields of a history older than version 3 to where
+// version 3 keeps them, and marks it of HistoryVersion. Before version 3
+// an enqueue carried its item's priority in Input.Token and a dequeue
+// that found its queue empty said so with Output.Missing; neither kind
+// gave those fields another meaning, so the move is exact, and a history
+// read back is judged as it was when it was written.
+func (h *History) upgrade() {
+	if h.Version >= 3 {
+		return
+	}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		switch op.Kind {
+		case KindEnqueue:
+			op.Input.Priority, op.Input.Token = op.Input.Token, 0
+		case KindDequeue:
+			op.Output.Empty, op.Output.Missing = op.Output.Missing, false
+		}
+	}
+	h.Version = HistoryVersion
 }

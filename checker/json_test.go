@@ -23,6 +23,8 @@ func fullHistory() History {
 		mk("w1", KindWatchEvent, "/p/", 4, 4, withOut(Output{Key: "/p/a", Value: "1", Revision: 12})),
 		mk("o1", KindLeaderObserved, "/e", 4, 4.5, withOut(Output{Missing: true})),
 		mk("c4", "x-custom", "k", 5, 6),
+		mk("p1", KindEnqueue, "Q", 5, 6, withIn(Input{Value: "job", Priority: 2})),
+		mk("c5", KindDequeue, "Q", 6, 7, withOut(Output{Empty: true})),
 	)
 	h.Ops[6].Error = "mvcc: required revision has been compacted"
 	for i := range h.Ops {
@@ -66,8 +68,8 @@ func TestReadHistoryRejects(t *testing.T) {
 		wantErr string
 	}{
 		{name: "not JSON", json: "{", wantErr: "unexpected EOF"},
-		{name: "a newer version", json: `{"version":3,"ops":[]}`, wantErr: "version 3, want 1 to 2"},
-		{name: "no version", json: `{"ops":[]}`, wantErr: "version 0, want 1 to 2"},
+		{name: "a newer version", json: `{"version":4,"ops":[]}`, wantErr: "version 4, want 1 to 3"},
+		{name: "no version", json: `{"ops":[]}`, wantErr: "version 0, want 1 to 3"},
 		{name: "an unknown field", json: `{"version":1,"ops":[],"extra":1}`, wantErr: `unknown field "extra"`},
 		{name: "a misspelt operation field", json: `{"version":1,"ops":[{"id":0,"clinet":"c1"}]}`, wantErr: `unknown field "clinet"`},
 		{name: "data after the history", json: `{"version":1,"ops":[]} {}`, wantErr: "data after the history"},
@@ -170,5 +172,66 @@ func TestCombine(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Err() = %v, want it to contain %q", err, want)
 		}
+	}
+}
+
+// TestReadHistoryUpgrades: a history of version 2, where an enqueue's
+// priority was its Input.Token and a drain's empty queue its dequeue's
+// Output.Missing, reads back with both where version 3 keeps them, judged
+// as it was; the same fields of other kinds, and of a version 3 history,
+// stay put.
+func TestReadHistoryUpgrades(t *testing.T) {
+	const v2 = `{"version":2,"seed":"1","ops":[
+{"id":0,"client":"p1","kind":"enqueue","key":"Q","input":{"value":"low","token":1},"call":0,"return":1000000000,"outcome":"ok"},
+{"id":1,"client":"p1","kind":"enqueue","key":"Q","input":{"value":"high"},"call":0,"return":1000000000,"outcome":"ok"},
+{"id":2,"client":"c1","kind":"dequeue","key":"Q","output":{"value":"low"},"call":2000000000,"return":3000000000,"outcome":"ok"},
+{"id":3,"client":"c1","kind":"dequeue","key":"Q","output":{"value":"high"},"call":4000000000,"return":5000000000,"outcome":"ok"},
+{"id":4,"client":"c1","kind":"dequeue","key":"Q","output":{"missing":true},"call":6000000000,"return":7000000000,"outcome":"ok"},
+{"id":5,"client":"c2","kind":"guarded-write","key":"L","input":{"value":"v","token":7},"call":0,"return":1000000000,"outcome":"ok"},
+{"id":6,"client":"c2","kind":"read","key":"k","output":{"missing":true},"call":0,"return":1000000000,"outcome":"ok"}
+]}`
+	h, err := ReadHistory(strings.NewReader(v2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Version != HistoryVersion {
+		t.Errorf("version %d after reading, want %d", h.Version, HistoryVersion)
+	}
+	want := []struct {
+		in  Input
+		out Output
+	}{
+		{Input{Value: "low", Priority: 1}, Output{}},
+		{Input{Value: "high"}, Output{}},
+		{Input{}, Output{Value: "low"}},
+		{Input{}, Output{Value: "high"}},
+		{Input{}, Output{Empty: true}},
+		{Input{Value: "v", Token: 7}, Output{}},
+		{Input{}, Output{Missing: true}},
+	}
+	for i, w := range want {
+		if diff := cmp.Diff(w.in, h.Ops[i].Input); diff != "" {
+			t.Errorf("%s: input (-want +got):\n%s", h.Ops[i], diff)
+		}
+		if diff := cmp.Diff(w.out, h.Ops[i].Output); diff != "" {
+			t.Errorf("%s: output (-want +got):\n%s", h.Ops[i], diff)
+		}
+	}
+	// Judged as it was written: "low" (priority 1) was served while
+	// "high" (priority 0) waited, and the drain saw the queue empty.
+	res := QueueDelivery(h, QueueOptions{})
+	if res.Verdict != VerdictViolation || len(res.Violations) == 0 || res.Violations[0].Kind != ViolationPriorityInversion {
+		t.Errorf("QueueDelivery of the upgraded history: %s %q, want a priority inversion", res.Verdict, messages(res))
+	}
+
+	// A version 3 history means what it says: an enqueue's token is no
+	// priority there.
+	v3 := strings.Replace(v2, `{"version":2`, `{"version":3`, 1)
+	h, err = ReadHistory(strings.NewReader(v3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := h.Ops[0].Input; in.Priority != 0 || in.Token != 1 {
+		t.Errorf("version 3 enqueue read as %+v, want its token left as it is", in)
 	}
 }

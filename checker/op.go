@@ -137,11 +137,11 @@ const (
 // Queues: read by QueueDelivery.
 const (
 	// KindEnqueue: Client put item Input.Value on queue Key. Items are
-	// unique within a history. Input.Token is the item's priority on a
+	// unique within a history. Input.Priority is the item's priority on a
 	// priority queue, lower served first (0 on a FIFO queue).
 	KindEnqueue Kind = "enqueue"
 	// KindDequeue: Client took item Output.Value off queue Key; or, with
-	// Output.Missing, read that the queue held no item at all (a drain's
+	// Output.Empty, read that the queue held no item at all (a drain's
 	// last look).
 	KindDequeue Kind = "dequeue"
 )
@@ -236,9 +236,12 @@ type Input struct {
 	Expect string `json:"expect,omitempty"`
 	// ExpectMissing: the cas compares against "key does not exist".
 	ExpectMissing bool `json:"expect_missing,omitempty"`
-	// Token: the fencing token a guarded-write presents; an enqueued
-	// item's priority (enqueue).
+	// Token: the fencing token a guarded-write presents; the count an
+	// enter declares.
 	Token int64 `json:"token,omitempty"`
+	// Priority: an enqueued item's priority, lower served first (enqueue
+	// on a priority queue; 0 on a FIFO queue).
+	Priority int64 `json:"priority,omitempty"`
 	// Revision: the revision a watch starts at (0: from now).
 	Revision int64 `json:"revision,omitempty"`
 	// Writes: the keys and values a transaction writes (txn).
@@ -254,6 +257,8 @@ type Output struct {
 	// Missing: the key did not exist (read) or there was no leader
 	// (leader-observed).
 	Missing bool `json:"missing,omitempty"`
+	// Empty: the queue held no item at all (dequeue).
+	Empty bool `json:"empty,omitempty"`
 	// Succeeded: a cas's comparison held and the value was swapped.
 	Succeeded bool `json:"succeeded,omitempty"`
 	// Values: the elements of a set (set-read).
@@ -364,6 +369,9 @@ func (in Input) describe() string {
 	if in.Token != 0 {
 		f = append(f, fmt.Sprintf("token=%d", in.Token))
 	}
+	if in.Priority != 0 {
+		f = append(f, fmt.Sprintf("priority=%d", in.Priority))
+	}
 	if in.Revision != 0 {
 		f = append(f, fmt.Sprintf("revision=%d", in.Revision))
 	}
@@ -384,6 +392,9 @@ func (out Output) describe() string {
 	}
 	if out.Missing {
 		f = append(f, "missing")
+	}
+	if out.Empty {
+		f = append(f, "empty")
 	}
 	if out.Succeeded {
 		f = append(f, "succeeded")

@@ -19,7 +19,7 @@ type QueueOptions struct {
 //     the dequeue returned (else ViolationPhantomItem, naming the item);
 //   - no item was returned by two ok dequeues (ViolationDuplicateItem);
 //   - once a drain saw the queue empty (an ok dequeue with
-//     Output.Missing), every item whose enqueue returned ok before that
+//     Output.Empty), every item whose enqueue returned ok before that
 //     look was called had been returned by an ok dequeue (else
 //     ViolationLostItem). A dequeue of unknown outcome delivers nothing:
 //     its consumer holds no item, whatever the queue did. An item it may
@@ -29,11 +29,11 @@ type QueueOptions struct {
 //   - priority order, judged as far as concurrency lets it be decided
 //     (see QueueDelivery's priority rule below; ViolationPriorityInversion).
 //
-// Priorities: an enqueue's Input.Token is the item's priority, lower
+// Priorities: an enqueue's Input.Priority is the item's priority, lower
 // served first, as etcd's PriorityQueue orders its keys; a FIFO queue
 // records 0 for every item, and the rule never fires. A dequeue D that
 // returned item x inverts priority when some item y of a strictly lower
-// Token was enqueued ok before D began and was returned by an ok dequeue
+// Priority was enqueued ok before D began and was returned by an ok dequeue
 // that began after D returned: y was in the queue for all of D, and D
 // passed it over. A dequeue begins at its call, or at the call of the
 // first of the dequeues of unknown outcome its client made just before
@@ -49,7 +49,7 @@ type QueueOptions struct {
 //
 // Invalid: what History.Validate rejects, an enqueue without an item, two
 // enqueues of one item on one queue, an ok dequeue with neither an item nor
-// Missing. The verdict is unknown, without a violation, when no drain saw a
+// Empty, or with both. The verdict is unknown, without a violation, when no drain saw a
 // queue empty after its last ok enqueue: loss cannot be judged then.
 //
 // Cost: O(n log n + n·p) for n operations and p distinct priorities.
@@ -121,12 +121,14 @@ func (q *queueRun) collect(idx []int) error {
 		case op.Outcome == OutcomeUnknown:
 			q.unknown = append(q.unknown, i)
 		case op.Outcome != OutcomeOK:
-		case op.Output.Missing:
+		case op.Output.Empty && op.Output.Value != "":
+			return invalidOp(op, "ok dequeue with both an item (Output.Value) and Output.Empty")
+		case op.Output.Empty:
 			if q.drained < 0 || op.Call > q.h.Ops[q.drained].Call {
 				q.drained = i
 			}
 		case op.Output.Value == "":
-			return invalidOp(op, "ok dequeue with neither an item (Output.Value) nor Output.Missing")
+			return invalidOp(op, "ok dequeue with neither an item (Output.Value) nor Output.Empty")
 		default:
 			q.dequeued(i)
 		}

@@ -6,7 +6,7 @@ import (
 )
 
 // judgePriorities reports each ok dequeue that passed over an item of a
-// strictly higher priority (a lower Input.Token) which was in the queue
+// strictly higher priority (a lower Input.Priority) which was in the queue
 // for all of the dequeue: enqueued ok before it began, delivered by an ok
 // dequeue that began after it returned. See QueueDelivery. A dequeue begins
 // at its call, or at the call of the first of the dequeues of unknown
@@ -33,7 +33,7 @@ func (q *queueRun) judgePriorities() {
 		if q.h.Ops[e].Outcome != OutcomeOK {
 			continue
 		}
-		it := item{name: name, prio: q.h.Ops[e].Input.Token, ready: q.h.Ops[e].Return, enq: e, deq: d}
+		it := item{name: name, prio: q.h.Ops[e].Input.Priority, ready: q.h.Ops[e].Return, enq: e, deq: d}
 		items = append(items, it)
 		levels[it.prio] = true
 	}

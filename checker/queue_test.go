@@ -22,7 +22,7 @@ var queueCases = []struct {
 			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
 			mk("c1", KindDequeue, "Q", 1, 2, read("a")),
 			mk("c1", KindDequeue, "Q", 2, 3, read("zz")),
-			mk("c1", KindDequeue, "Q", 4, 5, missing),
+			mk("c1", KindDequeue, "Q", 4, 5, empty),
 		),
 		want:    VerdictViolation,
 		wantMsg: `c1 dequeued item "zz" from queue Q at 3.000s, which nobody enqueued`,
@@ -43,7 +43,7 @@ var queueCases = []struct {
 			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
 			mk("p1", KindEnqueue, "Q", 1, 2, value("b")),
 			mk("c1", KindDequeue, "Q", 2, 3, read("a")),
-			mk("c1", KindDequeue, "Q", 4, 5, missing),
+			mk("c1", KindDequeue, "Q", 4, 5, empty),
 		),
 		want:    VerdictViolation,
 		wantMsg: `1 item of queue Q never delivered ([b])`,
@@ -77,7 +77,7 @@ var queueCases = []struct {
 		h: hist(
 			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
 			mk("c1", KindDequeue, "Q", 2, never, gaveUp(3)),
-			mk("c1", KindDequeue, "Q", 4, 5, missing),
+			mk("c1", KindDequeue, "Q", 4, 5, empty),
 		),
 		want:    VerdictViolation,
 		wantMsg: `1 item of queue Q never delivered ([a]), although c1 saw the queue empty at 5.000s; 1 dequeue of unknown outcome may have claimed some`,
@@ -89,7 +89,7 @@ var queueCases = []struct {
 			mk("p1", KindEnqueue, "Q", 1, 2, value("later"), prio(10)),
 			mk("c1", KindDequeue, "Q", 3, 4, read("later")),
 			mk("c2", KindDequeue, "Q", 5, 6, read("urgent")),
-			mk("c1", KindDequeue, "Q", 7, 8, missing),
+			mk("c1", KindDequeue, "Q", 7, 8, empty),
 		),
 		want:    VerdictViolation,
 		wantMsg: `c1 dequeued item "later" (priority 10) from queue Q at 4.000s while item "urgent" (priority 0), enqueued by p1 at 1.000s, waited: c2 took it only at 6.000s`,
@@ -101,7 +101,7 @@ var queueCases = []struct {
 			mk("p1", KindEnqueue, "Q", 1, 2, value("later"), prio(10)),
 			mk("c1", KindDequeue, "Q", 3, 4, read("later")),
 			mk("c2", KindDequeue, "Q", 3.5, 6, read("urgent")),
-			mk("c1", KindDequeue, "Q", 7, 8, missing),
+			mk("c1", KindDequeue, "Q", 7, 8, empty),
 		),
 		want: VerdictOK,
 	},
@@ -113,7 +113,7 @@ var queueCases = []struct {
 			mk("p1", KindEnqueue, "Q", 2, 3, value("urgent"), prio(0)),
 			mk("c1", KindDequeue, "Q", 4, 5, read("later")),
 			mk("c2", KindDequeue, "Q", 6, 7, read("urgent")),
-			mk("c1", KindDequeue, "Q", 8, 9, missing),
+			mk("c1", KindDequeue, "Q", 8, 9, empty),
 		),
 		want: VerdictOK,
 	},
@@ -125,7 +125,7 @@ var queueCases = []struct {
 			mk("c2", KindDequeue, "Q", 2.5, never),
 			mk("c1", KindDequeue, "Q", 3, 4, read("later")),
 			mk("c2", KindDequeue, "Q", 5, 6, read("urgent")),
-			mk("c1", KindDequeue, "Q", 7, 8, missing),
+			mk("c1", KindDequeue, "Q", 7, 8, empty),
 		),
 		want: VerdictOK,
 	},
@@ -139,7 +139,7 @@ var queueCases = []struct {
 			mk("p1", KindEnqueue, "Q", 2, 3, value("urgent"), prio(0)),
 			mk("c1", KindDequeue, "Q", 4, 5, read("later")),
 			mk("c2", KindDequeue, "Q", 6, 7, read("urgent")),
-			mk("c1", KindDequeue, "Q", 8, 9, missing),
+			mk("c1", KindDequeue, "Q", 8, 9, empty),
 		),
 		want:    VerdictViolation,
 		wantMsg: `c1 dequeued item "later" (priority 10)`,
@@ -151,7 +151,7 @@ var queueCases = []struct {
 			mk("p2", KindEnqueue, "Q", 2.5, 3.5, value("urgent"), prio(0)),
 			mk("c1", KindDequeue, "Q", 3, 4, read("later")),
 			mk("c2", KindDequeue, "Q", 5, 6, read("urgent")),
-			mk("c1", KindDequeue, "Q", 7, 8, missing),
+			mk("c1", KindDequeue, "Q", 7, 8, empty),
 		),
 		want: VerdictOK,
 	},
@@ -162,7 +162,7 @@ var queueCases = []struct {
 			mk("p1", KindEnqueue, "Q", 1, 2, value("later"), prio(10)),
 			mk("c2", KindDequeue, "Q", 2.5, never),
 			mk("c1", KindDequeue, "Q", 3, 4, read("later")),
-			mk("c1", KindDequeue, "Q", 7, 8, missing),
+			mk("c1", KindDequeue, "Q", 7, 8, empty),
 		),
 		want:      VerdictViolation,
 		wantMsg:   `never delivered ([urgent])`,
@@ -176,7 +176,7 @@ var queueCases = []struct {
 			mk("p1", KindEnqueue, "Q", 1, 2, value("b")),
 			mk("p2", KindEnqueue, "Q", 1, never, value("c")),
 			mk("c2", KindDequeue, "Q", 1, 3, read("b")),
-			mk("c2", KindDequeue, "Q", 4, 5, missing),
+			mk("c2", KindDequeue, "Q", 4, 5, empty),
 		),
 		want: VerdictOK,
 	},
@@ -189,7 +189,9 @@ var queueCases = []struct {
 	},
 }
 
-func prio(p int64) mod { return func(op *Operation) { op.Input.Token = p } }
+func prio(p int64) mod { return func(op *Operation) { op.Input.Priority = p } }
+
+func empty(op *Operation) { op.Output.Empty = true }
 
 func TestQueueDelivery(t *testing.T) {
 	for _, tt := range queueCases {
@@ -220,11 +222,11 @@ func genQueueLoad(queues, items int) History {
 		for i := range items {
 			v := fmt.Sprintf("q%d-%d", q, i)
 			ops = append(ops,
-				Operation{Client: fmt.Sprintf("p%d", i%5), Kind: KindEnqueue, Key: key, Input: Input{Value: v, Token: int64(i % 4)}, Call: t, Return: t + step, Outcome: OutcomeOK},
+				Operation{Client: fmt.Sprintf("p%d", i%5), Kind: KindEnqueue, Key: key, Input: Input{Value: v, Priority: int64(i % 4)}, Call: t, Return: t + step, Outcome: OutcomeOK},
 				Operation{Client: fmt.Sprintf("c%d", i%5), Kind: KindDequeue, Key: key, Output: Output{Value: v}, Call: t, Return: t + 2*step, Outcome: OutcomeOK})
 			t += 2 * step
 		}
-		ops = append(ops, Operation{Client: "c0", Kind: KindDequeue, Key: key, Output: Output{Missing: true}, Call: t, Return: t + step, Outcome: OutcomeOK})
+		ops = append(ops, Operation{Client: "c0", Kind: KindDequeue, Key: key, Output: Output{Empty: true}, Call: t, Return: t + step, Outcome: OutcomeOK})
 	}
 	for i := range ops {
 		ops[i].ID = i

@@ -32,7 +32,7 @@ const queueStream = 0x7072696f72697479
 // its item, and a dequeue so delivered nothing, whatever it did to the
 // queue. Once the producers are done, a consumer whose dequeue failed
 // looks at the queue; when it sees it empty it records the look (a
-// dequeue with Output.Missing, what QueueDelivery judges loss after),
+// dequeue with Output.Empty, what QueueDelivery judges loss after),
 // dequeues once more — a recipe that settles a claim whose answer was
 // lost does so then — and stops.
 func (w *world) queueWorkload(ctx context.Context) error {
@@ -96,7 +96,7 @@ func (w *world) producer(ctx context.Context, r queue.Recipe, name string) error
 			prio = uint16(rng.IntN(wl.Priorities))
 		}
 		err := w.step(ctx, name, func() error {
-			p := w.env.Recorder().Invoke(ctx, name, checker.KindEnqueue, wl.Key, checker.Input{Value: item, Token: int64(prio)})
+			p := w.env.Recorder().Invoke(ctx, name, checker.KindEnqueue, wl.Key, checker.Input{Value: item, Priority: int64(prio)})
 			ectx, cancel := context.WithTimeout(ctx, wl.Patience.D())
 			defer cancel()
 			var err error
@@ -187,7 +187,7 @@ func (w *world) dequeue(ctx context.Context, r queue.Recipe, name string, q queu
 }
 
 // drained looks at the queue: a dequeue that took nothing and saw it
-// empty (recorded ok with Output.Missing), or saw items (recorded
+// empty (recorded ok with Output.Empty), or saw items (recorded
 // failed: it took none).
 func (w *world) drained(ctx context.Context, name string, q queue.Queue) (bool, error) {
 	err := w.step(ctx, name, func() error { return nil })
@@ -206,7 +206,7 @@ func (w *world) drained(ctx context.Context, name string, q queue.Queue) (bool, 
 		p.Fail(ctx, fmt.Errorf("%d items wait", n))
 		return false, nil
 	}
-	return true, p.OK(ctx, checker.Output{Missing: true})
+	return true, p.OK(ctx, checker.Output{Empty: true})
 }
 
 // closed reports whether c is closed.

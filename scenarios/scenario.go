@@ -19,8 +19,10 @@ import (
 // writes. Reading a newer version is an error: a result file from a newer
 // etcdsim cannot be replayed faithfully by an older one. Version 3 added
 // workload.readers; version 4 the queue family's workload.producers and
-// workload.priorities; version 5 the barrier family's workload.stagger.
-const SchemaVersion = 5
+// workload.priorities; version 5 the barrier family's workload.stagger;
+// version 6 the operations' input.priority and output.empty, which a
+// result's violations name (checker.HistoryVersion 3).
+const SchemaVersion = 6
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to

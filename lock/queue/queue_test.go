@@ -204,7 +204,7 @@ func TestLostDequeueAnswer(t *testing.T) {
 				h := checker.History{Ops: []checker.Operation{
 					{ID: 0, Client: "p", Kind: checker.KindEnqueue, Key: "jobs", Input: checker.Input{Value: "only"}, Call: 0, Return: 1, Outcome: checker.OutcomeOK},
 					{ID: 1, Client: "c", Kind: checker.KindDequeue, Key: "jobs", Call: 2, Return: checker.Infinity, Outcome: checker.OutcomeUnknown},
-					{ID: 2, Client: "p", Kind: checker.KindDequeue, Key: "jobs", Output: checker.Output{Missing: true}, Call: 3, Return: 4, Outcome: checker.OutcomeOK},
+					{ID: 2, Client: "p", Kind: checker.KindDequeue, Key: "jobs", Output: checker.Output{Empty: true}, Call: 3, Return: 4, Outcome: checker.OutcomeOK},
 				}}
 				sctx, cancel := context.WithTimeout(ctx, time.Second)
 				defer cancel()
