@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/etcdsim/etcdsim/internal/suggest"
 )
 
 // Expectation is what a run is expected to show, so that a scenario that
@@ -15,7 +17,7 @@ type Expectation struct {
 	// Checker names the checker expected to find a violation
 	// (CheckerMutualExclusion, ...). Empty means every checker is
 	// expected to pass.
-	Checker string `json:"checker"`
+	Checker Name `json:"checker"`
 	// Violation is the kind of violation expected of Checker. Empty means
 	// any kind; it must be empty when Checker is.
 	Violation ViolationKind `json:"violation,omitempty"`
@@ -31,7 +33,7 @@ func (e Expectation) String() string {
 	case e.Pass():
 		return "pass"
 	case e.Violation == "":
-		return "violation of " + e.Checker
+		return "violation of " + string(e.Checker)
 	case e.Checker == "":
 		return sprintf("violation (%s)", e.Violation)
 	default:
@@ -41,28 +43,33 @@ func (e Expectation) String() string {
 
 // Validate returns an error if e names a checker this package does not
 // have, or a kind of violation its checker never reports, listing the
-// names that would do.
+// names that would do, the nearest first.
 func (e Expectation) Validate() error {
 	if e.Pass() {
 		return nil
 	}
-	var names []string
-	for _, c := range checkerKinds {
-		names = append(names, c.name)
-	}
 	if e.Checker == "" {
-		return fmt.Errorf("checker: expectation: violation %q without a checker (one of %s)", e.Violation, strings.Join(names, ", "))
+		var reporters []string
+		for _, j := range judges {
+			if slices.Contains(j.Reports, e.Violation) {
+				reporters = append(reporters, string(j.Name))
+			}
+		}
+		if len(reporters) == 0 {
+			reporters = nearestJudges(string(e.Violation))
+		}
+		return fmt.Errorf("checker: expectation: violation %q without a checker (one of %s)", e.Violation, strings.Join(reporters, ", "))
 	}
-	kinds, ok := kindsOf(e.Checker)
+	j, ok := LookupJudge(e.Checker)
 	if !ok {
-		return fmt.Errorf("checker: expectation: no checker %q (want one of %s)", e.Checker, strings.Join(names, ", "))
+		return fmt.Errorf("checker: expectation: %w", noJudge(e.Checker))
 	}
-	if e.Violation != "" && !slices.Contains(kinds, e.Violation) {
+	if e.Violation != "" && !slices.Contains(j.Reports, e.Violation) {
 		var valid []string
-		for _, k := range kinds {
+		for _, k := range j.Reports {
 			valid = append(valid, string(k))
 		}
-		return fmt.Errorf("checker: expectation: %s never reports %q (it reports %s)", e.Checker, e.Violation, strings.Join(valid, ", "))
+		return fmt.Errorf("checker: expectation: %s never reports %q (it reports %s)", e.Checker, e.Violation, strings.Join(suggest.Nearest(string(e.Violation), valid), ", "))
 	}
 	return nil
 }
@@ -106,7 +113,7 @@ func (e Expectation) Met(results ...Result) (bool, string) {
 	if !found {
 		var have []string
 		for _, r := range all {
-			have = append(have, r.Checker)
+			have = append(have, string(r.Checker))
 		}
 		return false, sprintf("no %s result among %s", e.Checker, strings.Join(have, ", "))
 	}

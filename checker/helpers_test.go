@@ -116,7 +116,8 @@ func checkResult(t *testing.T, res Result, want Verdict, wantMsg string) {
 // checkKinds returns an error unless every violation res keeps is of a
 // kind its checker reports.
 func checkKinds(res Result) error {
-	kinds, ok := kindsOf(res.Checker)
+	j, ok := LookupJudge(res.Checker)
+	kinds := j.Reports
 	if !ok {
 		if len(res.Violations) > 0 {
 			return fmt.Errorf("violations from %q, which is no checker", res.Checker)

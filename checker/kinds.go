@@ -1,23 +1,5 @@
 package checker
 
-// The checkers' names, as Result.Checker carries them.
-const (
-	CheckerMutualExclusion      = "mutual-exclusion"
-	CheckerFencing              = "fencing"
-	CheckerLockLinearizable     = "lock-linearizable"
-	CheckerRegisterLinearizable = "register-linearizable"
-	CheckerElectionSafety       = "election-safety"
-	CheckerLiveness             = "liveness"
-	CheckerDiscoveryConvergence = "discovery-convergence"
-	CheckerWatchGuarantees      = "watch-guarantees"
-	CheckerRWExclusion          = "rw-exclusion"
-	CheckerQueueDelivery        = "queue-delivery"
-	CheckerBarrierSafety        = "barrier-safety"
-	CheckerBankTotal            = "bank-total"
-	CheckerSerializable         = "serializable"
-	CheckerMonotonicReads       = "monotonic-reads"
-)
-
 // ViolationKind names what a Violation found, in a word or two that stay
 // the same from run to run, so that a scenario can say which violation it
 // expects and a report can group findings. Each kind belongs to the checker
@@ -162,36 +144,3 @@ const (
 	// below that of an earlier read of the same client.
 	ViolationRevisionBackwards ViolationKind = "revision-backwards"
 )
-
-// checkerKinds lists every checker with the kinds it reports, in the order
-// the package documents them.
-var checkerKinds = []struct {
-	name  string
-	kinds []ViolationKind
-}{
-	{CheckerMutualExclusion, []ViolationKind{ViolationOverlap, ViolationUnguardedWrite, ViolationStaleWrite, ViolationLostUpdate, ViolationPhantomUpdate}},
-	{CheckerFencing, []ViolationKind{ViolationTokenRegression, ViolationStaleAccepted}},
-	{CheckerLockLinearizable, []ViolationKind{ViolationNotLinearizable}},
-	{CheckerRegisterLinearizable, []ViolationKind{ViolationNotLinearizable}},
-	{CheckerElectionSafety, []ViolationKind{ViolationTwoLeaders, ViolationTermRegression, ViolationObserverRegression, ViolationLeaderMismatch}},
-	{CheckerLiveness, []ViolationKind{ViolationStarvation, ViolationLeaderless}},
-	{CheckerDiscoveryConvergence, []ViolationKind{ViolationNotConverged}},
-	{CheckerWatchGuarantees, []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist}},
-	{CheckerRWExclusion, []ViolationKind{ViolationOverlap}},
-	{CheckerQueueDelivery, []ViolationKind{ViolationPhantomItem, ViolationDuplicateItem, ViolationLostItem, ViolationPriorityInversion}},
-	{CheckerBarrierSafety, []ViolationKind{ViolationEarlyPass, ViolationStuckWait}},
-	{CheckerBankTotal, []ViolationKind{ViolationTotalChanged}},
-	{CheckerSerializable, []ViolationKind{ViolationNotSerializable}},
-	{CheckerMonotonicReads, []ViolationKind{ViolationRevisionBackwards}},
-}
-
-// kindsOf returns the kinds checker reports, and false if there is no such
-// checker.
-func kindsOf(checker string) ([]ViolationKind, bool) {
-	for _, c := range checkerKinds {
-		if c.name == checker {
-			return c.kinds, true
-		}
-	}
-	return nil, false
-}

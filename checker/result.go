@@ -13,7 +13,7 @@ import (
 type Result struct {
 	// Checker names the checker (CheckerMutualExclusion, ...) or, for a
 	// combined result, the combination.
-	Checker string  `json:"checker"`
+	Checker Name    `json:"checker"`
 	Verdict Verdict `json:"verdict"`
 	// Summary says in one line what was checked and found.
 	Summary string `json:"summary"`
@@ -85,7 +85,7 @@ func (r Result) Err() error {
 // of theirs, in the order invalid, violation, unknown, ok; with no results
 // it is unknown, since nothing was checked. The results are kept as Parts.
 func Combine(name string, results ...Result) Result {
-	c := Result{Checker: name, Verdict: VerdictUnknown, Parts: slices.Clone(results)}
+	c := Result{Checker: Name(name), Verdict: VerdictUnknown, Parts: slices.Clone(results)}
 	if len(results) == 0 {
 		c.Summary = "nothing was checked"
 		return c
@@ -155,7 +155,7 @@ type report struct {
 	found int // violations found
 }
 
-func newReport(checker string, maxViolations int) *report {
+func newReport(checker Name, maxViolations int) *report {
 	if maxViolations == 0 {
 		maxViolations = defaultMaxViolations
 	}

@@ -25,7 +25,7 @@ type NewLocker func(cli *clientv3.Client, name string, opts Options) (Locker, er
 type Recipe = recipe.Recipe[NewLocker]
 
 // expect is the violation a broken lock recipe must produce.
-func expect(c string, v checker.ViolationKind) checker.Expectation {
+func expect(c checker.Name, v checker.ViolationKind) checker.Expectation {
 	return checker.Expectation{Checker: c, Violation: v}
 }
 

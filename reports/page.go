@@ -59,7 +59,7 @@ type runPage struct {
 }
 
 type pageViolation struct {
-	Checker string
+	Checker checker.Name
 	Kind    checker.ViolationKind
 	Message string
 	First   string // the first operation's ID, "" if none
@@ -87,7 +87,7 @@ type namedDist struct {
 
 // porcupineFile names the sibling file with porcupine's visualization of
 // a check.
-func porcupineFile(name string) string { return "porcupine-" + name + ".html" }
+func porcupineFile(name checker.Name) string { return "porcupine-" + string(name) + ".html" }
 
 // writeRunPage renders r's page into its directory dir, with porcupine's
 // visualizations beside it. index is the campaign page relative to dir,

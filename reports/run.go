@@ -25,10 +25,10 @@ func violationSentences(r *results.Run) []string {
 	var out []string
 	for _, c := range flatten(r.Result.Checks) {
 		for _, v := range c.Violations {
-			out = append(out, c.Checker+": "+v.Message)
+			out = append(out, string(c.Checker)+": "+v.Message)
 		}
 		if c.Invalid != nil {
-			out = append(out, c.Checker+": invalid history: "+c.Invalid.Message)
+			out = append(out, string(c.Checker)+": invalid history: "+c.Invalid.Message)
 		}
 	}
 	return out

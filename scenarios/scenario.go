@@ -253,7 +253,7 @@ func (f Faults) IsZero() bool {
 // Check names a checker and its options.
 type Check struct {
 	// Name is the checker's name: one of checker.Checker* ("mutual-exclusion", …).
-	Name string `json:"name"`
+	Name checker.Name `json:"name"`
 	// Bound is the liveness or convergence bound; 0 means the checker's
 	// default.
 	Bound Duration `json:"bound,omitempty"`

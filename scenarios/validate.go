@@ -298,7 +298,7 @@ func memberNames(n int) []string {
 func checkNames(cs []Check) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
-		out[i] = c.Name
+		out[i] = string(c.Name)
 	}
 	return out
 }

@@ -154,7 +154,7 @@ func NewSummaryRun(res *scenarios.Result, variant, dir string) SummaryRun {
 			if r.Violations == nil {
 				r.Violations = map[string]int{}
 			}
-			r.Violations[c.Checker] += n
+			r.Violations[string(c.Checker)] += n
 		}
 	}
 	return r

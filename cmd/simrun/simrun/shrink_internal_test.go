@@ -9,14 +9,16 @@ import (
 
 func TestShrinkTarget(t *testing.T) {
 	me, live := checker.CheckerMutualExclusion, checker.CheckerLiveness
-	violation := func(name string, kinds ...checker.ViolationKind) checker.Result {
+	violation := func(name checker.Name, kinds ...checker.ViolationKind) checker.Result {
 		r := checker.Result{Checker: name, Verdict: checker.VerdictViolation}
 		for _, k := range kinds {
 			r.Violations = append(r.Violations, checker.Violation{Kind: k, Message: string(k)})
 		}
 		return r
 	}
-	ok := func(name string) checker.Result { return checker.Result{Checker: name, Verdict: checker.VerdictOK} }
+	ok := func(name checker.Name) checker.Result {
+		return checker.Result{Checker: name, Verdict: checker.VerdictOK}
+	}
 	tests := []struct {
 		name   string
 		expect checker.Expectation
