@@ -11,26 +11,43 @@
 // The checkers are pure functions of a history. Each returns a Result with a
 // Verdict (ok, violation, unknown, invalid), the violations with the
 // operations that prove them and a sentence a person can read, and metrics
-// for reports:
+// for reports. Each is a judge of Judges, the one table that names them, the
+// operation kinds they read and the violations they report, and runs them
+// by name (RunJudge) as a scenario does:
 //
-//   - MutualExclusion: lock holds never overlap; the guarded resource
-//     accepts writes only from the holder; no lost updates (Jepsen's
-//     lock-set, or a counter).
-//   - Fencing: accepted fencing tokens increase; stale writes are rejected
-//     and counted.
-//   - LockLinearizable: the lock operations against a mutex model, with
-//     porcupine's search, per lock name.
-//   - RegisterLinearizable: reads, writes, compare-and-sets and deletes
-//     against a register per key, with porcupine's search, using etcd
-//     revisions where recorded.
-//   - ElectionSafety: at most one leader at a time; terms increase; no
-//     observer sees them go backwards.
-//   - Liveness: after the last heal, waiting clients get the lock and some
-//     candidate leads, within a bound.
-//   - DiscoveryConvergence: resolvers converge on the live registered
-//     endpoints within a bound; staleness; RPCs sent to dead backends.
-//   - WatchGuarantees: watch events in order, without duplicates or gaps;
-//     re-listing after ErrCompacted.
+//   - MutualExclusion (mutual-exclusion): lock holds never overlap; the
+//     guarded resource accepts writes only from the holder; no lost updates
+//     (Jepsen's lock-set, or a counter).
+//   - Fencing (fencing): accepted fencing tokens increase; stale writes are
+//     rejected and counted.
+//   - LockLinearizable (lock-linearizable): the lock operations against a
+//     mutex model, with porcupine's search, per lock name.
+//   - RegisterLinearizable (register-linearizable): reads, writes,
+//     compare-and-sets and deletes against a register per key, with
+//     porcupine's search, using etcd revisions where recorded.
+//   - ElectionSafety (election-safety): at most one leader at a time; terms
+//     increase; no observer sees them go backwards.
+//   - Liveness (liveness): after the last heal, waiting clients get the lock
+//     and some candidate leads, within a bound.
+//   - DiscoveryConvergence (discovery-convergence): resolvers converge on
+//     the live registered endpoints within a bound; staleness; RPCs sent to
+//     dead backends.
+//   - WatchGuarantees (watch-guarantees): watch events in order, without
+//     duplicates or gaps; re-listing after ErrCompacted.
+//   - RWExclusion (rw-exclusion): a read-write lock's writer shares its hold
+//     with nobody; readers share theirs.
+//   - QueueDelivery (queue-delivery): every item dequeued was enqueued, none
+//     twice, none lost once a drain saw the queue empty; higher priorities
+//     served first.
+//   - BarrierSafety (barrier-safety): nobody passes a double barrier before
+//     its count arrived, or a plain barrier while it is held; nobody stays
+//     stuck at one that should have let them through.
+//   - BankTotal (bank-total): every audit of the accounts, a transaction
+//     that read them all, finds the total unchanged.
+//   - Serializable (serializable): the committed transactions' reads and
+//     writes have a serial order (no G0, G1 or G2 cycle, no aborted read).
+//   - MonotonicReads (monotonic-reads): a client's reads never answer at a
+//     revision below an earlier read's.
 //
 // Each checker's doc comment lists the operation kinds and fields it reads.
 //

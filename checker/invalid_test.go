@@ -13,16 +13,15 @@ type namedChecker struct {
 	check func(History) Result
 }
 
-// checkers are every checker, for tests that must hold for all of them.
-var checkers = []namedChecker{
-	{"mutual-exclusion", func(h History) Result { return MutualExclusion(h, MutexOptions{}) }},
-	{"mutual-exclusion/resource-only", func(h History) Result { return MutualExclusion(h, MutexOptions{ResourceOnly: true}) }},
-	{"fencing", func(h History) Result { return Fencing(h, FencingOptions{}) }},
-	{"election-safety", func(h History) Result { return ElectionSafety(h, ElectionOptions{}) }},
-	{"liveness", func(h History) Result { return Liveness(h, LivenessOptions{}) }},
-	{"discovery-convergence", func(h History) Result { return DiscoveryConvergence(h, DiscoveryOptions{}) }},
-	{"watch-guarantees", func(h History) Result { return WatchGuarantees(h, WatchOptions{}) }},
-}
+// checkers are every judge with its zero options, and mutual exclusion
+// judged by the resource alone, for tests that must hold for all of them.
+var checkers = func() []namedChecker {
+	var cs []namedChecker
+	for _, j := range Judges() {
+		cs = append(cs, namedChecker{string(j.Name), func(h History) Result { return j.Run(h, JudgeOptions{}) }})
+	}
+	return append(cs, namedChecker{"mutual-exclusion/resource-only", func(h History) Result { return MutualExclusion(h, MutexOptions{ResourceOnly: true}) }})
+}()
 
 // TestInvalidHistories feeds each history under testdata/invalid/<case>/ to
 // every checker: each must call it invalid, for the reason in want.txt,

@@ -59,7 +59,8 @@ type Judge struct {
 	Reads []Kind
 	// Reports are the kinds of violation it reports.
 	Reports []ViolationKind
-	// Summary says in one line what it checks.
+	// Summary says in a sentence what it checks, as the package doc
+	// lists it beside the judge's name.
 	Summary string
 	// Run runs it on a history.
 	Run func(History, JudgeOptions) Result
@@ -75,7 +76,7 @@ var judges = []Judge{
 		Name:    CheckerMutualExclusion,
 		Reads:   []Kind{KindAcquire, KindRelease, KindCrash, KindGuardedWrite, KindSetAdd, KindSetRead, KindCounterIncr, KindCounterRead},
 		Reports: []ViolationKind{ViolationOverlap, ViolationUnguardedWrite, ViolationStaleWrite, ViolationLostUpdate, ViolationPhantomUpdate},
-		Summary: "lock holds never overlap; the guarded resource takes writes only from the holder, and loses none",
+		Summary: "lock holds never overlap; the guarded resource accepts writes only from the holder; no lost updates (Jepsen's lock-set, or a counter).",
 		Run: func(h History, o JudgeOptions) Result {
 			return MutualExclusion(h, MutexOptions{ResourceOnly: o.ResourceOnly})
 		},
@@ -84,25 +85,25 @@ var judges = []Judge{
 		Name:    CheckerFencing,
 		Reads:   []Kind{KindAcquire, KindGuardedWrite},
 		Reports: []ViolationKind{ViolationTokenRegression, ViolationStaleAccepted},
-		Summary: "fencing tokens handed out and accepted increase; stale writes are rejected",
+		Summary: "accepted fencing tokens increase; stale writes are rejected and counted.",
 		Run:     func(h History, _ JudgeOptions) Result { return Fencing(h, FencingOptions{}) },
 	},
 	linJudge(CheckerLockLinearizable, LockLinearizable, []Kind{KindAcquire, KindRelease, KindCrash},
-		"the lock operations are linearizable against a mutex, per lock name (porcupine's search)"),
+		"the lock operations against a mutex model, with porcupine's search, per lock name."),
 	linJudge(CheckerRegisterLinearizable, RegisterLinearizable, []Kind{KindRead, KindWrite, KindCAS, KindDelete},
-		"reads, writes, compare-and-sets and deletes are linearizable against a register, per key (porcupine's search)"),
+		"reads, writes, compare-and-sets and deletes against a register per key, with porcupine's search, using etcd revisions where recorded."),
 	{
 		Name:    CheckerElectionSafety,
 		Reads:   []Kind{KindCampaign, KindResign, KindCrash, KindLeaderObserved},
 		Reports: []ViolationKind{ViolationTwoLeaders, ViolationTermRegression, ViolationObserverRegression, ViolationLeaderMismatch},
-		Summary: "at most one leader at a time; terms increase; no observer sees them go backwards",
+		Summary: "at most one leader at a time; terms increase; no observer sees them go backwards.",
 		Run:     func(h History, _ JudgeOptions) Result { return ElectionSafety(h, ElectionOptions{}) },
 	},
 	{
 		Name:    CheckerLiveness,
 		Reads:   []Kind{KindAcquire, KindRelease, KindRLock, KindRUnlock, KindCampaign, KindResign, KindCrash},
 		Reports: []ViolationKind{ViolationStarvation, ViolationLeaderless},
-		Summary: "after the last heal, waiting clients get the lock and some candidate leads, within a bound",
+		Summary: "after the last heal, waiting clients get the lock and some candidate leads, within a bound.",
 		Run: func(h History, o JudgeOptions) Result {
 			return Liveness(h, LivenessOptions{TTL: o.TTL, Bound: o.Bound})
 		},
@@ -111,7 +112,7 @@ var judges = []Judge{
 		Name:    CheckerDiscoveryConvergence,
 		Reads:   []Kind{KindRegister, KindDeregister, KindResolve, KindRPC, KindCrash},
 		Reports: []ViolationKind{ViolationNotConverged},
-		Summary: "resolvers converge on the live registered endpoints within a bound",
+		Summary: "resolvers converge on the live registered endpoints within a bound; staleness; RPCs sent to dead backends.",
 		Run: func(h History, o JudgeOptions) Result {
 			return DiscoveryConvergence(h, DiscoveryOptions{TTL: o.TTL, Bound: o.Bound})
 		},
@@ -120,28 +121,28 @@ var judges = []Judge{
 		Name:    CheckerWatchGuarantees,
 		Reads:   []Kind{KindWrite, KindCAS, KindDelete, KindWatch, KindWatchEvent, KindList},
 		Reports: []ViolationKind{ViolationMissedEvent, ViolationDuplicateEvent, ViolationRevisionRegression, ViolationResumeGap, ViolationNoRelist},
-		Summary: "watch events arrive in order, without duplicates or gaps; a watcher re-lists after ErrCompacted",
+		Summary: "watch events in order, without duplicates or gaps; re-listing after ErrCompacted.",
 		Run:     func(h History, _ JudgeOptions) Result { return WatchGuarantees(h, WatchOptions{}) },
 	},
 	{
 		Name:    CheckerRWExclusion,
 		Reads:   []Kind{KindAcquire, KindRelease, KindRLock, KindRUnlock, KindCrash},
 		Reports: []ViolationKind{ViolationOverlap},
-		Summary: "a read-write lock's writer holds overlap no other hold; readers may share",
+		Summary: "a read-write lock's writer shares its hold with nobody; readers share theirs.",
 		Run:     func(h History, _ JudgeOptions) Result { return RWExclusion(h, RWOptions{}) },
 	},
 	{
 		Name:    CheckerQueueDelivery,
 		Reads:   []Kind{KindEnqueue, KindDequeue},
 		Reports: []ViolationKind{ViolationPhantomItem, ViolationDuplicateItem, ViolationLostItem, ViolationPriorityInversion},
-		Summary: "a queue delivers each item it was given once, loses none, and serves higher priorities first",
+		Summary: "every item dequeued was enqueued, none twice, none lost once a drain saw the queue empty; higher priorities served first.",
 		Run:     func(h History, _ JudgeOptions) Result { return QueueDelivery(h, QueueOptions{}) },
 	},
 	{
 		Name:    CheckerBarrierSafety,
 		Reads:   []Kind{KindEnter, KindLeave, KindHold, KindLift, KindWait, KindCrash},
 		Reports: []ViolationKind{ViolationEarlyPass, ViolationStuckWait},
-		Summary: "nobody passes a barrier before it opens, and nobody waits on one that should have let them through",
+		Summary: "nobody passes a double barrier before its count arrived, or a plain barrier while it is held; nobody stays stuck at one that should have let them through.",
 		Run: func(h History, o JudgeOptions) Result {
 			return BarrierSafety(h, BarrierOptions{Bound: o.Bound})
 		},
@@ -150,21 +151,21 @@ var judges = []Judge{
 		Name:    CheckerBankTotal,
 		Reads:   []Kind{KindTxn},
 		Reports: []ViolationKind{ViolationTotalChanged},
-		Summary: "every audit of the accounts finds them summing to the total",
+		Summary: "every audit of the accounts, a transaction that read them all, finds the total unchanged.",
 		Run:     func(h History, _ JudgeOptions) Result { return BankTotal(h, BankOptions{}) },
 	},
 	{
 		Name:    CheckerSerializable,
 		Reads:   []Kind{KindTxn},
 		Reports: []ViolationKind{ViolationNotSerializable},
-		Summary: "the committed transactions' reads and writes have a serial order",
+		Summary: "the committed transactions' reads and writes have a serial order (no G0, G1 or G2 cycle, no aborted read).",
 		Run:     func(h History, _ JudgeOptions) Result { return Serializable(h, SerializableOptions{}) },
 	},
 	{
 		Name:    CheckerMonotonicReads,
 		Reads:   []Kind{KindRead, KindCrash},
 		Reports: []ViolationKind{ViolationRevisionBackwards},
-		Summary: "a client's reads never answer at a revision below an earlier read's",
+		Summary: "a client's reads never answer at a revision below an earlier read's.",
 		Run:     func(h History, _ JudgeOptions) Result { return MonotonicReads(h, MonotonicOptions{}) },
 	},
 }

@@ -5,17 +5,20 @@ import (
 	"time"
 )
 
-// violationCases pin each finding to its kind: one small history per kind
-// a judge reports, whose every violation, found through the judge's entry
-// in the table, must be of that kind. TestJudges holds every judge to
-// having one for each kind it reports.
-var violationCases = []struct {
+// violationCase is a history a judge must find a violation of one kind in.
+type violationCase struct {
 	name  string
 	judge Name
 	opts  JudgeOptions
 	h     History
 	want  ViolationKind
-}{
+}
+
+// violationCases pin each finding to its kind: one small history per kind
+// a judge reports, whose every violation, found through the judge's entry
+// in the table, must be of that kind. TestJudges holds every judge to
+// having one for each kind it reports.
+var violationCases = []violationCase{
 	{
 		name:  "two holders",
 		judge: CheckerMutualExclusion,

@@ -304,49 +304,17 @@ func (s Scenario) check(h checker.History) []checker.Result {
 // allow for. It is a pure function of its arguments, so a history read
 // back from a result's files is judged as the run judged it.
 func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
-	switch c.Name {
-	case checker.CheckerMutualExclusion:
-		return checker.MutualExclusion(h, checker.MutexOptions{ResourceOnly: c.ResourceOnly})
-	case checker.CheckerFencing:
-		return checker.Fencing(h, checker.FencingOptions{})
-	case checker.CheckerLockLinearizable, checker.CheckerRegisterLinearizable:
-		lin, _ := c.Linearizability(h, checker.LinOptions{})
-		return lin.Result
-	case checker.CheckerElectionSafety:
-		return checker.ElectionSafety(h, checker.ElectionOptions{})
-	case checker.CheckerLiveness:
-		return checker.Liveness(h, checker.LivenessOptions{TTL: ttl, Bound: c.Bound.D()})
-	case checker.CheckerDiscoveryConvergence:
-		return checker.DiscoveryConvergence(h, checker.DiscoveryOptions{TTL: ttl, Bound: c.Bound.D()})
-	case checker.CheckerWatchGuarantees:
-		return checker.WatchGuarantees(h, checker.WatchOptions{})
-	case checker.CheckerRWExclusion:
-		return checker.RWExclusion(h, checker.RWOptions{})
-	case checker.CheckerQueueDelivery:
-		return checker.QueueDelivery(h, checker.QueueOptions{})
-	case checker.CheckerBarrierSafety:
-		return checker.BarrierSafety(h, checker.BarrierOptions{Bound: c.Bound.D()})
-	case checker.CheckerBankTotal:
-		return checker.BankTotal(h, checker.BankOptions{})
-	case checker.CheckerSerializable:
-		return checker.Serializable(h, checker.SerializableOptions{})
-	case checker.CheckerMonotonicReads:
-		return checker.MonotonicReads(h, checker.MonotonicOptions{})
-	}
-	return checker.Result{Checker: c.Name, Verdict: checker.VerdictInvalid, Summary: "no such checker"}
+	return checker.RunJudge(c.Name, h, checker.JudgeOptions{TTL: ttl, Bound: c.Bound.D(), ResourceOnly: c.ResourceOnly})
 }
 
 // Linearizability runs the linearizability checker c names on h with
 // opts, and returns its whole result: what Run judges with, and what
 // porcupine draws its search from (LinResult.Visualize). ok is false when
-// c names no linearizability checker. It is the one place that maps a
-// checker's name to its model.
+// c names no linearizability checker.
 func (c Check) Linearizability(h checker.History, opts checker.LinOptions) (lin checker.LinResult, ok bool) {
-	switch c.Name {
-	case checker.CheckerLockLinearizable:
-		return checker.LockLinearizable(h, opts), true
-	case checker.CheckerRegisterLinearizable:
-		return checker.RegisterLinearizable(h, opts), true
+	j, ok := checker.LookupJudge(c.Name)
+	if !ok || j.Lin == nil {
+		return checker.LinResult{}, false
 	}
-	return checker.LinResult{}, false
+	return j.Lin(h, opts), true
 }
