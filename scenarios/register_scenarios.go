@@ -5,7 +5,25 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/lock/register"
+	"slices"
 )
+
+// registerFamily: clients read and write a few keys through a
+// client-side KV (lock/register), and watchers follow them.
+var registerFamily = family{
+	name:       FamilyRegister,
+	key:        "k",
+	observers:  1,
+	knobs:      []string{"serializable", "readers"},
+	checkers:   []string{checker.CheckerRegisterLinearizable, checker.CheckerWatchGuarantees},
+	slots:      []slot{slotOf("register", "WithRegister", func(w *Workload) **register.Recipe { return &w.Register }, register.Lookup)},
+	run:        (*world).registerWorkload,
+	minClients: func(Workload) int { return 1 }, // one client's reads can go backwards
+	gallery: func() []Scenario {
+		return slices.Concat(registerScenarios(), leasingScenarios(), orderingScenarios())
+	},
+}
 
 // registerScenarios are the register family's registered scenarios: etcd's
 // own KV API — reads, writes, compare-and-swaps, deletes and a watcher —
