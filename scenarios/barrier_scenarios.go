@@ -17,6 +17,7 @@ var barrierFamily = family{
 	checkers: []string{checker.CheckerBarrierSafety},
 	slots:    []slot{slotOf("barrier", "WithBarrier", func(w *Workload) **barrier.Recipe { return &w.Barrier }, barrier.Lookup)},
 	run:      (*world).barrierWorkload,
+	safety:   []string{"BarrierSafety"},
 	gallery:  barrierScenarios,
 }
 

@@ -32,6 +32,7 @@ var discoveryFamily = family{
 	},
 	run:        (*world).discoveryWorkload,
 	minClients: func(Workload) int { return 1 }, // one backend can be lost
+	safety:     []string{"DiscoverySafety", "DiscoveryResolverSafety", "DiscoveryPairSafety"},
 	gallery:    discoveryScenarios,
 }
 

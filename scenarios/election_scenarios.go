@@ -23,6 +23,7 @@ var electionFamily = family{
 	checkers: []string{checker.CheckerElectionSafety, checker.CheckerLiveness},
 	slots:    []slot{slotOf("election", "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
 	run:      (*world).electionWorkload,
+	safety:   []string{"ElectionSafety"},
 	gallery:  electionScenarios,
 }
 

@@ -44,6 +44,9 @@ type family struct {
 	// client can show a violation, 1. 0 means 2 (two holders, two
 	// leaders).
 	minClients func(w Workload) int
+	// safety names the exported constructors that build the scenarios a
+	// user's recipe of the family must pass: "LockSafety".
+	safety []string
 	// gallery is the family's registered scenarios: each correct recipe
 	// under the family's safety scenarios, then each pitfall under the
 	// schedule that exposes it.

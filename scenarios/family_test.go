@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -115,6 +117,53 @@ func TestKnobsNameTheirFamilies(t *testing.T) {
 		"workload.stagger is for the barrier family only, not stm"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate: %v\nwant it to say %q", err, want)
+		}
+	}
+}
+
+// The package doc and the README name every family's constructors and
+// With… methods, and each constructor exists.
+func TestDocNamesEveryFamily(t *testing.T) {
+	var src strings.Builder
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.Write(b)
+		}
+	}
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if len(f.safety) == 0 {
+			t.Errorf("family %s names no constructor for a user's recipe", f.name)
+		}
+		var names []string
+		for _, c := range f.safety {
+			if !strings.Contains(src.String(), "\nfunc "+c+"(") {
+				t.Errorf("family %s: no func %s in package scenarios", f.name, c)
+			}
+			names = append(names, c)
+		}
+		for _, sl := range f.slots {
+			names = append(names, sl.with)
+		}
+		for _, n := range names {
+			if !strings.Contains(string(readme), "`"+n+"`") && !strings.Contains(string(readme), "`"+n+"(") && !strings.Contains(string(readme), "."+n+"(") {
+				t.Errorf("README.md does not name %s (family %s)", n, f.name)
+			}
+			if strings.HasSuffix(n, "Safety") && !strings.Contains(string(doc), n) {
+				t.Errorf("doc.go does not name %s (family %s)", n, f.name)
+			}
 		}
 	}
 }

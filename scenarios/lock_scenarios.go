@@ -25,6 +25,7 @@ var lockFamily = family{
 		}
 		return 2
 	},
+	safety:  []string{"LockSafety"},
 	gallery: lockScenarios,
 }
 

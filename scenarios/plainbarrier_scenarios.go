@@ -18,6 +18,7 @@ var plainBarrierFamily = family{
 	checkers: []string{checker.CheckerBarrierSafety},
 	slots:    []slot{slotOf("plain_barrier", "WithPlainBarrier", func(w *Workload) **barrier.PlainRecipe { return &w.PlainBarrier }, barrier.LookupPlain)},
 	run:      (*world).plainBarrierWorkload,
+	safety:   []string{"PlainBarrierSafety"},
 	gallery:  plainBarrierScenarios,
 }
 

@@ -31,6 +31,7 @@ var queueFamily = family{
 	checkers: []string{checker.CheckerQueueDelivery},
 	slots:    []slot{slotOf("queue", "WithQueue", func(w *Workload) **queue.Recipe { return &w.Queue }, queue.Lookup)},
 	run:      (*world).queueWorkload,
+	safety:   []string{"QueueSafety"},
 	gallery:  queueScenarios,
 }
 

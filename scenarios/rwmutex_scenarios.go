@@ -17,6 +17,7 @@ var rwmutexFamily = family{
 	checkers: []string{checker.CheckerRWExclusion, checker.CheckerLiveness},
 	slots:    []slot{slotOf("rwmutex", "WithRWMutex", func(w *Workload) **rwmutex.Recipe { return &w.RWMutex }, rwmutex.Lookup)},
 	run:      (*world).rwmutexWorkload,
+	safety:   []string{"RWMutexSafety"},
 	gallery:  rwmutexScenarios,
 }
 

@@ -32,6 +32,7 @@ var stmFamily = family{
 	checkers: []string{checker.CheckerBankTotal, checker.CheckerSerializable},
 	slots:    []slot{slotOf("stm", "WithSTM", func(w *Workload) **stm.Recipe { return &w.STM }, stm.Lookup)},
 	run:      (*world).stmWorkload,
+	safety:   []string{"STMSafety"},
 	gallery:  stmScenarios,
 }
 
