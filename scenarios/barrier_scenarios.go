@@ -9,6 +9,18 @@ import (
 	"github.com/etcdsim/etcdsim/lock/barrier"
 )
 
+// barrierFamily: processes enter and leave etcd's double barrier.
+var barrierFamily = family{
+	name:     FamilyBarrier,
+	key:      "B",
+	knobs:    []string{"stagger"},
+	checkers: []string{checker.CheckerBarrierSafety},
+	slots:    []slot{slotOf("barrier", "WithBarrier", func(w *Workload) **barrier.Recipe { return &w.Barrier }, barrier.Lookup)},
+	run:      (*world).barrierWorkload,
+	safety:   []string{"BarrierSafety"},
+	gallery:  barrierScenarios,
+}
+
 // barrierLatency is the network latency of every barrier run: etcd's
 // recipes name their keys by time.Now().UnixNano() (see rwLatency).
 const barrierLatency = Duration(time.Millisecond)

@@ -10,6 +10,39 @@ import (
 	"github.com/etcdsim/etcdsim/faults"
 )
 
+// discoveryFamily: backends register a service, resolvers follow it, and
+// callers call through what the resolvers show.
+var discoveryFamily = family{
+	name:      FamilyDiscovery,
+	key:       "svc",
+	observers: 1,
+	knobs:     []string{"resolver"},
+	defaults: func(w *Workload) {
+		if w.Resolver == "" {
+			w.Resolver = "relisting"
+			if w.ResolverRecipe != nil {
+				w.Resolver = w.ResolverRecipe.Name
+			}
+		}
+	},
+	checkers: []string{checker.CheckerDiscoveryConvergence},
+	slots: []slot{
+		slotOf("registrar", "WithRegistrar", func(w *Workload) **discovery.RegistrarRecipe { return &w.Registrar }, discovery.LookupRegistrar),
+		resolverSlot,
+	},
+	run:        (*world).discoveryWorkload,
+	minClients: func(Workload) int { return 1 }, // one backend can be lost
+	safety:     []string{"DiscoverySafety", "DiscoveryResolverSafety", "DiscoveryPairSafety"},
+	gallery:    discoveryScenarios,
+}
+
+// resolverSlot holds a program's own resolver, named by Workload.Resolver.
+var resolverSlot = func() slot {
+	sl := slotOf("resolver_recipe", "WithResolver", func(w *Workload) **discovery.ResolverRecipe { return &w.ResolverRecipe }, discovery.LookupResolver)
+	sl.resolver = true
+	return sl
+}()
+
 // discoveryScenarios are the discovery family's registered scenarios: each
 // correct registrar with the correct resolver through DiscoverySafety,
 // then each broken registrar and resolver under the schedule that exposes

@@ -26,12 +26,13 @@
 //		}
 //	}
 //
-// ElectionSafety and DiscoverySafety do the same for an election recipe
-// and a service registrar, DiscoveryResolverSafety and DiscoveryPairSafety
-// for a resolver and for a registrar and resolver together. Seeds copies
-// scenarios over many seeds; WithLock (and WithElection, WithRegistrar,
-// WithResolver) puts a recipe of one's own on a registered scenario's
-// schedule as a scenario of its own. TestParallel runs many scenarios side
+// Every family takes a user's recipe this way: ElectionSafety,
+// DiscoverySafety, DiscoveryResolverSafety and DiscoveryPairSafety,
+// RegisterSafety, RWMutexSafety, QueueSafety, BarrierSafety,
+// PlainBarrierSafety and STMSafety (TestDocNamesEveryFamily keeps this
+// list whole). Seeds copies scenarios over many seeds; WithLock (and the
+// With… method of each family) puts a recipe of one's own on a registered
+// scenario's schedule as a scenario of its own. TestParallel runs many scenarios side
 // by side.
 // A run that misses its expectation fails with the violations, the seed
 // and the command that replays it.

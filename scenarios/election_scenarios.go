@@ -9,6 +9,24 @@ import (
 	"github.com/etcdsim/etcdsim/faults"
 )
 
+// electionFamily: candidates campaign, lead for a term and resign, and
+// observers watch who leads.
+var electionFamily = family{
+	name:      FamilyElection,
+	key:       "E",
+	observers: 1,
+	validate: func(s Scenario, bad func(format string, args ...any)) {
+		if s.Workload.Clients < 2 && s.Expect.Violation == checker.ViolationTwoLeaders {
+			bad("workload.clients %d: two leaders need at least 2 candidates", s.Workload.Clients)
+		}
+	},
+	checkers: []string{checker.CheckerElectionSafety, checker.CheckerLiveness},
+	slots:    []slot{slotOf("election", "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
+	run:      (*world).electionWorkload,
+	safety:   []string{"ElectionSafety"},
+	gallery:  electionScenarios,
+}
+
 // electionScenarios are the election family's registered scenarios: each
 // correct recipe's ElectionSafety, then each broken recipe under the
 // schedule that exposes it.

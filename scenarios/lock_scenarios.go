@@ -9,6 +9,51 @@ import (
 	"github.com/etcdsim/etcdsim/lock"
 )
 
+// lockFamily: clients take a lock and write to the resources it guards.
+var lockFamily = family{
+	name:     FamilyLock,
+	key:      "L",
+	knobs:    []string{"threads", "pinned", "owner_check", "writes"},
+	defaults: lockDefaults,
+	validate: lockValidate,
+	checkers: []string{checker.CheckerMutualExclusion, checker.CheckerFencing, checker.CheckerLockLinearizable, checker.CheckerLiveness},
+	slots:    []slot{slotOf("lock", "WithLock", func(w *Workload) **lock.Recipe { return &w.Lock }, lock.Lookup)},
+	run:      (*world).lockWorkload,
+	minClients: func(w Workload) int {
+		if w.Threads > 1 {
+			return 1 // the threads of one client can overlap
+		}
+		return 2
+	},
+	safety:  []string{"LockSafety"},
+	gallery: lockScenarios,
+}
+
+func lockDefaults(w *Workload) {
+	if w.Writes == 0 {
+		w.Writes = 1
+	}
+	if w.Threads == 0 {
+		w.Threads = 1
+	}
+	if w.OwnerCheck == "" {
+		w.OwnerCheck = OwnerCheckDone
+	}
+}
+
+func lockValidate(s Scenario, bad func(format string, args ...any)) {
+	w := s.Workload
+	if w.Threads < 1 || w.Clients*w.Threads > maxClients {
+		bad("workload.threads %d: want 1 to %d threads in all (%d clients)", w.Threads, maxClients, w.Clients)
+	}
+	if w.Writes < 1 || w.Writes > maxWrites {
+		bad("workload.writes %d: want 1 to %d writes per hold", w.Writes, maxWrites)
+	}
+	if w.OwnerCheck != OwnerCheckDone && w.OwnerCheck != OwnerCheckRead {
+		bad("workload.owner_check %q: want %q or %q", w.OwnerCheck, OwnerCheckDone, OwnerCheckRead)
+	}
+}
+
 // lockScenarios are the lock family's registered scenarios: each correct
 // recipe's LockSafety, then each broken recipe under the schedule that
 // exposes it.

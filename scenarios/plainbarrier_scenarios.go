@@ -9,6 +9,19 @@ import (
 	"github.com/etcdsim/etcdsim/lock/barrier"
 )
 
+// plainBarrierFamily: a holder puts etcd's plain barrier up and takes it
+// down while waiters wait at it.
+var plainBarrierFamily = family{
+	name:     FamilyPlainBarrier,
+	key:      "B",
+	knobs:    []string{"writes"},
+	checkers: []string{checker.CheckerBarrierSafety},
+	slots:    []slot{slotOf("plain_barrier", "WithPlainBarrier", func(w *Workload) **barrier.PlainRecipe { return &w.PlainBarrier }, barrier.LookupPlain)},
+	run:      (*world).plainBarrierWorkload,
+	safety:   []string{"PlainBarrierSafety"},
+	gallery:  plainBarrierScenarios,
+}
+
 // plainBarrierBase is a plain-barrier scenario of recipe r: 3 members with
 // the barrier family's latency, the given workload with its family and
 // recipe filled in, BarrierSafety at its default bound (the TTL of 1 s +

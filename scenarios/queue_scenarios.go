@@ -9,6 +9,32 @@ import (
 	"github.com/etcdsim/etcdsim/lock/queue"
 )
 
+// queueFamily: producers enqueue, consumers dequeue.
+var queueFamily = family{
+	name:  FamilyQueue,
+	key:   "Q",
+	knobs: []string{"producers", "priorities"},
+	defaults: func(w *Workload) {
+		if w.Producers == 0 {
+			w.Producers = max(1, w.Clients/2)
+		}
+	},
+	validate: func(s Scenario, bad func(format string, args ...any)) {
+		w := s.Workload
+		if w.Producers < 0 || w.Producers >= w.Clients || w.Clients < 2 {
+			bad("workload.producers %d: want 1 to workload.clients-1 (%d clients; 0 means half), so that someone consumes", w.Producers, w.Clients)
+		}
+		if w.Priorities < 0 || w.Priorities > 1<<16 {
+			bad("workload.priorities %d: want 0 (a FIFO queue) to 65536", w.Priorities)
+		}
+	},
+	checkers: []string{checker.CheckerQueueDelivery},
+	slots:    []slot{slotOf("queue", "WithQueue", func(w *Workload) **queue.Recipe { return &w.Queue }, queue.Lookup)},
+	run:      (*world).queueWorkload,
+	safety:   []string{"QueueSafety"},
+	gallery:  queueScenarios,
+}
+
 // queueLatency is the network latency of every queue run: etcd's Queue
 // names its keys by time.Now().UnixNano(), which on the virtual clock
 // stands still between requests that take no time (see rwLatency).

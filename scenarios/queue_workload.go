@@ -208,21 +208,3 @@ func (w *world) drained(ctx context.Context, name string, q queue.Queue) (bool, 
 	}
 	return true, p.OK(ctx, checker.Output{Empty: true})
 }
-
-// closed reports whether c is closed.
-func closed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
-}
-
-// ignoreEnd is err, or nil once ctx has ended.
-func ignoreEnd(ctx context.Context, err error) error {
-	if ctx.Err() != nil && !errors.Is(err, ErrRecipe) {
-		return nil
-	}
-	return err
-}

@@ -33,7 +33,7 @@ func leasingScenarios() []Scenario {
 	twice := base
 	twice.Name = "register/leasing/healthy"
 	twice.Description = "etcd's leasing KV used as its API reads, on a healthy cluster: a Put of a key the client holds no lease on is written twice, and the register is not linearizable"
-	twice.Workload.Recipe = RegisterLeasing
+	twice.Workload.Recipe = "leasing"
 	twice.Workload.Duration = Duration(6 * time.Second)
 	// The window is one round trip between the two writes of one Put: at
 	// the default think of 50 ms the real clock found it in 13 and 14 runs
@@ -46,7 +46,7 @@ func leasingScenarios() []Scenario {
 	mix.Name = "register/leasing-guarded/standard-mix"
 	mix.Description = "the guarded leasing KV (cached reads only while the client's own keepalive proves its lease alive, writes as one-operation transactions) under the standard fault mix: linearizable, and the watch misses nothing"
 	mix.Cluster.Latency = leasingLatency
-	mix.Workload.Recipe = RegisterLeasingGuarded
+	mix.Workload.Recipe = "leasing-guarded"
 	mix.Faults.Timeline = standardMix()
 	mix.Checkers = DefaultCheckers(FamilyRegister)
 

@@ -39,7 +39,7 @@ func orderingScenarios() []Scenario {
 	ordered := base
 	ordered.Name = "register/ordering/partition-follower"
 	ordered.Description = "the same serializable reads through client/v3/ordering's KV, which asks again when a member answers at an older revision than the client has seen: the revision never goes backwards"
-	ordered.Workload.Recipe = RegisterOrdering
+	ordered.Workload.Recipe = "ordering"
 
 	return []Scenario{ordered, broken}
 }

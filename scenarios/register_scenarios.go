@@ -5,7 +5,50 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/lock/register"
+	"slices"
 )
+
+// registerFamily: clients read and write a few keys through a
+// client-side KV (lock/register), and watchers follow them.
+var registerFamily = family{
+	name:       FamilyRegister,
+	key:        "k",
+	observers:  1,
+	knobs:      []string{"serializable", "readers"},
+	checkers:   []string{checker.CheckerRegisterLinearizable, checker.CheckerWatchGuarantees},
+	slots:      []slot{slotOf("register", "WithRegister", func(w *Workload) **register.Recipe { return &w.Register }, register.Lookup)},
+	run:        (*world).registerWorkload,
+	minClients: func(Workload) int { return 1 }, // one client's reads can go backwards
+	safety:     []string{"RegisterSafety"},
+	gallery: func() []Scenario {
+		return slices.Concat(registerScenarios(), leasingScenarios(), orderingScenarios())
+	},
+}
+
+// RegisterSafety returns the scenarios a client-side KV — a cache, a
+// proxy, a library's wrapper, or one of lock/register's — must pass:
+// three clients reading, writing, compare-and-swapping and deleting a few
+// keys through it, and a watcher, under the standard fault mix, judged by
+// RegisterLinearizable and WatchGuarantees. The network takes a
+// millisecond a hop, so that a KV that retries in a loop spends time as it
+// would on a real network (see leasingLatency).
+func RegisterSafety(r register.Recipe) []Scenario {
+	s := Scenario{
+		Name: "register/" + r.Name + "/standard-mix",
+		Description: r.Name + ": reads, writes, compare-and-swaps, deletes and a watcher under a leader kill, a minority partition, " +
+			"a client cut off, a leader storm and a compaction: linearizable, and the watch misses nothing",
+		Cluster:  Cluster{Members: 3, Latency: leasingLatency},
+		Workload: Workload{Family: FamilyRegister, Recipe: r.Name, Clients: 3, Observers: 1, Duration: Duration(8 * time.Second)},
+		Faults:   Faults{Timeline: standardMix()},
+		Seed:     1,
+	}
+	if r.Family == "" || !slices.ContainsFunc(slices.Concat(register.Recipes(), register.UpstreamRecipes()), func(x register.Recipe) bool { return x.Name == r.Name }) {
+		rr := r
+		s.Workload.Register = &rr
+	}
+	return []Scenario{s}
+}
 
 // registerScenarios are the register family's registered scenarios: etcd's
 // own KV API — reads, writes, compare-and-swaps, deletes and a watcher —

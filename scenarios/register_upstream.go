@@ -36,14 +36,14 @@ func upstream19091() []Scenario {
 	r := report("etcd-19091")
 	s := Scenario{
 		Cluster: Cluster{Members: 3},
-		Workload: Workload{Family: FamilyRegister, Recipe: RegisterLeasingTxnWrites, Clients: 2, Readers: 1, Observers: 1,
+		Workload: Workload{Family: FamilyRegister, Recipe: "leasing-txn-writes", Clients: 2, Readers: 1, Observers: 1,
 			Duration: Duration(10 * time.Second), Think: Duration(25 * time.Millisecond), Patience: Duration(100 * time.Millisecond)},
 		Faults:   Faults{Timeline: cacheThenCutOff("c1", "c2", 2)},
 		Checkers: []Check{{Name: checker.CheckerRegisterLinearizable}},
 		Expect:   checker.Expectation{Checker: checker.CheckerRegisterLinearizable, Violation: checker.ViolationNotLinearizable},
 	}
 	fixed := s
-	fixed.Workload.Recipe = RegisterLeasingGuarded
+	fixed.Workload.Recipe = "leasing-guarded"
 	fixed.Expect = checker.Expectation{}
 	return []Scenario{
 		r.scenario(s, "cut-off-reader", ShowsReport,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/lock/register"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"golang.org/x/sync/errgroup"
@@ -55,11 +56,15 @@ func (w *world) registerClient(ctx context.Context, name string, keys []string, 
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	kv, closeKV, err := w.registerKV(ctx, cli)
+	r, err := recipeOf(wl.Register, wl.Recipe, register.Lookup)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return err
 	}
-	defer func() { closeKV() }()
+	kv, err := w.registerKV(ctx, r, cli, name)
+	if err != nil {
+		return err
+	}
+	defer func() { register.Close(kv) }() //nolint:errcheck // the process is gone; nothing acts on it
 	// last is the value the client last saw in each key ("" for missing),
 	// which its compare-and-swaps expect, so that some of them succeed.
 	last := make(map[string]string, len(keys))
@@ -88,8 +93,9 @@ func (w *world) registerClient(ctx context.Context, name string, keys []string, 
 			if cli, err = w.env.Cluster().Client(name); err != nil {
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
-			closeKV()
-			if kv, closeKV, err = w.registerKV(ctx, cli); err != nil {
+			register.Close(kv) //nolint:errcheck // the crashed process's KV
+			if kv, err = w.registerKV(ctx, r, cli, name); err != nil {
+				kv = cli.KV
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
 			clear(last) // a new process remembers nothing
@@ -104,11 +110,6 @@ func (w *world) registerClient(ctx context.Context, name string, keys []string, 
 		}
 	}
 	return nil
-}
-
-// opCtx bounds one KV request by the patience.
-func (w *world) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, w.s.Workload.Patience.D())
 }
 
 // kvRead reads key — linearizably, or serializably if the workload says
@@ -299,4 +300,14 @@ func (w *world) watch(ctx context.Context, cli *clientv3.Client, name, prefix st
 	}
 	p.OK(ctx, checker.Output{CompactRevision: compacted})
 	return stepErr
+}
+
+// registerKV makes client name's KV of recipe r over cli, for a process
+// that starts.
+func (w *world) registerKV(ctx context.Context, r register.Recipe, cli *clientv3.Client, name string) (clientv3.KV, error) {
+	kv, err := r.New(ctx, cli, w.s.Workload.TTL.D())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: register recipe %s: New: %w", ErrRecipe, name, r.Name, err)
+	}
+	return kv, nil
 }

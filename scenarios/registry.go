@@ -11,23 +11,15 @@ import (
 // All returns every registered scenario: each correct recipe of every
 // family under the standard fault mix, expecting a pass, then each pitfall
 // of the gallery under the schedule that exposes it, expecting the
-// violation its recipe's registry entry names. The same list feeds
-// go test and simrun.
+// violation its recipe's registry entry names, family by family in the
+// order of Families; then the reproductions of reports against etcd
+// (Upstream), report by report. The same list feeds go test and simrun.
 func All() []Scenario {
 	var out []Scenario
-	out = append(out, lockScenarios()...)
-	out = append(out, electionScenarios()...)
-	out = append(out, discoveryScenarios()...)
-	out = append(out, registerScenarios()...)
-	out = append(out, rwmutexScenarios()...)
-	out = append(out, queueScenarios()...)
-	out = append(out, barrierScenarios()...)
-	out = append(out, plainBarrierScenarios()...)
-	out = append(out, leasingScenarios()...)
-	out = append(out, orderingScenarios()...)
-	out = append(out, stmScenarios()...)
-	out = append(out, upstreamScenarios()...)
-	return out
+	for _, f := range families {
+		out = append(out, f.gallery()...)
+	}
+	return append(out, upstreamScenarios()...)
 }
 
 // Lookup returns the registered scenario called name. For an unknown name

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -11,7 +10,9 @@ import (
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/lock/barrier"
 	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/lock/register"
 	"github.com/etcdsim/etcdsim/lock/rwmutex"
+	"github.com/etcdsim/etcdsim/lock/stm"
 	"github.com/etcdsim/etcdsim/seed"
 )
 
@@ -94,6 +95,18 @@ func (s Scenario) WithPlainBarrier(r barrier.PlainRecipe) Scenario {
 	return s.reuse(r.Name, r.Expect, false)
 }
 
+// WithRegister is WithLock for a register family's client-side KV.
+func (s Scenario) WithRegister(r register.Recipe) Scenario {
+	s.Workload.Register = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
+// WithSTM is WithLock for a transaction recipe of the stm family.
+func (s Scenario) WithSTM(r stm.Recipe) Scenario {
+	s.Workload.STM = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // reuse names recipe name as the scenario's recipe — its resolver, if
 // resolver is set — renames s after it, and gives it that recipe's
 // expectation and a description of its own.
@@ -116,50 +129,6 @@ func (s Scenario) reuse(name string, expect checker.Expectation, resolver bool) 
 	s.Description = fmt.Sprintf("%s on the schedule of %s", name, orig)
 	s.Upstream = nil
 	return s
-}
-
-// checkRecipeValues reports a recipe value the scenario would not run —
-// one of another family — or one whose name is not the name the scenario
-// gives its recipe, as when a registered scenario's Workload.Lock is set
-// by hand and its name, expectation and description still speak of the
-// recipe it replaced.
-func (s Scenario) checkRecipeValues() error {
-	w := s.Workload
-	var errs []error
-	value := func(field, family, valueName, named, with string) {
-		switch {
-		case w.Family != family:
-			errs = append(errs, fmt.Errorf("workload.%s (%q) is set, but the workload's family is %s, not %s", field, valueName, w.Family, family))
-		case named != "" && valueName != named:
-			errs = append(errs, fmt.Errorf("workload.%s is recipe %q but the scenario names %q: use s.%s(r), which also gives the scenario the recipe's own name, expectation and description",
-				field, valueName, named, with))
-		}
-	}
-	if w.Lock != nil {
-		value("lock", FamilyLock, w.Lock.Name, w.Recipe, "WithLock")
-	}
-	if w.Election != nil {
-		value("election", FamilyElection, w.Election.Name, w.Recipe, "WithElection")
-	}
-	if w.Registrar != nil {
-		value("registrar", FamilyDiscovery, w.Registrar.Name, w.Recipe, "WithRegistrar")
-	}
-	if w.ResolverRecipe != nil {
-		value("resolver_recipe", FamilyDiscovery, w.ResolverRecipe.Name, w.Resolver, "WithResolver")
-	}
-	if w.RWMutex != nil {
-		value("rwmutex", FamilyRWMutex, w.RWMutex.Name, w.Recipe, "WithRWMutex")
-	}
-	if w.Queue != nil {
-		value("queue", FamilyQueue, w.Queue.Name, w.Recipe, "WithQueue")
-	}
-	if w.Barrier != nil {
-		value("barrier", FamilyBarrier, w.Barrier.Name, w.Recipe, "WithBarrier")
-	}
-	if w.PlainBarrier != nil {
-		value("plain_barrier", FamilyPlainBarrier, w.PlainBarrier.Name, w.Recipe, "WithPlainBarrier")
-	}
-	return errors.Join(errs...)
 }
 
 // recipeOf returns a program's own recipe, *own, when the scenario has

@@ -246,27 +246,11 @@ type world struct {
 
 // run runs the family's workload until ctx ends or the clients are done.
 func (w *world) run(ctx context.Context) error {
-	switch w.s.Workload.Family {
-	case FamilyLock:
-		return w.lockWorkload(ctx)
-	case FamilyElection:
-		return w.electionWorkload(ctx)
-	case FamilyDiscovery:
-		return w.discoveryWorkload(ctx)
-	case FamilyRegister:
-		return w.registerWorkload(ctx)
-	case FamilyRWMutex:
-		return w.rwmutexWorkload(ctx)
-	case FamilyQueue:
-		return w.queueWorkload(ctx)
-	case FamilyBarrier:
-		return w.barrierWorkload(ctx)
-	case FamilyPlainBarrier:
-		return w.plainBarrierWorkload(ctx)
-	case FamilySTM:
-		return w.stmWorkload(ctx)
+	f := familyOf(w.s.Workload.Family)
+	if f == nil {
+		return fmt.Errorf("no workload family %q", w.s.Workload.Family)
 	}
-	return fmt.Errorf("no workload for family %q yet", w.s.Workload.Family)
+	return f.run(w, ctx)
 }
 
 // clientConfig is the configuration of the run's i-th client: a pinned

@@ -9,6 +9,18 @@ import (
 	"github.com/etcdsim/etcdsim/lock/rwmutex"
 )
 
+// rwmutexFamily: readers and writers take a read-write lock.
+var rwmutexFamily = family{
+	name:     FamilyRWMutex,
+	key:      "RW",
+	knobs:    []string{"readers"},
+	checkers: []string{checker.CheckerRWExclusion, checker.CheckerLiveness},
+	slots:    []slot{slotOf("rwmutex", "WithRWMutex", func(w *Workload) **rwmutex.Recipe { return &w.RWMutex }, rwmutex.Lookup)},
+	run:      (*world).rwmutexWorkload,
+	safety:   []string{"RWMutexSafety"},
+	gallery:  rwmutexScenarios,
+}
+
 // rwLatency is the network latency of every rwmutex run. etcd's recipes
 // name their keys by time.Now().UnixNano(); on the virtual clock a
 // network without latency answers at the instant it is asked, two clients

@@ -11,7 +11,9 @@ import (
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/lock/barrier"
 	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/lock/register"
 	"github.com/etcdsim/etcdsim/lock/rwmutex"
+	"github.com/etcdsim/etcdsim/lock/stm"
 	"github.com/etcdsim/etcdsim/seed"
 )
 
@@ -85,37 +87,15 @@ type Cluster struct {
 // both clocks (docs/pitfalls.md has the calibration of each).
 const DefaultClock = cluster.ClockVirtual
 
-// The workload families.
-const (
-	FamilyLock      = "lock"
-	FamilyElection  = "election"
-	FamilyDiscovery = "discovery"
-	FamilyRegister  = "register"
-	FamilyRWMutex   = "rwmutex"
-	FamilyQueue     = "queue"
-	FamilyBarrier   = "barrier"
-	// FamilyPlainBarrier is etcd's plain barrier (Hold, Release, Wait):
-	// a family of its own beside the double barrier's, as its recipes
-	// are registered apart (barrier.LookupPlain) and its workload is
-	// another.
-	FamilyPlainBarrier = "plain-barrier"
-	FamilySTM          = "stm"
-)
-
-// Families lists the workload families.
-func Families() []string {
-	return []string{FamilyLock, FamilyElection, FamilyDiscovery, FamilyRegister, FamilyRWMutex, FamilyQueue, FamilyBarrier, FamilyPlainBarrier, FamilySTM}
-}
-
 // Workload is what the run's clients do. Zero fields take the defaults
 // their comments give.
 type Workload struct {
-	// Family is "lock", "election", "discovery", "register" or "stm".
+	// Family is one of Families(): "lock", "election", "discovery", …
 	Family string `json:"family"`
 	// Recipe names the recipe in its family's registry (lock.Lookup,
-	// election.Lookup, discovery.LookupRegistrar); for stm, the isolation
-	// level (STMLevels; "" means "serializable-snapshot"). Empty for
-	// register.
+	// election.Lookup, discovery.LookupRegistrar, register.Lookup,
+	// stm.Lookup, …). "" means, for register, etcd's own KV; for stm,
+	// "serializable-snapshot".
 	// A recipe value set below wins, and Recipe then only names it.
 	Recipe string `json:"recipe,omitempty"`
 	// Resolver names the discovery resolver recipe; "" means "relisting".
@@ -211,6 +191,10 @@ type Workload struct {
 	Barrier   *barrier.Recipe            `json:"-"`
 	// PlainBarrier is a user's own plain barrier (plain-barrier family).
 	PlainBarrier *barrier.PlainRecipe `json:"-"`
+	// Register is a user's own client-side KV (register family).
+	Register *register.Recipe `json:"-"`
+	// STM is a user's own transaction code (stm family).
+	STM *stm.Recipe `json:"-"`
 	// ResolverRecipe is a user's own discovery resolver, run instead of
 	// the registry's; Resolver is its name in reports.
 	ResolverRecipe *discovery.ResolverRecipe `json:"-"`
@@ -277,11 +261,12 @@ func (s Scenario) withDefaults() Scenario {
 		s.Cluster.Clock = DefaultClock
 	}
 	w := &s.Workload
+	f := familyOf(w.Family)
 	if w.Clients == 0 {
 		w.Clients = 3
 	}
-	if w.Observers == 0 && (w.Family == FamilyElection || w.Family == FamilyDiscovery || w.Family == FamilyRegister || w.Family == FamilySTM) {
-		w.Observers = 1
+	if w.Observers == 0 && f != nil {
+		w.Observers = f.observers
 	}
 	if w.Duration == 0 {
 		w.Duration = Duration(8 * time.Second)
@@ -292,62 +277,20 @@ func (s Scenario) withDefaults() Scenario {
 	if w.Hold == 0 {
 		w.Hold = Duration(100 * time.Millisecond)
 	}
-	if w.Family == FamilyLock && w.Writes == 0 {
-		w.Writes = 1
-	}
-	if w.Family == FamilyLock && w.Threads == 0 {
-		w.Threads = 1
-	}
-	if w.Family == FamilyQueue && w.Producers == 0 {
-		w.Producers = max(1, w.Clients/2)
-	}
-	if w.Family == FamilyLock && w.OwnerCheck == "" {
-		w.OwnerCheck = OwnerCheckDone
-	}
 	if w.TTL == 0 {
 		w.TTL = Duration(time.Second)
 	}
 	if w.Patience == 0 {
 		w.Patience = 2 * w.TTL
 	}
-	if w.Key == "" {
-		w.Key = map[string]string{FamilyLock: "L", FamilyElection: "E", FamilyDiscovery: "svc", FamilyRegister: "k", FamilyRWMutex: "RW", FamilyQueue: "Q", FamilyBarrier: "B", FamilyPlainBarrier: "B", FamilySTM: "bank"}[w.Family]
+	if w.Key == "" && f != nil {
+		w.Key = f.key
 	}
-	if w.Family == FamilyDiscovery && w.Resolver == "" {
-		w.Resolver = "relisting"
-		if w.ResolverRecipe != nil {
-			w.Resolver = w.ResolverRecipe.Name
-		}
-	}
-	if w.Family == FamilySTM && w.Recipe == "" {
-		w.Recipe = STMLevels()[0]
+	if f != nil && f.defaults != nil {
+		f.defaults(w)
 	}
 	if s.Checkers == nil {
 		s.Checkers = DefaultCheckers(w.Family)
 	}
 	return s
-}
-
-// DefaultCheckers returns the checkers that judge a family's history.
-func DefaultCheckers(family string) []Check {
-	switch family {
-	case FamilyLock:
-		return []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing},
-			{Name: checker.CheckerLockLinearizable}, {Name: checker.CheckerLiveness}}
-	case FamilyElection:
-		return []Check{{Name: checker.CheckerElectionSafety}, {Name: checker.CheckerLiveness}}
-	case FamilyDiscovery:
-		return []Check{{Name: checker.CheckerDiscoveryConvergence}}
-	case FamilyRegister:
-		return []Check{{Name: checker.CheckerRegisterLinearizable}, {Name: checker.CheckerWatchGuarantees}}
-	case FamilyRWMutex:
-		return []Check{{Name: checker.CheckerRWExclusion}, {Name: checker.CheckerLiveness}}
-	case FamilyQueue:
-		return []Check{{Name: checker.CheckerQueueDelivery}}
-	case FamilyBarrier, FamilyPlainBarrier:
-		return []Check{{Name: checker.CheckerBarrierSafety}}
-	case FamilySTM:
-		return []Check{{Name: checker.CheckerBankTotal}, {Name: checker.CheckerSerializable}}
-	}
-	return nil
 }

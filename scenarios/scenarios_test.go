@@ -129,7 +129,7 @@ func TestValidateBadInput(t *testing.T) {
 		{"unknown register KV", func(s *scenarios.Scenario) {
 			s.Workload = scenarios.Workload{Family: scenarios.FamilyRegister, Recipe: "leased"}
 			s.Checkers, s.Faults = nil, scenarios.Faults{}
-		}, []string{`no register KV "leased"`, "leasing, leasing-txn-writes, leasing-guarded, ordering"}},
+		}, []string{`register: no recipe named "leased"`, "have leasing, kv, ordering"}},
 		{"unknown owner check", func(s *scenarios.Scenario) { s.Workload.OwnerCheck = "lease" }, []string{`workload.owner_check "lease"`, `"done" or "read"`}},
 		{"unknown checker", func(s *scenarios.Scenario) { s.Checkers = []scenarios.Check{{Name: "mutex"}} }, []string{"checkers[0]", `"mutex"`}},
 		{"expectation no checker of the run makes", func(s *scenarios.Scenario) {

@@ -409,9 +409,8 @@ func shortenFaults(s Scenario) []Candidate {
 // leaders).
 func minClients(s Scenario) int {
 	w := s.withDefaults().Workload
-	switch {
-	case w.Family == FamilyLock && w.Threads > 1, w.Family == FamilyDiscovery, w.Family == FamilyRegister:
-		return 1
+	if f := familyOf(w.Family); f != nil && f.minClients != nil {
+		return f.minClients(w)
 	}
 	return 2
 }

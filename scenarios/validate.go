@@ -8,15 +8,9 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
-	"github.com/etcdsim/etcdsim/discovery"
-	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/internal/suggest"
-	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/barrier"
 	"github.com/etcdsim/etcdsim/lock/lease"
-	"github.com/etcdsim/etcdsim/lock/queue"
-	"github.com/etcdsim/etcdsim/lock/rwmutex"
 )
 
 // maxMembers, maxClients and maxWrites bound what one run may start.
@@ -49,7 +43,8 @@ func (s Scenario) Validate() error {
 		bad("cluster.clock is virtual, but this scenario needs the real clock: %s; run it with -clock real (cluster.clock \"real\")", s.Cluster.RealClock)
 	}
 	w := s.Workload
-	if !slices.Contains(Families(), w.Family) {
+	f := familyOf(w.Family)
+	if f == nil {
 		bad("workload.family %q: want one of %v", w.Family, suggest.Nearest(w.Family, Families()))
 	}
 	if w.Clients < 1 || w.Clients+w.Observers > maxClients {
@@ -57,9 +52,6 @@ func (s Scenario) Validate() error {
 	}
 	if w.Observers < 0 {
 		bad("workload.observers %d is negative", w.Observers)
-	}
-	if w.Family == FamilyElection && w.Clients < 2 && s.Expect.Violation == checker.ViolationTwoLeaders {
-		bad("workload.clients %d: two leaders need at least 2 candidates", w.Clients)
 	}
 	for _, d := range []struct {
 		name string
@@ -72,47 +64,11 @@ func (s Scenario) Validate() error {
 	if w.Ops < 0 {
 		bad("workload.ops %d is negative", w.Ops)
 	}
-	if w.Writes != 0 && w.Family != FamilyLock && w.Family != FamilyPlainBarrier {
-		bad("workload.writes is for the lock and plain-barrier families only, not %s", w.Family)
-	}
-	if w.Stagger != 0 && w.Family != FamilyBarrier {
-		bad("workload.stagger is for the barrier family only, not %s", w.Family)
-	}
-	if w.Family != FamilyLock {
-		for _, f := range []struct {
-			name string
-			set  bool
-		}{{"threads", w.Threads != 0}, {"pinned", w.Pinned}, {"owner_check", w.OwnerCheck != ""}} {
-			if f.set {
-				bad("workload.%s is for the lock family only, not %s", f.name, w.Family)
-			}
+	if f != nil {
+		checkKnobs(f, w, bad)
+		if f.validate != nil {
+			f.validate(s, bad)
 		}
-	} else {
-		if w.Threads < 1 || w.Clients*w.Threads > maxClients {
-			bad("workload.threads %d: want 1 to %d threads in all (%d clients)", w.Threads, maxClients, w.Clients)
-		}
-		if w.Writes < 1 || w.Writes > maxWrites {
-			bad("workload.writes %d: want 1 to %d writes per hold", w.Writes, maxWrites)
-		}
-		if w.OwnerCheck != OwnerCheckDone && w.OwnerCheck != OwnerCheckRead {
-			bad("workload.owner_check %q: want %q or %q", w.OwnerCheck, OwnerCheckDone, OwnerCheckRead)
-		}
-	}
-	if (w.Producers != 0 || w.Priorities != 0) && w.Family != FamilyQueue {
-		bad("workload.producers and workload.priorities are for the queue family only, not %s", w.Family)
-	} else if w.Family == FamilyQueue {
-		if w.Producers < 0 || w.Producers >= w.Clients || w.Clients < 2 {
-			bad("workload.producers %d: want 1 to workload.clients-1 (%d clients; 0 means half), so that someone consumes", w.Producers, w.Clients)
-		}
-		if w.Priorities < 0 || w.Priorities > 1<<16 {
-			bad("workload.priorities %d: want 0 (a FIFO queue) to 65536", w.Priorities)
-		}
-	}
-	if w.Serializable && w.Family != FamilyRegister {
-		bad("workload.serializable is for the register family only, not %s", w.Family)
-	}
-	if w.Readers != 0 && w.Family != FamilyRegister && w.Family != FamilyRWMutex {
-		bad("workload.readers is for the register and rwmutex families only, not %s", w.Family)
 	}
 	if w.Readers < 0 || w.Readers > w.Clients {
 		bad("workload.readers %d: want 0 to workload.clients (%d)", w.Readers, w.Clients)
@@ -157,73 +113,6 @@ func (s Scenario) Validate() error {
 			name = "(unnamed)"
 		}
 		return fmt.Errorf("scenarios: %s: %w", name, err)
-	}
-	return nil
-}
-
-// checkRecipe reports a recipe the family's registry does not have.
-func (s Scenario) checkRecipe() error {
-	w := s.Workload
-	var err error
-	switch w.Family {
-	case FamilyLock:
-		if w.Lock == nil {
-			_, err = lock.Lookup(w.Recipe)
-		} else {
-			err = w.Lock.Validate()
-		}
-	case FamilyElection:
-		if w.Election == nil {
-			_, err = election.Lookup(w.Recipe)
-		} else {
-			err = w.Election.Validate()
-		}
-	case FamilyDiscovery:
-		if w.Registrar == nil {
-			_, err = discovery.LookupRegistrar(w.Recipe)
-		} else {
-			err = w.Registrar.Validate()
-		}
-		var rerr error
-		if w.ResolverRecipe == nil {
-			_, rerr = discovery.LookupResolver(w.Resolver)
-		} else {
-			rerr = w.ResolverRecipe.Validate()
-		}
-		if rerr != nil {
-			err = errors.Join(err, fmt.Errorf("workload.resolver: %w", rerr))
-		}
-	case FamilyRWMutex:
-		if w.RWMutex == nil {
-			_, err = rwmutex.Lookup(w.Recipe)
-		} else {
-			err = w.RWMutex.Validate()
-		}
-	case FamilyQueue:
-		if w.Queue == nil {
-			_, err = queue.Lookup(w.Recipe)
-		} else {
-			err = w.Queue.Validate()
-		}
-	case FamilyBarrier:
-		if w.Barrier == nil {
-			_, err = barrier.Lookup(w.Recipe)
-		} else {
-			err = w.Barrier.Validate()
-		}
-	case FamilyPlainBarrier:
-		if w.PlainBarrier == nil {
-			_, err = barrier.LookupPlain(w.Recipe)
-		} else {
-			err = w.PlainBarrier.Validate()
-		}
-	case FamilyRegister:
-		err = checkRegisterKV(w.Recipe)
-	case FamilySTM:
-		_, err = stmIsolation(w.Recipe)
-	}
-	if err != nil {
-		return fmt.Errorf("workload.recipe: %w", err)
 	}
 	return nil
 }

@@ -23,17 +23,24 @@ const (
 	Lock      = "lock"
 	Election  = "election"
 	Discovery = "discovery"
-	RWMutex   = "rwmutex"
-	Queue     = "queue"
-	Barrier   = "barrier"
+	// Register is a client-side KV a register client reads and writes
+	// through.
+	Register = "register"
+	RWMutex  = "rwmutex"
+	Queue    = "queue"
+	Barrier  = "barrier"
 	// PlainBarrier is etcd's plain barrier (Hold, Release, Wait), beside
 	// the double barrier of Barrier.
 	PlainBarrier = "plain-barrier"
+	// STM is a process's transaction code.
+	STM = "stm"
 )
 
-// Families lists every family, in the order the gallery shows them.
+// Families lists every family, in the order the gallery shows them. The
+// scenarios package's family table lists the same, in the same order (a
+// test there says so).
 func Families() []string {
-	return []string{Lock, Election, Discovery, RWMutex, Queue, Barrier, PlainBarrier}
+	return []string{Lock, Election, Discovery, Register, RWMutex, Queue, Barrier, PlainBarrier, STM}
 }
 
 // Recipe describes one implementation of a family and builds it. New is

@@ -28,7 +28,7 @@ func TestValidate(t *testing.T) {
 		{name: "bad name", recipe: Recipe[newFunc]{Name: "My Lock", New: ok}, want: []string{`Name "My Lock"`, "lower-case"}},
 		{name: "nil constructor", recipe: Recipe[newFunc]{Name: "x"}, want: []string{"New is nil"}},
 		{name: "unknown family", recipe: Recipe[newFunc]{Name: "x", Family: "stack", New: ok},
-			want: []string{`Family "stack"`, "lock election discovery rwmutex queue barrier plain-barrier"}},
+			want: []string{`Family "stack"`, "lock election discovery register rwmutex queue barrier plain-barrier stm"}},
 		{name: "broken without expectation", recipe: Recipe[newFunc]{Name: "x", Broken: true, New: ok},
 			want: []string{"Broken with no Expect", "mutual-exclusion"}},
 		{name: "broken expecting an unknown checker", recipe: Recipe[newFunc]{Name: "x", Broken: true, New: ok,

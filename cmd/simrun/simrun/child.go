@@ -108,8 +108,8 @@ func runChildCommand(e *env, args []string) int {
 // childScenario reads the scenario a child is to run.
 //
 // A scenario crosses the process boundary as JSON, and JSON cannot carry a
-// program's own recipe (Workload.Lock, Election, Registrar, ResolverRecipe,
-// RWMutex, Queue, Barrier and PlainBarrier are json:"-") or fault schedule (Faults.Schedule). The child is the same
+// program's own recipe (the recipe values of Workload are json:"-") or
+// fault schedule (Faults.Schedule). The child is the same
 // binary as its parent, started with the same extra scenarios, so it takes
 // those values from the scenario of the same name among the registered and
 // extra ones, as replay does; every other field comes from the JSON, so
@@ -145,10 +145,7 @@ func childScenario(path string, all []scenarios.Scenario) (scenarios.Scenario, e
 // scenario's JSON cannot hold. A schedule s does not name — a campaign's
 // override replaced it — stays out.
 func withOwnRecipe(s *scenarios.Scenario, own scenarios.Scenario) {
-	s.Workload.Lock, s.Workload.Election, s.Workload.Registrar = own.Workload.Lock, own.Workload.Election, own.Workload.Registrar
-	s.Workload.ResolverRecipe = own.Workload.ResolverRecipe
-	s.Workload.RWMutex, s.Workload.Queue = own.Workload.RWMutex, own.Workload.Queue
-	s.Workload.Barrier, s.Workload.PlainBarrier = own.Workload.Barrier, own.Workload.PlainBarrier
+	s.Workload.CarryRecipes(own.Workload)
 	if s.Faults.ScheduleName != "" && s.Faults.ScheduleName == own.Faults.ScheduleName {
 		s.Faults.Schedule = own.Faults.Schedule
 	}

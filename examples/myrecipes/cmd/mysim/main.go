@@ -24,5 +24,7 @@ func main() {
 		scenarios.DiscoverySafety(myrecipes.Registrar),
 		scenarios.DiscoveryResolverSafety(myrecipes.Resolver),
 		scenarios.DiscoveryPairSafety(myrecipes.Registrar, myrecipes.Resolver),
+		scenarios.STMSafety(myrecipes.BankReadCommitted),
+		scenarios.STMSafety(myrecipes.BankSerializable),
 	)...)
 }

@@ -1,0 +1,13 @@
+package stm_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/etcdsim/etcdsim/cluster"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, cluster.EtcdLeaks()...)
+}

@@ -1,0 +1,4 @@
+package scenarios
+
+// WithDefaults is withDefaults, for the external tests.
+func WithDefaults(s Scenario) Scenario { return s.withDefaults() }
