@@ -14,7 +14,7 @@ var barrierFamily = family{
 	name:     FamilyBarrier,
 	key:      "B",
 	knobs:    []string{"stagger"},
-	checkers: []string{checker.CheckerBarrierSafety},
+	checkers: []checker.Name{checker.CheckerBarrierSafety},
 	slots:    []slot{slotOf("barrier", "WithBarrier", func(w *Workload) **barrier.Recipe { return &w.Barrier }, barrier.Lookup)},
 	run:      (*world).barrierWorkload,
 	safety:   []string{"BarrierSafety"},

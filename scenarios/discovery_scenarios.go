@@ -25,7 +25,7 @@ var discoveryFamily = family{
 			}
 		}
 	},
-	checkers: []string{checker.CheckerDiscoveryConvergence},
+	checkers: []checker.Name{checker.CheckerDiscoveryConvergence},
 	slots: []slot{
 		slotOf("registrar", "WithRegistrar", func(w *Workload) **discovery.RegistrarRecipe { return &w.Registrar }, discovery.LookupRegistrar),
 		resolverSlot,

@@ -20,7 +20,7 @@ var electionFamily = family{
 			bad("workload.clients %d: two leaders need at least 2 candidates", s.Workload.Clients)
 		}
 	},
-	checkers: []string{checker.CheckerElectionSafety, checker.CheckerLiveness},
+	checkers: []checker.Name{checker.CheckerElectionSafety, checker.CheckerLiveness},
 	slots:    []slot{slotOf("election", "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
 	run:      (*world).electionWorkload,
 	safety:   []string{"ElectionSafety"},

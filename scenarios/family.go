@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/internal/recipe"
 )
 
@@ -33,7 +34,7 @@ type family struct {
 	validate func(s Scenario, bad func(format string, args ...any))
 	// checkers are the checkers that judge the family's history unless a
 	// scenario names its own.
-	checkers []string
+	checkers []checker.Name
 	// slots are the Workload fields a program's own recipe values go in:
 	// the recipe's, and for discovery the resolver's too.
 	slots []slot

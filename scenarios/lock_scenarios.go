@@ -16,7 +16,7 @@ var lockFamily = family{
 	knobs:    []string{"threads", "pinned", "owner_check", "writes"},
 	defaults: lockDefaults,
 	validate: lockValidate,
-	checkers: []string{checker.CheckerMutualExclusion, checker.CheckerFencing, checker.CheckerLockLinearizable, checker.CheckerLiveness},
+	checkers: []checker.Name{checker.CheckerMutualExclusion, checker.CheckerFencing, checker.CheckerLockLinearizable, checker.CheckerLiveness},
 	slots:    []slot{slotOf("lock", "WithLock", func(w *Workload) **lock.Recipe { return &w.Lock }, lock.Lookup)},
 	run:      (*world).lockWorkload,
 	minClients: func(w Workload) int {

@@ -15,7 +15,7 @@ var plainBarrierFamily = family{
 	name:     FamilyPlainBarrier,
 	key:      "B",
 	knobs:    []string{"writes"},
-	checkers: []string{checker.CheckerBarrierSafety},
+	checkers: []checker.Name{checker.CheckerBarrierSafety},
 	slots:    []slot{slotOf("plain_barrier", "WithPlainBarrier", func(w *Workload) **barrier.PlainRecipe { return &w.PlainBarrier }, barrier.LookupPlain)},
 	run:      (*world).plainBarrierWorkload,
 	safety:   []string{"PlainBarrierSafety"},

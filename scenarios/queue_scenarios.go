@@ -28,7 +28,7 @@ var queueFamily = family{
 			bad("workload.priorities %d: want 0 (a FIFO queue) to 65536", w.Priorities)
 		}
 	},
-	checkers: []string{checker.CheckerQueueDelivery},
+	checkers: []checker.Name{checker.CheckerQueueDelivery},
 	slots:    []slot{slotOf("queue", "WithQueue", func(w *Workload) **queue.Recipe { return &w.Queue }, queue.Lookup)},
 	run:      (*world).queueWorkload,
 	safety:   []string{"QueueSafety"},

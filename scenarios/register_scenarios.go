@@ -16,7 +16,7 @@ var registerFamily = family{
 	key:        "k",
 	observers:  1,
 	knobs:      []string{"serializable", "readers"},
-	checkers:   []string{checker.CheckerRegisterLinearizable, checker.CheckerWatchGuarantees},
+	checkers:   []checker.Name{checker.CheckerRegisterLinearizable, checker.CheckerWatchGuarantees},
 	slots:      []slot{slotOf("register", "WithRegister", func(w *Workload) **register.Recipe { return &w.Register }, register.Lookup)},
 	run:        (*world).registerWorkload,
 	minClients: func(Workload) int { return 1 }, // one client's reads can go backwards

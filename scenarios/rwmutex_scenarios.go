@@ -14,7 +14,7 @@ var rwmutexFamily = family{
 	name:     FamilyRWMutex,
 	key:      "RW",
 	knobs:    []string{"readers"},
-	checkers: []string{checker.CheckerRWExclusion, checker.CheckerLiveness},
+	checkers: []checker.Name{checker.CheckerRWExclusion, checker.CheckerLiveness},
 	slots:    []slot{slotOf("rwmutex", "WithRWMutex", func(w *Workload) **rwmutex.Recipe { return &w.RWMutex }, rwmutex.Lookup)},
 	run:      (*world).rwmutexWorkload,
 	safety:   []string{"RWMutexSafety"},

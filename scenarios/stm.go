@@ -29,7 +29,7 @@ var stmFamily = family{
 			w.Recipe = stm.Recipes()[0].Name
 		}
 	},
-	checkers: []string{checker.CheckerBankTotal, checker.CheckerSerializable},
+	checkers: []checker.Name{checker.CheckerBankTotal, checker.CheckerSerializable},
 	slots:    []slot{slotOf("stm", "WithSTM", func(w *Workload) **stm.Recipe { return &w.STM }, stm.Lookup)},
 	run:      (*world).stmWorkload,
 	safety:   []string{"STMSafety"},
