@@ -27,6 +27,12 @@ var electionFamily = family{
 	gallery:  electionScenarios,
 }
 
+// WithElection is WithLock for an election recipe.
+func (s Scenario) WithElection(r election.Recipe) Scenario {
+	s.Workload.Election = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // electionScenarios are the election family's registered scenarios: each
 // correct recipe's ElectionSafety, then each broken recipe under the
 // schedule that exposes it.

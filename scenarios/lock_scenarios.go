@@ -29,6 +29,17 @@ var lockFamily = family{
 	gallery: lockScenarios,
 }
 
+// WithLock returns lock scenario s — a registered one, say a pitfall's —
+// with a user's lock recipe r in its place, as a scenario of r's own: its
+// name's recipe part becomes r's name, its expectation r's (a pass, or
+// the violation r's entry names if r is a broken recipe), and its
+// description says that r runs on s's schedule. The schedule, workload and
+// checkers stay s's. Validate reports a scenario of another family.
+func (s Scenario) WithLock(r lock.Recipe) Scenario {
+	s.Workload.Lock = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 func lockDefaults(w *Workload) {
 	if w.Writes == 0 {
 		w.Writes = 1
