@@ -24,9 +24,32 @@ const gateWait = 2 * time.Second
 // closed, it turns new requests away and waits for those inside, whose
 // contexts end with the connections a kill resets, before the stop.
 type requestGate struct {
-	mu     sync.Mutex
+	mu     sync.Mutex // guards closed and held
 	closed bool
+	// held is non-nil while the member is frozen (Member.Freeze): requests
+	// wait before their handler until it is closed, at the thaw.
+	held   chan struct{}
 	inside sync.WaitGroup
+}
+
+// hold makes new requests wait before their handler until release, as the
+// requests that reach a stopped process wait in its socket buffers.
+func (g *requestGate) hold() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held == nil {
+		g.held = make(chan struct{})
+	}
+}
+
+// release lets the requests that hold kept waiting through.
+func (g *requestGate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held != nil {
+		close(g.held)
+		g.held = nil
+	}
 }
 
 // serverOptions installs the gate in a gRPC server.
@@ -41,8 +64,16 @@ func (g *requestGate) unary(ctx context.Context, req any, _ *grpc.UnaryServerInf
 		return nil, status.Error(codes.Unavailable, "etcdsim: the member is going down")
 	}
 	g.inside.Add(1)
+	held := g.held
 	g.mu.Unlock()
 	defer g.inside.Done()
+	if held != nil {
+		select {
+		case <-held:
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+	}
 	return handler(ctx, req)
 }
 
@@ -52,6 +83,7 @@ func (g *requestGate) close() {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
+	g.release() // a frozen member that is killed lets its waiting requests fail
 	done := make(chan struct{})
 	go func() {
 		g.inside.Wait()

@@ -44,12 +44,14 @@ type Member struct {
 	// lifeMu serializes Kill, Stop and Restart, which take time; mu is held
 	// only briefly, to read or change the fields it guards.
 	lifeMu sync.Mutex
-	mu     sync.Mutex // guards s, state, id, clientAddr
+	mu     sync.Mutex // guards s, state, id, clientAddr, frozen
 	s      server
 	state  memberState
 	id     uint64
 	// clientAddr is the member's real client listener while it runs.
 	clientAddr string
+	// frozen is set between Freeze and Thaw (freeze.go).
+	frozen *freezeState
 }
 
 // Name returns the member's name: "m0", "m1", …
@@ -174,9 +176,14 @@ func (m *Member) halt(to memberState) error {
 		m.mu.Unlock()
 		return fmt.Errorf("%w: %s is %v", ErrNotRunning, m.name, state)
 	}
+	if m.frozen != nil && to == stateStopped {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: %s cannot stop gracefully while frozen (a stopped process handles SIGTERM only once it resumes); Thaw it first, or Kill it", ErrFrozen, m.name)
+	}
 	m.state = to
 	m.mu.Unlock()
 	shutdown(s, m.c.net, m.name, to == stateStopped)
+	m.forgetFreeze()
 	return nil
 }
 

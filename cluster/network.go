@@ -38,6 +38,8 @@ type network struct {
 	proxies []*proxy
 	closed  bool
 
+	holds holds // frozen members' bytes (Member.Freeze)
+
 	wg sync.WaitGroup // every goroutine the network starts
 }
 
