@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 )
 
@@ -24,8 +25,12 @@ const gateWait = 2 * time.Second
 // closed, it turns new requests away and waits for those inside, whose
 // contexts end with the connections a kill resets, before the stop.
 type requestGate struct {
-	mu     sync.Mutex // guards closed and held
+	mu     sync.Mutex // guards closed, held and streams
 	closed bool
+	// streams counts the open streams (lease keepalives, watches) by the
+	// address of the connection they came on, and method: a client's
+	// streams stay on the connection they were opened on (pinned.go).
+	streams map[streamKey]int
 	// held is non-nil while the member is frozen (Member.Freeze): requests
 	// wait before their handler until it is closed, at the thaw.
 	held   chan struct{}
@@ -54,7 +59,47 @@ func (g *requestGate) release() {
 
 // serverOptions installs the gate in a gRPC server.
 func (g *requestGate) serverOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(g.unary)}
+	return []grpc.ServerOption{grpc.ChainUnaryInterceptor(g.unary), grpc.ChainStreamInterceptor(g.stream)}
+}
+
+// streamKey is an open stream's connection (the remote address the member
+// sees) and method.
+type streamKey struct{ addr, method string }
+
+// stream counts the stream while it is open; it holds nothing back.
+func (g *requestGate) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	p, ok := peer.FromContext(ss.Context())
+	if !ok || p.Addr == nil {
+		return handler(srv, ss)
+	}
+	k := streamKey{p.Addr.String(), info.FullMethod}
+	g.mu.Lock()
+	if g.streams == nil {
+		g.streams = make(map[streamKey]int)
+	}
+	g.streams[k]++
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		if g.streams[k]--; g.streams[k] <= 0 {
+			delete(g.streams, k)
+		}
+		g.mu.Unlock()
+	}()
+	return handler(srv, ss)
+}
+
+// openStreams returns the connections with an open stream of method.
+func (g *requestGate) openStreams(method string) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for k := range g.streams {
+		if k.method == method {
+			out = append(out, k.addr)
+		}
+	}
+	return out
 }
 
 func (g *requestGate) unary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {

@@ -387,3 +387,17 @@ func (n *network) close() {
 	}
 	n.wg.Wait()
 }
+
+// connFrom returns who opened the proxied connection to member whose
+// member-side end has the local address addr (what the member sees as its
+// peer), or "".
+func (n *network) connFrom(member, addr string) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for c := range n.conns {
+		if c.member == member && c.b.LocalAddr().String() == addr {
+			return c.from
+		}
+	}
+	return ""
+}
