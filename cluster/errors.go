@@ -22,4 +22,7 @@ var (
 	// ErrFrozen is returned by Freeze of a member frozen already, and by
 	// Stop of a frozen member.
 	ErrFrozen = errors.New("cluster: member is frozen")
+	// ErrNotPinned is returned by PinnedMember for a client that has no
+	// open stream yet and links to several members.
+	ErrNotPinned = errors.New("cluster: client is pinned to no member")
 )

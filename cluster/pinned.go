@@ -27,7 +27,7 @@ const (
 // that, its watch stream; failing that, the only member it has a link to.
 // It is an error if the client has no such stream and links to several
 // members, or if its streams of one kind are on several members (it names
-// them).
+// them). A client with no stream yet is ErrNotPinned.
 func (c *Cluster) PinnedMember(client string) (string, error) {
 	nc, err := c.lookupClient(client)
 	if err != nil {
@@ -66,7 +66,7 @@ func (c *Cluster) PinnedMember(client string) (string, error) {
 		return links[0], nil
 	}
 	slices.Sort(links)
-	return "", fmt.Errorf("cluster: client %q is pinned to no member: it has no open lease keepalive or watch stream, and links to %d members (%s); start its session or watch first, or link it to one member (ClientConfig.Members)", client, len(links), strings.Join(links, ", "))
+	return "", fmt.Errorf("%w: client %q has no open lease keepalive or watch stream, and links to %d members (%s); start its session or watch first, or link it to one member (ClientConfig.Members)", ErrNotPinned, client, len(links), strings.Join(links, ", "))
 }
 
 func streamName(method string) string {

@@ -51,6 +51,29 @@ var clockCases = []clockCase{
 		return nil
 	}},
 	{fault: "isolate(leader)", effect: newLeader},
+	{fault: "freeze(leader)", effect: func(ctx context.Context, w *world) error {
+		if err := newLeader(ctx, w); err != nil {
+			return err
+		}
+		// Unlike an isolated one, it has run no code to learn it lost.
+		if !w.leader.Frozen() || !w.leader.IsLeader() {
+			return fmt.Errorf("the frozen old leader %s: frozen %v, believes it leads %v; want both", w.leader.Name(), w.leader.Frozen(), w.leader.IsLeader())
+		}
+		return nil
+	}},
+	{fault: "freeze(pinned c1)", effect: func(ctx context.Context, w *world) error {
+		// c1's session keeps its lease alive on one member: that one.
+		pinned, err := w.c.PinnedMember("c1")
+		if err != nil {
+			return err
+		}
+		for _, m := range w.c.Members() {
+			if m.Frozen() != (m.Name() == pinned) {
+				return fmt.Errorf("%s frozen %v; want only %s, c1's, frozen", m.Name(), m.Frozen(), pinned)
+			}
+		}
+		return nil
+	}},
 	{fault: "partition(leader)", effect: newLeader},
 	{fault: "partition(minority)", effect: func(ctx context.Context, w *world) error {
 		return blackholed(w.c, 2*2) // one member cut from two, both ways

@@ -21,6 +21,7 @@ import (
 //	cut(<target> → <target>)             also written ->
 //	defrag(<target>)
 //	delay(<target>, <delay>±<jitter>)    also written +-; no jitter means 0s
+//	freeze(<target>)
 //	isolate(<target>)
 //	kill(<target>)
 //	leader-kill-storm(every <interval>)
@@ -55,6 +56,7 @@ func Parse(text string) (Fault, error) {
 //	client <name>            e.g. client c1
 //	lock-holder <lock>       e.g. lock-holder /locks/L
 //	election-leader <election>
+//	pinned <client>          the member client's streams are on, e.g. pinned c1
 //
 // A name may hold any character but spaces, commas and arrows (→, ->):
 // "/locks/a-1.b" is a lock name, "my lock" is not.
@@ -90,6 +92,7 @@ var actions = map[string]action{
 	"cut":               {form: "cut(<target> → <target>)", targets: 2, build: func(ts []Target, _, _ time.Duration) Fault { return Cut(ts[0], ts[1]) }},
 	"defrag":            oneTarget("defrag", Defrag),
 	"delay":             {form: "delay(<target>, <delay>±<jitter>)", targets: 1, param: delayParam, build: func(ts []Target, d, j time.Duration) Fault { return Delay(ts[0], d, j) }},
+	"freeze":            oneTarget("freeze", Freeze),
 	"isolate":           oneTarget("isolate", Isolate),
 	"kill":              oneTarget("kill", Kill),
 	"leader-kill-storm": every("leader-kill-storm", LeaderKillStorm),
@@ -245,18 +248,20 @@ var namedRoles = map[string]struct {
 	"client":          {"client", Client},
 	"lock-holder":     {"lock", LockHolder},
 	"election-leader": {"election", ElectionLeader},
+	"pinned":          {"client", Pinned},
 }
 
 // targetWords are the first words of the targets, in the order they are
 // listed; targetForms says how each is written.
 var targetWords = []string{"leader", "follower", "minority", "majority", "m<i>", "all-members",
-	"client", "all-clients", "lock-holder", "election-leader"}
+	"client", "all-clients", "lock-holder", "election-leader", "pinned"}
 
 var targetForms = map[string]string{
 	"m<i>":            "m<i>",
 	"client":          "client <name>",
 	"lock-holder":     "lock-holder <lock>",
 	"election-leader": "election-leader <election>",
+	"pinned":          "pinned <client>",
 }
 
 func parseTarget(text string) (Target, error) {

@@ -2,9 +2,13 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
+
+	"github.com/etcdsim/etcdsim/cluster"
 )
 
 // Target names whom a fault hits by role. It is resolved to member and
@@ -32,6 +36,7 @@ const (
 	allClientsTarget
 	lockHolderTarget
 	electionLeaderTarget
+	pinnedTarget
 )
 
 var (
@@ -72,6 +77,16 @@ func ElectionLeader(election string) Target {
 	return Target{kind: electionLeaderTarget, arg: election}
 }
 
+// Pinned is the member the named client is pinned to when the fault
+// fires: the one whose connection carries the client's lease keepalive
+// stream (a Session's), or failing that its watch, or the only member it
+// links to (see cluster.Cluster.PinnedMember). clientv3 spreads unary
+// requests over every member but keeps each stream on one connection, so
+// losing that member stops the session's renewals while the client still
+// reaches the others. Resolving it waits (up to the Env's timeout) for
+// such a stream.
+func Pinned(client string) Target { return Target{kind: pinnedTarget, arg: client} }
+
 // String names the target in the form ParseTarget reads, one token for
 // the role and one for the name it needs: "leader", "m2", "all-members",
 // "client c1", "lock-holder L", "election-leader E".
@@ -97,6 +112,8 @@ func (t Target) String() string {
 		return "lock-holder " + t.arg
 	case electionLeaderTarget:
 		return "election-leader " + t.arg
+	case pinnedTarget:
+		return "pinned " + t.arg
 	}
 	return "no target"
 }
@@ -105,7 +122,7 @@ func (t Target) String() string {
 // clients).
 func (t Target) onMembers() bool {
 	switch t.kind {
-	case leaderTarget, followerTarget, minorityTarget, majorityTarget, memberTarget, allMembersTarget:
+	case leaderTarget, followerTarget, minorityTarget, majorityTarget, memberTarget, allMembersTarget, pinnedTarget:
 		return true
 	}
 	return false
@@ -116,7 +133,7 @@ func (t Target) onMembers() bool {
 func (t Target) size(s shape) int {
 	n := len(s.members)
 	switch t.kind {
-	case leaderTarget, followerTarget, memberTarget, clientTarget, lockHolderTarget, electionLeaderTarget:
+	case leaderTarget, followerTarget, memberTarget, clientTarget, lockHolderTarget, electionLeaderTarget, pinnedTarget:
 		return 1
 	case minorityTarget:
 		return (n - 1) / 2
@@ -155,7 +172,7 @@ func (t Target) check(s shape) error {
 		if !slices.Contains(s.members, t.arg) {
 			return fmt.Errorf("no member %s (members: %v)", t.arg, s.members)
 		}
-	case clientTarget:
+	case clientTarget, pinnedTarget:
 		if !slices.Contains(s.clients, t.arg) {
 			return fmt.Errorf("no client %q (clients: %v); create it before the schedule runs", t.arg, s.clients)
 		}
@@ -216,6 +233,8 @@ func (t Target) resolve(ctx context.Context, e *Env, rng *rand.Rand) ([]string, 
 			return nil, fmt.Errorf("nobody holds lock %q now", t.arg)
 		}
 		return []string{cl}, nil
+	case pinnedTarget:
+		return e.pinned(ctx, t.arg)
 	case electionLeaderTarget:
 		cl, ok := e.ElectionLeader(t.arg)
 		if !ok {
@@ -224,6 +243,26 @@ func (t Target) resolve(ctx context.Context, e *Env, rng *rand.Rand) ([]string, 
 		return []string{cl}, nil
 	}
 	return nil, fmt.Errorf("unknown target kind %d", t.kind)
+}
+
+// pinned waits, up to ctx's end, until client is pinned to a member: a
+// session that has just started opens its keepalive stream a moment
+// later.
+func (e *Env) pinned(ctx context.Context, client string) ([]string, error) {
+	for {
+		m, err := e.c.PinnedMember(client)
+		switch {
+		case err == nil:
+			return []string{m}, nil
+		case !errors.Is(err, cluster.ErrNotPinned):
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // pick chooses k of names with rng and returns them in their original
