@@ -133,6 +133,20 @@ var clockCases = []clockCase{
 		}
 		return nil
 	}},
+	{fault: "delete(key:k)", effect: func(ctx context.Context, w *world) error {
+		resp, err := clustertest.Observer(tb(ctx), w.c.Members()...).Get(ctx, "k")
+		if err != nil || len(resp.Kvs) != 0 {
+			return fmt.Errorf("k after the foreign delete: %v (err %v); want it gone", resp.Kvs, err)
+		}
+		return nil
+	}},
+	{fault: "put(key:k, foreign)", effect: func(ctx context.Context, w *world) error {
+		resp, err := clustertest.Observer(tb(ctx), w.c.Members()...).Get(ctx, "k")
+		if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "foreign" {
+			return fmt.Errorf("k after the foreign put: %v (err %v); want foreign", resp.Kvs, err)
+		}
+		return nil
+	}},
 	{fault: "leader-storm(every 200ms)", effect: func(ctx context.Context, w *world) error {
 		return termsPass(ctx, w, 2, 2*time.Second)
 	}},

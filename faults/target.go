@@ -37,6 +37,8 @@ const (
 	lockHolderTarget
 	electionLeaderTarget
 	pinnedTarget
+	keyTarget
+	prefixTarget
 )
 
 var (
@@ -87,6 +89,15 @@ func ElectionLeader(election string) Target {
 // such a stream.
 func Pinned(client string) Target { return Target{kind: pinnedTarget, arg: client} }
 
+// Key is one etcd key, for the faults that write as a client outside the
+// recipe would (Delete, Put). It is no node: it resolves to itself,
+// written "key:<k>".
+func Key(k string) Target { return Target{kind: keyTarget, arg: k} }
+
+// Prefix is every etcd key that begins with p, for Delete; written
+// "prefix:<p>".
+func Prefix(p string) Target { return Target{kind: prefixTarget, arg: p} }
+
 // String names the target in the form ParseTarget reads, one token for
 // the role and one for the name it needs: "leader", "m2", "all-members",
 // "client c1", "lock-holder L", "election-leader E".
@@ -114,6 +125,10 @@ func (t Target) String() string {
 		return "election-leader " + t.arg
 	case pinnedTarget:
 		return "pinned " + t.arg
+	case keyTarget:
+		return "key:" + t.arg
+	case prefixTarget:
+		return "prefix:" + t.arg
 	}
 	return "no target"
 }
@@ -128,12 +143,16 @@ func (t Target) onMembers() bool {
 	return false
 }
 
+// onKeys reports whether the target names etcd keys rather than nodes.
+func (t Target) onKeys() bool { return t.kind == keyTarget || t.kind == prefixTarget }
+
 // size is how many nodes the target resolves to in a cluster of shape s,
 // or -1 if that depends on the workload.
 func (t Target) size(s shape) int {
 	n := len(s.members)
 	switch t.kind {
-	case leaderTarget, followerTarget, memberTarget, clientTarget, lockHolderTarget, electionLeaderTarget, pinnedTarget:
+	case leaderTarget, followerTarget, memberTarget, clientTarget, lockHolderTarget, electionLeaderTarget, pinnedTarget,
+		keyTarget, prefixTarget:
 		return 1
 	case minorityTarget:
 		return (n - 1) / 2
@@ -183,6 +202,10 @@ func (t Target) check(s shape) error {
 	case lockHolderTarget, electionLeaderTarget:
 		if t.arg == "" {
 			return fmt.Errorf("%v: empty name", t)
+		}
+	case keyTarget, prefixTarget:
+		if t.arg == "" {
+			return fmt.Errorf("%v: empty key; a key of etcd has at least one byte (to aim at every key, no fault of this package will)", t)
 		}
 	}
 	return nil
@@ -235,6 +258,8 @@ func (t Target) resolve(ctx context.Context, e *Env, rng *rand.Rand) ([]string, 
 		return []string{cl}, nil
 	case pinnedTarget:
 		return e.pinned(ctx, t.arg)
+	case keyTarget, prefixTarget:
+		return []string{t.String()}, nil
 	case electionLeaderTarget:
 		cl, ok := e.ElectionLeader(t.arg)
 		if !ok {
