@@ -133,6 +133,27 @@ var clockCases = []clockCase{
 		}
 		return nil
 	}},
+	{fault: "flap(isolate(client c1), down 200ms, up 200ms, ×3)", effect: func(ctx context.Context, w *world) error {
+		// Three cycles, each an event of its own, then c1 writes again.
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var cycles []string
+			for _, ev := range w.env.Log().Events() {
+				if ev.Action == "isolate" && strings.Contains(ev.Detail, "flap ") && ev.Healed {
+					cycles = append(cycles, ev.Detail)
+				}
+			}
+			if len(cycles) == 3 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("healed cycles %q within 20s; want flap 1/3, 2/3 and 3/3", cycles)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		_, err := clientOf(w, "c1").Put(ctx, "k", "after the flap")
+		return err
+	}},
 	{fault: "delete(key:k)", effect: func(ctx context.Context, w *world) error {
 		resp, err := clustertest.Observer(tb(ctx), w.c.Members()...).Get(ctx, "k")
 		if err != nil || len(resp.Kvs) != 0 {

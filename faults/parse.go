@@ -22,6 +22,7 @@ import (
 //	defrag(<target>)
 //	delete(<target>)                     key:<k>, prefix:<p>, or clients' session keys
 //	delay(<target>, <delay>±<jitter>)    also written +-; no jitter means 0s
+//	flap(<fault>, down <d>, up <d>, ×<n>) also written x<n>; the fault lasts until healed
 //	freeze(<target>)
 //	isolate(<target>)
 //	kill(<target>)
@@ -95,6 +96,7 @@ const (
 	everyParam       // "every <interval>"
 	delayParam       // "<delay>±<jitter>"
 	valueParam       // "<value>": no spaces at its ends, no commas
+	faultParam       // a fault and its flapping: read by parseFlap
 )
 
 var actions = map[string]action{
@@ -104,6 +106,7 @@ var actions = map[string]action{
 	"defrag":            oneTarget("defrag", Defrag),
 	"delete":            oneTarget("delete", Delete),
 	"delay":             {form: "delay(<target>, <delay>±<jitter>)", targets: 1, param: delayParam, build: func(ts []Target, p args) Fault { return Delay(ts[0], p.d, p.jitter) }},
+	"flap":              {form: "flap(<fault>, down <duration>, up <duration>, ×<count>)", param: faultParam},
 	"freeze":            oneTarget("freeze", Freeze),
 	"isolate":           oneTarget("isolate", Isolate),
 	"kill":              oneTarget("kill", Kill),
@@ -170,6 +173,9 @@ func parseFault(text string) (Fault, error) {
 // parse reads the arguments of the action called name, the text between
 // its parentheses.
 func (a action) parse(name, inside string) (Fault, error) {
+	if a.param == faultParam {
+		return parseFlap(inside)
+	}
 	want := 0
 	if a.targets > 0 {
 		want++
