@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -287,8 +286,8 @@ func (c *Cluster) dial(nc *namedClient) (*clientv3.Client, error) {
 	ccfg := clientv3.Config{
 		Endpoints:            endpoints,
 		Logger:               quietLogger(),
-		DialKeepAliveTime:    2 * time.Second,
-		DialKeepAliveTimeout: 2 * time.Second,
+		DialKeepAliveTime:    c.cfg.ClientKeepAliveTime,
+		DialKeepAliveTimeout: c.cfg.ClientKeepAliveTimeout,
 	}
 	if nc.cfg.Configure != nil {
 		nc.cfg.Configure(&ccfg)
