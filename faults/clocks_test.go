@@ -61,6 +61,11 @@ var clockCases = []clockCase{
 		}
 		return nil
 	}},
+	{fault: "isolate(pinned c1)", effect: func(ctx context.Context, w *world) error {
+		// The member c1's session is on goes dark, its connections open:
+		// every link of it blackholed, 2 peers and 1 client, both ways.
+		return blackholed(w.c, (2+1)*2)
+	}},
 	{fault: "freeze(pinned c1)", effect: func(ctx context.Context, w *world) error {
 		// c1's session keeps its lease alive on one member: that one.
 		pinned, err := w.c.PinnedMember("c1")
