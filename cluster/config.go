@@ -65,6 +65,9 @@ type Config struct {
 	// (clientv3.Config.DialKeepAliveTimeout). 0 means clientv3's default:
 	// gRPC's 20s when ClientKeepAliveTime is set.
 	ClientKeepAliveTimeout time.Duration `json:"client_keepalive_timeout,omitempty"`
+	// Auth, if set, turns etcd's authentication on, with these users and
+	// roles (auth.go). nil means off: every client may do anything.
+	Auth *AuthConfig `json:"auth,omitempty"`
 	// Seed seeds the network's jitter, from its own stream of the seed
 	// (see seed.Seed.Rand), so a run's seed gives it the same samples
 	// every time. 0 is a valid seed.
@@ -92,6 +95,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.ClientKeepAliveTimeout > 0 && cfg.ClientKeepAliveTime == 0 {
 		return cfg, fmt.Errorf("cluster: Config.ClientKeepAliveTimeout is %v but Config.ClientKeepAliveTime is 0, which sends no pings to time out; set both", cfg.ClientKeepAliveTimeout)
+	}
+	if err := cfg.Auth.validate(); err != nil {
+		return cfg, err
 	}
 	if cfg.HeartbeatInterval < 0 || cfg.ElectionTimeout < 0 {
 		return cfg, fmt.Errorf("cluster: Config.HeartbeatInterval (%v) and Config.ElectionTimeout (%v) must not be negative", cfg.HeartbeatInterval, cfg.ElectionTimeout)

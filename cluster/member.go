@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"sync"
+	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
@@ -53,6 +55,9 @@ type Member struct {
 	// frozen is set between Freeze and Thaw (freeze.go).
 	frozen *freezeState
 }
+
+// Cluster returns the cluster the member belongs to.
+func (m *Member) Cluster() *Cluster { return m.c }
 
 // Name returns the member's name: "m0", "m1", …
 func (m *Member) Name() string { return m.name }
@@ -242,6 +247,14 @@ func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.
 	cfg.PeerTLSInfo = m.tls
 	if c.cfg.SnapshotCount > 0 {
 		cfg.SnapshotCount = c.cfg.SnapshotCount
+	}
+	if a := c.cfg.Auth; a != nil {
+		cfg.BcryptCost = authBcryptCost
+		if a.TokenTTL > 0 {
+			cfg.AuthTokenTTL = uint(a.TokenTTL / time.Second)
+		}
+		// Start made the keys before any member, or failed.
+		cfg.AuthToken, _ = authTokenOption(a, filepath.Join(c.dir, "auth"))
 	}
 	cfg.Logger = "zap"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(m.log.logger(m.name))

@@ -33,6 +33,8 @@ type world struct {
 type clockCase struct {
 	fault   string
 	members int // 0 means 3
+	// auth, if set, turns auth on; c1 then speaks as its first user.
+	auth *cluster.AuthConfig
 	// effect checks, while the fault is in force, what it must have done.
 	effect func(ctx context.Context, w *world) error
 }
@@ -159,6 +161,17 @@ var clockCases = []clockCase{
 		_, err := clientOf(w, "c1").Put(ctx, "k", "after the flap")
 		return err
 	}},
+	{fault: "expire-token(client c1)", auth: &cluster.AuthConfig{
+		Users: []cluster.User{{Name: "app", Password: "pw", Roles: []string{"app"}}},
+		Roles: []cluster.Role{{Name: "app", Prefix: "k"}},
+	}, effect: func(ctx context.Context, w *world) error {
+		if !strings.Contains(w.event, "expired the tokens of user app (auth revision") {
+			return fmt.Errorf("the event %q does not say whose tokens expired", w.event)
+		}
+		// clientv3 authenticates again and carries on.
+		_, err := clientOf(w, "c1").Put(ctx, "k", "after")
+		return err
+	}},
 	{fault: "delete(key:k)", effect: func(ctx context.Context, w *world) error {
 		resp, err := clustertest.Observer(tb(ctx), w.c.Members()...).Get(ctx, "k")
 		if err != nil || len(resp.Kvs) != 0 {
@@ -251,7 +264,7 @@ func onClock(t *testing.T, clock cluster.Clock, f func(t *testing.T)) {
 
 func runClockCase(t *testing.T, clock cluster.Clock, cc clockCase, f faults.Fault) {
 	ctx := context.WithValue(clustertest.Context(t), tbKey{}, testing.TB(t))
-	c, env := startOn(t, clock, cmpOr(cc.members, 3), "c1")
+	c, env := startAuthOn(t, clock, cmpOr(cc.members, 3), cc.auth, "c1")
 	w := &world{c: c, env: env}
 	var err error
 	if w.leader, err = c.Leader(ctx); err != nil {
@@ -277,9 +290,20 @@ func runClockCase(t *testing.T, clock cluster.Clock, cc clockCase, f faults.Faul
 
 func startOn(t *testing.T, clock cluster.Clock, n int, clients ...string) (*cluster.Cluster, *faults.Env) {
 	t.Helper()
-	c := cluster.New(t, cluster.Config{Members: n, Clock: clock})
+	return startAuthOn(t, clock, n, nil, clients...)
+}
+
+// startAuthOn is startOn with auth set as given; each client speaks as
+// auth's first user.
+func startAuthOn(t *testing.T, clock cluster.Clock, n int, auth *cluster.AuthConfig, clients ...string) (*cluster.Cluster, *faults.Env) {
+	t.Helper()
+	c := cluster.New(t, cluster.Config{Members: n, Clock: clock, Auth: auth})
+	var cc cluster.ClientConfig
+	if auth != nil {
+		cc.User = auth.Users[0].Name
+	}
 	for _, name := range clients {
-		if _, err := c.Client(name); err != nil {
+		if _, err := c.NewClient(name, cc); err != nil {
 			t.Fatal(err)
 		}
 	}

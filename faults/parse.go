@@ -22,6 +22,7 @@ import (
 //	defrag(<target>)
 //	delete(<target>)                     key:<k>, prefix:<p>, or clients' session keys
 //	delay(<target>, <delay>±<jitter>)    also written +-; no jitter means 0s
+//	expire-token(<target>)               clients; the cluster has auth on
 //	flap(<fault>, down <d>, up <d>, ×<n>) also written x<n>; the fault lasts until healed
 //	freeze(<target>)
 //	isolate(<target>)
@@ -106,6 +107,7 @@ var actions = map[string]action{
 	"defrag":            oneTarget("defrag", Defrag),
 	"delete":            oneTarget("delete", Delete),
 	"delay":             {form: "delay(<target>, <delay>±<jitter>)", targets: 1, param: delayParam, build: func(ts []Target, p args) Fault { return Delay(ts[0], p.d, p.jitter) }},
+	"expire-token":      oneTarget("expire-token", ExpireToken),
 	"flap":              {form: "flap(<fault>, down <duration>, up <duration>, ×<count>)", param: faultParam},
 	"freeze":            oneTarget("freeze", Freeze),
 	"isolate":           oneTarget("isolate", Isolate),
