@@ -90,27 +90,19 @@ func (a *AuthConfig) validate() error {
 	}
 	roles := map[string]bool{}
 	for i, r := range a.Roles {
-		switch {
-		case r.Name == "" || r.Name == RootUser:
-			errs = append(errs, fmt.Errorf("Config.Auth.Roles[%d] has name %q; give it a name other than root", i, r.Name))
-		case roles[r.Name]:
-			errs = append(errs, fmt.Errorf("Config.Auth.Roles[%d]: role %q is defined twice", i, r.Name))
-		case r.Prefix == "":
+		if err := checkAuthName("Roles", i, r.Name, roles); err != nil {
+			errs = append(errs, err)
+		} else if r.Prefix == "" {
 			errs = append(errs, fmt.Errorf("Config.Auth.Roles[%d] (%s) has no Prefix; a role here grants the keys under one prefix", i, r.Name))
 		}
-		roles[r.Name] = true
 	}
 	users := map[string]bool{}
 	for i, u := range a.Users {
-		switch {
-		case u.Name == "" || u.Name == RootUser:
-			errs = append(errs, fmt.Errorf("Config.Auth.Users[%d] has name %q; root is the harness's, give the user another name", i, u.Name))
-		case users[u.Name]:
-			errs = append(errs, fmt.Errorf("Config.Auth.Users[%d]: user %q is defined twice", i, u.Name))
-		case u.Password == "":
+		if err := checkAuthName("Users", i, u.Name, users); err != nil {
+			errs = append(errs, err)
+		} else if u.Password == "" {
 			errs = append(errs, fmt.Errorf("Config.Auth.Users[%d] (%s) has no Password", i, u.Name))
 		}
-		users[u.Name] = true
 		for _, r := range u.Roles {
 			if !roles[r] {
 				errs = append(errs, fmt.Errorf("Config.Auth.Users[%d] (%s) holds role %q, which Config.Auth.Roles does not define", i, u.Name, r))
@@ -119,6 +111,19 @@ func (a *AuthConfig) validate() error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("cluster: %w", err)
+	}
+	return nil
+}
+
+// checkAuthName reports a user's or role's name (the i-th of Config.Auth's
+// list) that is empty, root's, or seen before, and notes it as seen.
+func checkAuthName(list string, i int, name string, seen map[string]bool) error {
+	defer func() { seen[name] = true }()
+	switch {
+	case name == "" || name == RootUser:
+		return fmt.Errorf("Config.Auth.%s[%d] has name %q; root is the harness's, give it another name", list, i, name)
+	case seen[name]:
+		return fmt.Errorf("Config.Auth.%s[%d]: %q is defined twice", list, i, name)
 	}
 	return nil
 }
