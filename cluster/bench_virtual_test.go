@@ -116,3 +116,32 @@ func BenchmarkFailoverVirtual(b *testing.B) {
 		return wall, virtual, err
 	})
 }
+
+// BenchmarkFreezeVirtual freezes the leader of a 3-member cluster for 8s
+// and thaws it, until the cluster is healthy again: the virtual time it
+// spans against the wall time it costs (its CPU only).
+func BenchmarkFreezeVirtual(b *testing.B) {
+	inBubbles(b, func(ctx context.Context) (map[string]time.Duration, map[string]time.Duration, error) {
+		wall, virtual := map[string]time.Duration{}, map[string]time.Duration{}
+		c, err := Start(ctx, Config{Clock: ClockVirtual, Latency: time.Millisecond})
+		if err != nil {
+			return nil, nil, err
+		}
+		defer c.Close()
+		lead, err := c.Leader(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		err = phase(wall, virtual, "freeze-8s", func() error {
+			if err := lead.Freeze(); err != nil {
+				return err
+			}
+			time.Sleep(8 * time.Second)
+			if _, err := lead.Thaw(); err != nil {
+				return err
+			}
+			return c.WaitHealthy(ctx)
+		})
+		return wall, virtual, err
+	})
+}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -19,6 +18,9 @@ type ClientConfig struct {
 	// Members lists the members the client has links to, by name. nil means
 	// every member.
 	Members []string `json:"members,omitempty"`
+	// User is the user of Config.Auth the client speaks as ("root" is the
+	// harness's). It is required when auth is on, and an error when off.
+	User string `json:"user,omitempty"`
 	// Configure, if set, adjusts the client's configuration before it is
 	// created (keepalive, timeouts, logger). Endpoints are the harness's
 	// and must not be changed.
@@ -281,14 +283,20 @@ func (c *Cluster) clientTargets(name string, members []string) ([]*Member, error
 // dial makes the client's *clientv3.Client on its links; nc.lifeMu must be
 // held.
 func (c *Cluster) dial(nc *namedClient) (*clientv3.Client, error) {
+	user, password, err := c.clientCredentials(nc.name, nc.cfg)
+	if err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	endpoints := nc.endpoints()
 	c.mu.Unlock()
 	ccfg := clientv3.Config{
+		Username:             user,
+		Password:             password,
 		Endpoints:            endpoints,
 		Logger:               quietLogger(),
-		DialKeepAliveTime:    2 * time.Second,
-		DialKeepAliveTimeout: 2 * time.Second,
+		DialKeepAliveTime:    c.cfg.ClientKeepAliveTime,
+		DialKeepAliveTimeout: c.cfg.ClientKeepAliveTimeout,
 	}
 	if nc.cfg.Configure != nil {
 		nc.cfg.Configure(&ccfg)

@@ -111,6 +111,11 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			return nil, fmt.Errorf("cluster: making peer certificates: %w", err)
 		}
 	}
+	if cfg.Auth != nil {
+		if _, err := authTokenOption(cfg.Auth, filepath.Join(c.dir, "auth")); err != nil {
+			return nil, err
+		}
+	}
 	for range cfg.Members {
 		if _, err := c.newMember(); err != nil {
 			return nil, err
@@ -130,6 +135,9 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		return nil, err
 	}
 	if _, err := c.Leader(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.enableAuth(ctx); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -50,6 +50,24 @@ type Config struct {
 	// virtual clock that is no time at all, so a schedule that needs a
 	// round trip to take time sets it.
 	Latency time.Duration `json:"latency,omitempty"`
+	// ClientKeepAliveTime is how long a named client's connection to a
+	// member may be idle before gRPC pings the member to see that it is
+	// still there (clientv3.Config.DialKeepAliveTime). 0 means clientv3's
+	// default, which is what most of etcd's users run: no pings, so a
+	// member whose bytes vanish (a blackhole, a frozen or dead machine
+	// whose connection no RST ends) is noticed only by each request's own
+	// timeout, and a stream on it — a Session's lease keepalive — waits.
+	// gRPC pings no more often than every 10s: a smaller value is 10s.
+	// ClientConfig.Configure still overrides it per client.
+	ClientKeepAliveTime time.Duration `json:"client_keepalive_time,omitempty"`
+	// ClientKeepAliveTimeout is how long a ping may go unanswered before
+	// gRPC closes the connection and the client moves to another member
+	// (clientv3.Config.DialKeepAliveTimeout). 0 means clientv3's default:
+	// gRPC's 20s when ClientKeepAliveTime is set.
+	ClientKeepAliveTimeout time.Duration `json:"client_keepalive_timeout,omitempty"`
+	// Auth, if set, turns etcd's authentication on, with these users and
+	// roles (auth.go). nil means off: every client may do anything.
+	Auth *AuthConfig `json:"auth,omitempty"`
 	// Seed seeds the network's jitter, from its own stream of the seed
 	// (see seed.Seed.Rand), so a run's seed gives it the same samples
 	// every time. 0 is a valid seed.
@@ -71,6 +89,15 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Latency < 0 {
 		return cfg, fmt.Errorf("cluster: Config.Latency is %v; it must not be negative (0 means none)", cfg.Latency)
+	}
+	if cfg.ClientKeepAliveTime < 0 || cfg.ClientKeepAliveTimeout < 0 {
+		return cfg, fmt.Errorf("cluster: Config.ClientKeepAliveTime (%v) and Config.ClientKeepAliveTimeout (%v) must not be negative (0 means clientv3's default: no pings)", cfg.ClientKeepAliveTime, cfg.ClientKeepAliveTimeout)
+	}
+	if cfg.ClientKeepAliveTimeout > 0 && cfg.ClientKeepAliveTime == 0 {
+		return cfg, fmt.Errorf("cluster: Config.ClientKeepAliveTimeout is %v but Config.ClientKeepAliveTime is 0, which sends no pings to time out; set both", cfg.ClientKeepAliveTimeout)
+	}
+	if err := cfg.Auth.validate(); err != nil {
+		return cfg, err
 	}
 	if cfg.HeartbeatInterval < 0 || cfg.ElectionTimeout < 0 {
 		return cfg, fmt.Errorf("cluster: Config.HeartbeatInterval (%v) and Config.ElectionTimeout (%v) must not be negative", cfg.HeartbeatInterval, cfg.ElectionTimeout)

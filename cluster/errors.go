@@ -19,4 +19,10 @@ var (
 	// ErrCrashed is returned by Client and CrashClient for a client that
 	// CrashClient took down and RestartClient has not brought back.
 	ErrCrashed = errors.New("cluster: client is crashed")
+	// ErrFrozen is returned by Freeze of a member frozen already, and by
+	// Stop of a frozen member.
+	ErrFrozen = errors.New("cluster: member is frozen")
+	// ErrNotPinned is returned by PinnedMember for a client that has no
+	// open stream yet and links to several members.
+	ErrNotPinned = errors.New("cluster: client is pinned to no member")
 )

@@ -13,6 +13,8 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"sync"
+	"time"
 	"unsafe"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -150,5 +152,127 @@ func checkInternals() error {
 			return err
 		}
 	}
-	return nil
+	return checkFreezeInternals(&s)
+}
+
+// raftClock is what Member.Freeze stops and Thaw restarts of a server's
+// raft loop: EtcdServer.r's ticker and heartbeat, and what the loop does
+// on each tick (raftNode.tick: raft's Tick, then latestTickTs = now under
+// tickMu, which EtcdServer.isActive reads).
+type raftClock struct {
+	ticker    *time.Ticker
+	heartbeat time.Duration
+	node      interface{ Tick() } // the raft.Node
+	tickMu    *sync.RWMutex
+	lastTick  reflect.Value // raftNode.latestTickTs, settable
+}
+
+func raftClockOf(s *etcdserver.EtcdServer) (raftClock, error) {
+	r, err := field(reflect.ValueOf(s), "etcdserver.EtcdServer", "r")
+	if err != nil {
+		return raftClock{}, err
+	}
+	var rc raftClock
+	vals := map[string]reflect.Value{}
+	for _, name := range []string{"ticker", "heartbeat", "Node", "tickMu", "latestTickTs"} {
+		if vals[name], err = field(r.Addr(), "etcdserver.raftNode", name); err != nil {
+			return raftClock{}, err
+		}
+	}
+	var ok [4]bool
+	rc.ticker, ok[0] = vals["ticker"].Interface().(*time.Ticker)
+	rc.heartbeat, ok[1] = vals["heartbeat"].Interface().(time.Duration)
+	rc.node, ok[2] = vals["Node"].Interface().(interface{ Tick() })
+	rc.tickMu, ok[3] = vals["tickMu"].Interface().(*sync.RWMutex)
+	if ok != [4]bool{true, true, true, true} || rc.ticker == nil || rc.node == nil || rc.tickMu == nil ||
+		vals["latestTickTs"].Type() != reflect.TypeFor[time.Time]() {
+		return raftClock{}, fmt.Errorf(errInternals, "raftNode's ticker, heartbeat, Node, tickMu or latestTickTs has another type")
+	}
+	rc.lastTick = vals["latestTickTs"]
+	return rc, nil
+}
+
+// tick is one pass of the raft loop's ticker case, as raftNode.tick does it.
+func (rc raftClock) tick() {
+	rc.tickMu.Lock()
+	defer rc.tickMu.Unlock()
+	rc.node.Tick()
+	rc.lastTick.Set(reflect.ValueOf(time.Now()))
+}
+
+// lessorPrimacy reaches a server's lessor (a *lease.lessor): its mutex and
+// its demotec, which is non-nil while the lessor is primary, the only
+// state in which it finds expired leases, renews or checkpoints.
+type lessorPrimacy struct {
+	le      unsafe.Pointer // *lease.lessor
+	mu      *sync.RWMutex
+	demotec reflect.Value // settable
+}
+
+func lessorPrimacyOf(s *etcdserver.EtcdServer) (lessorPrimacy, error) {
+	lf, err := field(reflect.ValueOf(s), "etcdserver.EtcdServer", "lessor")
+	if err != nil {
+		return lessorPrimacy{}, err
+	}
+	lv := reflect.ValueOf(lf.Interface())
+	if lv.Kind() != reflect.Pointer || lv.Type().String() != "*lease.lessor" {
+		return lessorPrimacy{}, fmt.Errorf(errInternals, fmt.Sprintf("the server's lessor is a %v, not a *lease.lessor", lv.Type()))
+	}
+	mu, err := field(lv, "lease.lessor", "mu")
+	if err != nil {
+		return lessorPrimacy{}, err
+	}
+	dc, err := field(lv, "lease.lessor", "demotec")
+	if err != nil {
+		return lessorPrimacy{}, err
+	}
+	if mu.Type() != reflect.TypeFor[sync.RWMutex]() || dc.Type() != reflect.TypeFor[chan struct{}]() {
+		return lessorPrimacy{}, fmt.Errorf(errInternals, "lessor.mu or lessor.demotec has another type")
+	}
+	return lessorPrimacy{le: lv.UnsafePointer(), mu: (*sync.RWMutex)(unsafe.Pointer(mu.UnsafeAddr())), demotec: dc}, nil
+}
+
+// setAside makes the lessor not primary and returns what to restore.
+func (lp lessorPrimacy) setAside() chan struct{} {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	saved, _ := lp.demotec.Interface().(chan struct{})
+	lp.demotec.Set(reflect.Zero(lp.demotec.Type()))
+	return saved
+}
+
+// restore puts back what setAside returned, unless etcd promoted the
+// lessor meanwhile.
+func (lp lessorPrimacy) restore(saved chan struct{}) {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	if lp.demotec.IsNil() {
+		lp.demotec.Set(reflect.ValueOf(saved))
+	}
+}
+
+// pass is one iteration of the lessor's loop that its 500 ms ticker
+// would have started: if primary, hand the expired leases to the server.
+func (lp lessorPrimacy) pass() { lessorRevokeExpiredLeases(lp.le) }
+
+// lessorRevokeExpiredLeases is lease's (*lessor).revokeExpiredLeases. Its
+// declaration has no body; linkname.s, empty, lets the compiler accept it.
+//
+//go:linkname lessorRevokeExpiredLeases go.etcd.io/etcd/server/v3/lease.(*lessor).revokeExpiredLeases
+func lessorRevokeExpiredLeases(le unsafe.Pointer)
+
+// checkFreezeInternals reports whether this etcd build has the fields
+// raftClockOf and lessorPrimacyOf reach for, without a running server.
+func checkFreezeInternals(s *etcdserver.EtcdServer) error {
+	r, err := field(reflect.ValueOf(s), "etcdserver.EtcdServer", "r")
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{"ticker", "heartbeat", "Node", "tickMu", "latestTickTs"} {
+		if _, err := field(r.Addr(), "etcdserver.raftNode", name); err != nil {
+			return err
+		}
+	}
+	_, err = field(reflect.ValueOf(s), "etcdserver.EtcdServer", "lessor")
+	return err
 }

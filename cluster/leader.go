@@ -171,7 +171,7 @@ func (c *Cluster) harnessClient(m *Member) (*clientv3.Client, error) {
 	if cli, ok := c.harness[m.name]; ok {
 		return cli, nil
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{m.Endpoint()}, Logger: quietLogger(), DialOptions: c.DialOptions()})
+	cli, err := clientv3.New(c.withRoot(clientv3.Config{Endpoints: []string{m.Endpoint()}, Logger: quietLogger(), DialOptions: c.DialOptions()}))
 	if err != nil {
 		return nil, fmt.Errorf("cluster: harness client for %s: %w", m.name, err)
 	}

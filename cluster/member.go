@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"sync"
+	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
@@ -44,13 +46,18 @@ type Member struct {
 	// lifeMu serializes Kill, Stop and Restart, which take time; mu is held
 	// only briefly, to read or change the fields it guards.
 	lifeMu sync.Mutex
-	mu     sync.Mutex // guards s, state, id, clientAddr
+	mu     sync.Mutex // guards s, state, id, clientAddr, frozen
 	s      server
 	state  memberState
 	id     uint64
 	// clientAddr is the member's real client listener while it runs.
 	clientAddr string
+	// frozen is set between Freeze and Thaw (freeze.go).
+	frozen *freezeState
 }
+
+// Cluster returns the cluster the member belongs to.
+func (m *Member) Cluster() *Cluster { return m.c }
 
 // Name returns the member's name: "m0", "m1", …
 func (m *Member) Name() string { return m.name }
@@ -174,9 +181,14 @@ func (m *Member) halt(to memberState) error {
 		m.mu.Unlock()
 		return fmt.Errorf("%w: %s is %v", ErrNotRunning, m.name, state)
 	}
+	if m.frozen != nil && to == stateStopped {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: %s cannot stop gracefully while frozen (a stopped process handles SIGTERM only once it resumes); Thaw it first, or Kill it", ErrFrozen, m.name)
+	}
 	m.state = to
 	m.mu.Unlock()
 	shutdown(s, m.c.net, m.name, to == stateStopped)
+	m.forgetFreeze()
 	return nil
 }
 
@@ -235,6 +247,14 @@ func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.
 	cfg.PeerTLSInfo = m.tls
 	if c.cfg.SnapshotCount > 0 {
 		cfg.SnapshotCount = c.cfg.SnapshotCount
+	}
+	if a := c.cfg.Auth; a != nil {
+		cfg.BcryptCost = authBcryptCost
+		if a.TokenTTL > 0 {
+			cfg.AuthTokenTTL = uint(a.TokenTTL / time.Second)
+		}
+		// Start made the keys before any member, or failed.
+		cfg.AuthToken, _ = authTokenOption(a, filepath.Join(c.dir, "auth"))
 	}
 	cfg.Logger = "zap"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(m.log.logger(m.name))

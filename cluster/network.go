@@ -38,6 +38,8 @@ type network struct {
 	proxies []*proxy
 	closed  bool
 
+	holds holds // frozen members' bytes (Member.Freeze)
+
 	wg sync.WaitGroup // every goroutine the network starts
 }
 
@@ -384,4 +386,18 @@ func (n *network) close() {
 		c.close(true)
 	}
 	n.wg.Wait()
+}
+
+// connFrom returns who opened the proxied connection to member whose
+// member-side end has the local address addr (what the member sees as its
+// peer), or "".
+func (n *network) connFrom(member, addr string) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for c := range n.conns {
+		if c.member == member && c.b.LocalAddr().String() == addr {
+			return c.from
+		}
+	}
+	return ""
 }

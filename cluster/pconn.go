@@ -94,6 +94,9 @@ func (c *pconn) deliver(d direction, p []byte, dst net.Conn, qp **delayQueue) bo
 	}
 	q := *qp
 	if cond.Delay == 0 && c.n.latency == 0 && (q == nil || q.idle()) {
+		if !c.n.holds.wait(c) {
+			return false
+		}
 		_, err := dst.Write(p)
 		return err == nil
 	}
@@ -187,6 +190,9 @@ func (q *delayQueue) run() {
 			case <-q.c.done:
 				return
 			}
+		}
+		if !q.c.n.holds.wait(q.c) {
+			return
 		}
 		if _, err := q.dst.Write(ch.b); err != nil {
 			q.c.close(false)

@@ -24,6 +24,8 @@ type server interface {
 	halt()
 	// embedded is the embed.Etcd on the real clock, nil on the virtual.
 	embedded() *embed.Etcd
+	// requests is the gate in front of its gRPC handlers.
+	requests() *requestGate
 }
 
 // embedServer is a member's etcd on the real clock.
@@ -37,6 +39,7 @@ func (s embedServer) peerAddr() string             { return s.e.Peers[0].Listene
 func (s embedServer) clientAddr() string           { return s.e.Clients[0].Addr().String() }
 func (s embedServer) errc() <-chan error           { return s.e.Err() }
 func (s embedServer) embedded() *embed.Etcd        { return s.e }
+func (s embedServer) requests() *requestGate       { return s.gate }
 
 func (s embedServer) halt() {
 	s.gate.close()

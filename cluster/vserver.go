@@ -53,6 +53,7 @@ func (s *vserver) peerAddr() string             { return s.peerLn.Addr().String(
 func (s *vserver) clientAddr() string           { return s.clientLn.Addr().String() }
 func (s *vserver) errc() <-chan error           { return s.errs }
 func (s *vserver) embedded() *embed.Etcd        { return nil }
+func (s *vserver) requests() *requestGate       { return s.gate }
 
 func (s *vserver) halt() {
 	s.gate.close()

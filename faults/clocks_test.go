@@ -33,6 +33,8 @@ type world struct {
 type clockCase struct {
 	fault   string
 	members int // 0 means 3
+	// auth, if set, turns auth on; c1 then speaks as its first user.
+	auth *cluster.AuthConfig
 	// effect checks, while the fault is in force, what it must have done.
 	effect func(ctx context.Context, w *world) error
 }
@@ -51,6 +53,34 @@ var clockCases = []clockCase{
 		return nil
 	}},
 	{fault: "isolate(leader)", effect: newLeader},
+	{fault: "freeze(leader)", effect: func(ctx context.Context, w *world) error {
+		if err := newLeader(ctx, w); err != nil {
+			return err
+		}
+		// Unlike an isolated one, it has run no code to learn it lost.
+		if !w.leader.Frozen() || !w.leader.IsLeader() {
+			return fmt.Errorf("the frozen old leader %s: frozen %v, believes it leads %v; want both", w.leader.Name(), w.leader.Frozen(), w.leader.IsLeader())
+		}
+		return nil
+	}},
+	{fault: "isolate(pinned c1)", effect: func(ctx context.Context, w *world) error {
+		// The member c1's session is on goes dark, its connections open:
+		// every link of it blackholed, 2 peers and 1 client, both ways.
+		return blackholed(w.c, (2+1)*2)
+	}},
+	{fault: "freeze(pinned c1)", effect: func(ctx context.Context, w *world) error {
+		// c1's session keeps its lease alive on one member: that one.
+		pinned, err := w.c.PinnedMember("c1")
+		if err != nil {
+			return err
+		}
+		for _, m := range w.c.Members() {
+			if m.Frozen() != (m.Name() == pinned) {
+				return fmt.Errorf("%s frozen %v; want only %s, c1's, frozen", m.Name(), m.Frozen(), pinned)
+			}
+		}
+		return nil
+	}},
 	{fault: "partition(leader)", effect: newLeader},
 	{fault: "partition(minority)", effect: func(ctx context.Context, w *world) error {
 		return blackholed(w.c, 2*2) // one member cut from two, both ways
@@ -107,6 +137,52 @@ var clockCases = []clockCase{
 		}
 		if resp.TTL != -1 {
 			return fmt.Errorf("the revoked lease has TTL %d; want gone (-1)", resp.TTL)
+		}
+		return nil
+	}},
+	{fault: "flap(isolate(client c1), down 200ms, up 200ms, ×3)", effect: func(ctx context.Context, w *world) error {
+		// Three cycles, each an event of its own, then c1 writes again.
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var cycles []string
+			for _, ev := range w.env.Log().Events() {
+				if ev.Action == "isolate" && strings.Contains(ev.Detail, "flap ") && ev.Healed {
+					cycles = append(cycles, ev.Detail)
+				}
+			}
+			if len(cycles) == 3 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("healed cycles %q within 20s; want flap 1/3, 2/3 and 3/3", cycles)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		_, err := clientOf(w, "c1").Put(ctx, "k", "after the flap")
+		return err
+	}},
+	{fault: "expire-token(client c1)", auth: &cluster.AuthConfig{
+		Users: []cluster.User{{Name: "app", Password: "pw", Roles: []string{"app"}}},
+		Roles: []cluster.Role{{Name: "app", Prefix: "k"}},
+	}, effect: func(ctx context.Context, w *world) error {
+		if !strings.Contains(w.event, "expired the tokens of user app (auth revision") {
+			return fmt.Errorf("the event %q does not say whose tokens expired", w.event)
+		}
+		// clientv3 authenticates again and carries on.
+		_, err := clientOf(w, "c1").Put(ctx, "k", "after")
+		return err
+	}},
+	{fault: "delete(key:k)", effect: func(ctx context.Context, w *world) error {
+		resp, err := clustertest.Observer(tb(ctx), w.c.Members()...).Get(ctx, "k")
+		if err != nil || len(resp.Kvs) != 0 {
+			return fmt.Errorf("k after the foreign delete: %v (err %v); want it gone", resp.Kvs, err)
+		}
+		return nil
+	}},
+	{fault: "put(key:k, foreign)", effect: func(ctx context.Context, w *world) error {
+		resp, err := clustertest.Observer(tb(ctx), w.c.Members()...).Get(ctx, "k")
+		if err != nil || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "foreign" {
+			return fmt.Errorf("k after the foreign put: %v (err %v); want foreign", resp.Kvs, err)
 		}
 		return nil
 	}},
@@ -188,7 +264,7 @@ func onClock(t *testing.T, clock cluster.Clock, f func(t *testing.T)) {
 
 func runClockCase(t *testing.T, clock cluster.Clock, cc clockCase, f faults.Fault) {
 	ctx := context.WithValue(clustertest.Context(t), tbKey{}, testing.TB(t))
-	c, env := startOn(t, clock, cmpOr(cc.members, 3), "c1")
+	c, env := startAuthOn(t, clock, cmpOr(cc.members, 3), cc.auth, "c1")
 	w := &world{c: c, env: env}
 	var err error
 	if w.leader, err = c.Leader(ctx); err != nil {
@@ -214,9 +290,20 @@ func runClockCase(t *testing.T, clock cluster.Clock, cc clockCase, f faults.Faul
 
 func startOn(t *testing.T, clock cluster.Clock, n int, clients ...string) (*cluster.Cluster, *faults.Env) {
 	t.Helper()
-	c := cluster.New(t, cluster.Config{Members: n, Clock: clock})
+	return startAuthOn(t, clock, n, nil, clients...)
+}
+
+// startAuthOn is startOn with auth set as given; each client speaks as
+// auth's first user.
+func startAuthOn(t *testing.T, clock cluster.Clock, n int, auth *cluster.AuthConfig, clients ...string) (*cluster.Cluster, *faults.Env) {
+	t.Helper()
+	c := cluster.New(t, cluster.Config{Members: n, Clock: clock, Auth: auth})
+	var cc cluster.ClientConfig
+	if auth != nil {
+		cc.User = auth.Users[0].Name
+	}
 	for _, name := range clients {
-		if _, err := c.Client(name); err != nil {
+		if _, err := c.NewClient(name, cc); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,6 +2,8 @@
 // actions aimed at targets chosen by role, fired by time or by what the
 // workload is doing, in schedules that replay exactly from a seed.
 //
+// docs/faults.md describes every fault of the vocabulary.
+//
 // A fault is a value, an action aimed at a target: Kill(Leader),
 // Partition(Minority), Pause(Client("c2")), Cut(Leader, Follower). Its
 // targets are resolved when it fires, from the cluster's state at that

@@ -210,6 +210,9 @@ func nopHeal(context.Context) error { return nil }
 // checkKind reports a target that resolved to the wrong kind of node,
 // such as a lock holder that is not a client of the cluster.
 func checkKind(f Fault, t Target, names []string, s shape) error {
+	if t.onKeys() {
+		return nil // it names keys, which are no node
+	}
 	for _, n := range names {
 		isMember := slices.Contains(s.members, n)
 		isClient := slices.Contains(s.clients, n)
@@ -218,7 +221,7 @@ func checkKind(f Fault, t Target, names []string, s shape) error {
 			return fmt.Errorf("faults: %v: %v resolved to %q, which is neither a member nor a client of the cluster", f, t, n)
 		case f.kind == membersOnly && !isMember:
 			return fmt.Errorf("faults: %v: %v resolved to client %q; %s needs members", f, t, n, f.action)
-		case f.kind == clientsOnly && !isClient:
+		case (f.kind == clientsOnly || f.kind == keysOrClients) && !isClient:
 			return fmt.Errorf("faults: %v: %v resolved to member %q; %s needs clients", f, t, n, f.action)
 		}
 	}

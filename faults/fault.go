@@ -47,7 +47,22 @@ const (
 	anyNodes nodeKind = iota
 	membersOnly
 	clientsOnly
+	// keysOrClients: etcd keys (Key, Prefix), or clients whose session
+	// lease's keys are meant (a lock's holder).
+	keysOrClients
 )
+
+func (k nodeKind) String() string {
+	switch k {
+	case membersOnly:
+		return "members"
+	case clientsOnly:
+		return "clients"
+	case keysOrClients:
+		return "keys (key:<k>, prefix:<p>) or clients whose session keys are meant (lock-holder <lock>, election-leader <election>, client <name>)"
+	}
+	return "members or clients"
+}
 
 // healFunc undoes an injection; its string adds to the event's detail.
 type healFunc func(ctx context.Context) (string, error)
@@ -145,10 +160,12 @@ func (f Fault) validate(s shape) error {
 			continue
 		}
 		switch {
+		case t.onKeys() && f.kind != keysOrClients:
+			errs = append(errs, fmt.Errorf("%v names etcd keys, not a node; %s needs %s", t, f.action, f.kind))
 		case f.kind == membersOnly && !t.onMembers():
 			errs = append(errs, fmt.Errorf("%v is a client; %s needs members", t, f.action))
-		case f.kind == clientsOnly && t.onMembers():
-			errs = append(errs, fmt.Errorf("%v is a member; %s needs clients", t, f.action))
+		case f.kind == clientsOnly && t.onMembers(), f.kind == keysOrClients && t.onMembers():
+			errs = append(errs, fmt.Errorf("%v is a member; %s needs %s", t, f.action, f.kind))
 		}
 	}
 	if len(errs) == 0 && f.check != nil {

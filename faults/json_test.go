@@ -249,3 +249,31 @@ func viewNemesis(n faults.Nemesis) nemesisView {
 	}
 	return v
 }
+
+// The faults of the field — freeze, flap, foreign writes, token expiry —
+// go through JSON as their text and read back as the same timeline.
+func TestFieldFaultsJSON(t *testing.T) {
+	tl := faults.Timeline{Seed: 3, Steps: []faults.Step{
+		faults.At(time.Second, 8*time.Second, faults.Freeze(faults.Pinned("c1"))),
+		faults.At(10*time.Second, 5*time.Second, faults.Flap(faults.Delay(faults.Client("c2"), 50*time.Millisecond, 0), 200*time.Millisecond, 300*time.Millisecond, 10)),
+		faults.At(16*time.Second, 0, faults.Put(faults.Key("/config/mode"), "foreign")),
+		faults.At(17*time.Second, 0, faults.Delete(faults.LockHolder("L"))),
+		faults.At(18*time.Second, 0, faults.ExpireToken(faults.AllClients)),
+	}}
+	b, err := json.Marshal(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"fault":"flap(delay(client c2, 50ms±0s), down 200ms, up 300ms, ×10)"`) {
+		t.Errorf("the flap's JSON: %s", b)
+	}
+	var got faults.Timeline
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range got.Steps {
+		if st.String() != tl.Steps[i].String() {
+			t.Errorf("step %d read back as %q; want %q", i, st, tl.Steps[i])
+		}
+	}
+}

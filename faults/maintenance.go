@@ -101,7 +101,9 @@ func (e *Env) admin(members []string) (*clientv3.Client, error) {
 	if len(eps) == 0 {
 		return nil, fmt.Errorf("no running member among %v", members)
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, Logger: zap.NewNop(), DialTimeout: e.timeout, DialOptions: e.c.DialOptions()})
+	user, password := e.c.RootCredentials()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, Logger: zap.NewNop(), DialTimeout: e.timeout, DialOptions: e.c.DialOptions(),
+		Username: user, Password: password})
 	if err != nil {
 		return nil, fmt.Errorf("admin client: %w", err)
 	}

@@ -20,7 +20,11 @@ import (
 //	crash(<target>)
 //	cut(<target> → <target>)             also written ->
 //	defrag(<target>)
+//	delete(<target>)                     key:<k>, prefix:<p>, or clients' session keys
 //	delay(<target>, <delay>±<jitter>)    also written +-; no jitter means 0s
+//	expire-token(<target>)               clients; the cluster has auth on
+//	flap(<fault>, down <d>, up <d>, ×<n>) also written x<n>; the fault lasts until healed
+//	freeze(<target>)
 //	isolate(<target>)
 //	kill(<target>)
 //	leader-kill-storm(every <interval>)
@@ -28,6 +32,7 @@ import (
 //	lose-responses(<target>)
 //	partition(<target>)
 //	pause(<target>)
+//	put(<target>, <value>)               key:<k> or clients' session keys; value without commas
 //	replace(<target>)
 //	reset(<target>)
 //	revoke-lease(<target>)
@@ -55,6 +60,9 @@ func Parse(text string) (Fault, error) {
 //	client <name>            e.g. client c1
 //	lock-holder <lock>       e.g. lock-holder /locks/L
 //	election-leader <election>
+//	pinned <client>          the member client's streams are on, e.g. pinned c1
+//	key:<key>                one etcd key, e.g. key:/config/a (delete, put)
+//	prefix:<prefix>          every key under a prefix (delete)
 //
 // A name may hold any character but spaces, commas and arrows (→, ->):
 // "/locks/a-1.b" is a lock name, "my lock" is not.
@@ -72,7 +80,13 @@ type action struct {
 	form    string // how it is written, shown when it is written wrong
 	targets int    // how many targets: 0, 1, or 2 (from → to)
 	param   param
-	build   func(ts []Target, d, jitter time.Duration) Fault
+	build   func(ts []Target, p args) Fault
+}
+
+// args is what was written after an action's targets.
+type args struct {
+	d, jitter time.Duration // every <d>; <d>±<jitter>
+	value     string        // a value to write
 }
 
 // param is what an action takes after its targets.
@@ -82,14 +96,20 @@ const (
 	noParam    param = iota
 	everyParam       // "every <interval>"
 	delayParam       // "<delay>±<jitter>"
+	valueParam       // "<value>": no spaces at its ends, no commas
+	faultParam       // a fault and its flapping: read by parseFlap
 )
 
 var actions = map[string]action{
 	"compact":           noArgs("compact", Compact),
 	"crash":             oneTarget("crash", Crash),
-	"cut":               {form: "cut(<target> → <target>)", targets: 2, build: func(ts []Target, _, _ time.Duration) Fault { return Cut(ts[0], ts[1]) }},
+	"cut":               {form: "cut(<target> → <target>)", targets: 2, build: func(ts []Target, _ args) Fault { return Cut(ts[0], ts[1]) }},
 	"defrag":            oneTarget("defrag", Defrag),
-	"delay":             {form: "delay(<target>, <delay>±<jitter>)", targets: 1, param: delayParam, build: func(ts []Target, d, j time.Duration) Fault { return Delay(ts[0], d, j) }},
+	"delete":            oneTarget("delete", Delete),
+	"delay":             {form: "delay(<target>, <delay>±<jitter>)", targets: 1, param: delayParam, build: func(ts []Target, p args) Fault { return Delay(ts[0], p.d, p.jitter) }},
+	"expire-token":      oneTarget("expire-token", ExpireToken),
+	"flap":              {form: "flap(<fault>, down <duration>, up <duration>, ×<count>)", param: faultParam},
+	"freeze":            oneTarget("freeze", Freeze),
 	"isolate":           oneTarget("isolate", Isolate),
 	"kill":              oneTarget("kill", Kill),
 	"leader-kill-storm": every("leader-kill-storm", LeaderKillStorm),
@@ -100,6 +120,7 @@ var actions = map[string]action{
 	"replace":           oneTarget("replace", Replace),
 	"reset":             oneTarget("reset", Reset),
 	"revoke-lease":      oneTarget("revoke-lease", RevokeLease),
+	"put":               {form: "put(<target>, <value>)", targets: 1, param: valueParam, build: func(ts []Target, p args) Fault { return Put(ts[0], p.value) }},
 	"ring":              noArgs("ring", Ring),
 	"stop":              oneTarget("stop", Stop),
 }
@@ -107,15 +128,15 @@ var actions = map[string]action{
 var actionNames = slices.Sorted(maps.Keys(actions))
 
 func noArgs(name string, build func() Fault) action {
-	return action{form: name, build: func([]Target, time.Duration, time.Duration) Fault { return build() }}
+	return action{form: name, build: func([]Target, args) Fault { return build() }}
 }
 
 func oneTarget(name string, build func(Target) Fault) action {
-	return action{form: name + "(<target>)", targets: 1, build: func(ts []Target, _, _ time.Duration) Fault { return build(ts[0]) }}
+	return action{form: name + "(<target>)", targets: 1, build: func(ts []Target, _ args) Fault { return build(ts[0]) }}
 }
 
 func every(name string, build func(time.Duration) Fault) action {
-	return action{form: name + "(every <interval>)", param: everyParam, build: func(_ []Target, d, _ time.Duration) Fault { return build(d) }}
+	return action{form: name + "(every <interval>)", param: everyParam, build: func(_ []Target, p args) Fault { return build(p.d) }}
 }
 
 func parseFault(text string) (Fault, error) {
@@ -141,7 +162,7 @@ func parseFault(text string) (Fault, error) {
 	}
 	if open < 0 {
 		if a.targets == 0 && a.param == noParam {
-			return a.build(nil, 0, 0), nil
+			return a.build(nil, args{}), nil
 		}
 		return Fault{}, fmt.Errorf("%s needs arguments; write %s", name, a.form)
 	}
@@ -154,6 +175,9 @@ func parseFault(text string) (Fault, error) {
 // parse reads the arguments of the action called name, the text between
 // its parentheses.
 func (a action) parse(name, inside string) (Fault, error) {
+	if a.param == faultParam {
+		return parseFlap(inside)
+	}
 	want := 0
 	if a.targets > 0 {
 		want++
@@ -164,18 +188,18 @@ func (a action) parse(name, inside string) (Fault, error) {
 	if want == 0 {
 		return Fault{}, fmt.Errorf("%s takes no arguments; write %s", name, a.form)
 	}
-	args := trimAll(strings.Split(inside, ","))
-	if len(args) != want {
+	written := trimAll(strings.Split(inside, ","))
+	if len(written) != want {
 		hint := ""
-		if len(args) > want {
+		if len(written) > want {
 			hint = " (names may not contain commas)"
 		}
 		return Fault{}, fmt.Errorf("%s takes %s, got %d: %s; write %s%s",
-			name, count(want, "argument"), len(args), quoteAll(args), a.form, hint)
+			name, count(want, "argument"), len(written), quoteAll(written), a.form, hint)
 	}
 	var ts []Target
 	if a.targets > 0 {
-		parts := trimAll(strings.Split(strings.ReplaceAll(args[0], "->", "→"), "→"))
+		parts := trimAll(strings.Split(strings.ReplaceAll(written[0], "->", "→"), "→"))
 		if len(parts) != a.targets {
 			return Fault{}, fmt.Errorf("%s takes %s, got %d: %s; write %s",
 				name, count(a.targets, "target"), len(parts), quoteAll(parts), a.form)
@@ -189,7 +213,8 @@ func (a action) parse(name, inside string) (Fault, error) {
 		}
 	}
 	var d, jitter time.Duration
-	p := args[len(args)-1]
+	var value string
+	p := written[len(written)-1]
 	switch a.param {
 	case everyParam:
 		fs := strings.Fields(p)
@@ -214,8 +239,13 @@ func (a action) parse(name, inside string) (Fault, error) {
 				return Fault{}, err
 			}
 		}
+	case valueParam:
+		if p == "" {
+			return Fault{}, fmt.Errorf("%s needs a value; write %s", name, a.form)
+		}
+		value = p
 	}
-	return a.build(ts, d, jitter), nil
+	return a.build(ts, args{d: d, jitter: jitter, value: value}), nil
 }
 
 func parseDuration(what, s string) (time.Duration, error) {
@@ -245,18 +275,22 @@ var namedRoles = map[string]struct {
 	"client":          {"client", Client},
 	"lock-holder":     {"lock", LockHolder},
 	"election-leader": {"election", ElectionLeader},
+	"pinned":          {"client", Pinned},
 }
 
 // targetWords are the first words of the targets, in the order they are
 // listed; targetForms says how each is written.
 var targetWords = []string{"leader", "follower", "minority", "majority", "m<i>", "all-members",
-	"client", "all-clients", "lock-holder", "election-leader"}
+	"client", "all-clients", "lock-holder", "election-leader", "pinned", "key:", "prefix:"}
 
 var targetForms = map[string]string{
 	"m<i>":            "m<i>",
 	"client":          "client <name>",
 	"lock-holder":     "lock-holder <lock>",
 	"election-leader": "election-leader <election>",
+	"pinned":          "pinned <client>",
+	"key:":            "key:<key>",
+	"prefix:":         "prefix:<prefix>",
 }
 
 func parseTarget(text string) (Target, error) {
@@ -266,6 +300,24 @@ func parseTarget(text string) (Target, error) {
 	}
 	word := fs[0]
 	rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), word))
+	for _, kt := range []struct {
+		prefix string
+		build  func(string) Target
+	}{{"key:", Key}, {"prefix:", Prefix}} {
+		k, ok := strings.CutPrefix(word, kt.prefix)
+		if !ok {
+			continue
+		}
+		switch {
+		case k == "":
+			return Target{}, fmt.Errorf("%s needs a key right after the colon; write %s", kt.prefix, targetForms[kt.prefix])
+		case rest != "":
+			return Target{}, fmt.Errorf("%s%s %s: a key may not contain spaces", kt.prefix, k, rest)
+		case strings.Contains(k, "→") || strings.Contains(k, "->"):
+			return Target{}, fmt.Errorf("key %q has an arrow; keys may not contain → or ->", k)
+		}
+		return kt.build(k), nil
+	}
 	if t, ok := roles[word]; ok {
 		if rest != "" {
 			return Target{}, fmt.Errorf("%s takes no name, got %q", word, rest)

@@ -39,6 +39,18 @@ func TestParseRoundTrip(t *testing.T) {
 		{"cut the leader from a follower", faults.Cut(faults.Leader, faults.Follower), "cut(leader → follower)"},
 		{"cut a member from the majority", faults.Cut(faults.Member(1), faults.Majority), "cut(m1 → majority)"},
 		{"ring", faults.Ring(), "ring"},
+		{"freeze the leader", faults.Freeze(faults.Leader), "freeze(leader)"},
+		{"expire a client's token", faults.ExpireToken(faults.Client("c1")), "expire-token(client c1)"},
+		{"delete a key", faults.Delete(faults.Key("/config/a")), "delete(key:/config/a)"},
+		{"flap the leader's isolation", faults.Flap(faults.Isolate(faults.Leader), 200*time.Millisecond, 300*time.Millisecond, 5), "flap(isolate(leader), down 200ms, up 300ms, ×5)"},
+		{"flap a delay, whose text has a comma", faults.Flap(faults.Delay(faults.Client("c1"), 100*time.Millisecond, 20*time.Millisecond), time.Second, time.Second, 2), "flap(delay(client c1, 100ms±20ms), down 1s, up 1s, ×2)"},
+		// The constructor takes these; Validate refuses them.
+		{"flap with no period", faults.Flap(faults.Cut(faults.Leader, faults.Follower), 0, 0, 0), "flap(cut(leader → follower), down 0s, up 0s, ×0)"},
+		{"delete a prefix", faults.Delete(faults.Prefix("/locks/")), "delete(prefix:/locks/)"},
+		{"delete a lock holder's key", faults.Delete(faults.LockHolder("/locks/L")), "delete(lock-holder /locks/L)"},
+		{"overwrite a key", faults.Put(faults.Key("/config/a"), "v2"), "put(key:/config/a, v2)"},
+		{"overwrite an election leader's key", faults.Put(faults.ElectionLeader("E"), "impostor"), "put(election-leader E, impostor)"},
+		{"freeze the member a client is pinned to", faults.Freeze(faults.Pinned("c1")), "freeze(pinned c1)"},
 		{"compact", faults.Compact(), "compact"},
 		{"defrag every member", faults.Defrag(faults.AllMembers), "defrag(all-members)"},
 		{"replace a member", faults.Replace(faults.Member(0)), "replace(m0)"},
@@ -126,6 +138,9 @@ func TestParseTargetRoundTrip(t *testing.T) {
 		{"all clients", faults.AllClients, "all-clients"},
 		{"lock holder", faults.LockHolder("/locks/L"), "lock-holder /locks/L"},
 		{"election leader", faults.ElectionLeader("e-1.v2"), "election-leader e-1.v2"},
+		{"pinned", faults.Pinned("c1"), "pinned c1"},
+		{"key", faults.Key("/config/a-1"), "key:/config/a-1"},
+		{"prefix", faults.Prefix("/svc/"), "prefix:/svc/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -175,14 +190,14 @@ func TestParseOtherSpellings(t *testing.T) {
 // A text Parse cannot read is an error that quotes it, names the part
 // that is wrong and says what would be right.
 func TestParseErrors(t *testing.T) {
-	custom := faults.Custom("flap", faults.Leader, nil)
+	custom := faults.Custom("wobble", faults.Leader, nil)
 	tests := []struct {
 		name string
 		text string
 		want []string // substrings of the error
 	}{
 		{"unknown action", "pase(leader)", []string{`no action "pase"; actions: pause, `, "compact", "leader-kill-storm"}},
-		{"custom fault", custom.String(), []string{`no action "flap"`, "a Custom fault has no text form"}},
+		{"custom fault", custom.String(), []string{`no action "wobble"`, "a Custom fault has no text form"}},
 		{"nothing", "", []string{"no action; actions: compact, crash, cut, "}},
 		{"missing closing parenthesis", "kill(leader", []string{`missing ")"`, "write kill(<target>)"}},
 		{"missing opening parenthesis", "kill leader", []string{`missing "(" after kill`, "write kill(<target>)"}},
@@ -278,7 +293,7 @@ func TestFaultText(t *testing.T) {
 		fault faults.Fault
 		want  string
 	}{
-		{"custom", faults.Custom("flap", faults.Leader, nil), "faults: custom fault flap(leader) has no text form"},
+		{"custom", faults.Custom("wobble", faults.Leader, nil), "faults: custom fault wobble(leader) has no text form"},
 		{"zero", faults.Fault{}, "faults: the zero Fault has no text form"},
 	}
 	for _, tt := range tests {
@@ -301,6 +316,11 @@ var exampleOf = map[string]faults.Fault{
 	"cut":               faults.Cut(faults.Member(0), faults.Majority),
 	"defrag":            faults.Defrag(faults.AllMembers),
 	"delay":             faults.Delay(faults.Client("c2"), 20*time.Millisecond, 5*time.Millisecond),
+	"freeze":            faults.Freeze(faults.Pinned("worker-2")),
+	"expire-token":      faults.ExpireToken(faults.LockHolder("L")),
+	"flap":              faults.Flap(faults.Partition(faults.Minority), 100*time.Millisecond, 200*time.Millisecond, 3),
+	"delete":            faults.Delete(faults.Prefix("/svc/")),
+	"put":               faults.Put(faults.Key("k"), "foreign"),
 	"isolate":           faults.Isolate(faults.LockHolder("/locks/a:b")),
 	"kill":              faults.Kill(faults.Leader),
 	"leader-kill-storm": faults.LeaderKillStorm(2 * time.Second),

@@ -52,7 +52,9 @@ func (r *runner) fire(ctx context.Context, f Fault, rng *rand.Rand, note string,
 		return
 	}
 	if err != nil {
-		r.errs = append(r.errs, err)
+		// The note names the step or trigger that fired, as the event's
+		// detail does.
+		r.errs = append(r.errs, fmt.Errorf("%s: %w", note, err))
 		return
 	}
 	if !f.instant {

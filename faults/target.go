@@ -2,9 +2,13 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
+
+	"github.com/etcdsim/etcdsim/cluster"
 )
 
 // Target names whom a fault hits by role. It is resolved to member and
@@ -32,6 +36,9 @@ const (
 	allClientsTarget
 	lockHolderTarget
 	electionLeaderTarget
+	pinnedTarget
+	keyTarget
+	prefixTarget
 )
 
 var (
@@ -72,6 +79,25 @@ func ElectionLeader(election string) Target {
 	return Target{kind: electionLeaderTarget, arg: election}
 }
 
+// Pinned is the member the named client is pinned to when the fault
+// fires: the one whose connection carries the client's lease keepalive
+// stream (a Session's), or failing that its watch, or the only member it
+// links to (see cluster.Cluster.PinnedMember). clientv3 spreads unary
+// requests over every member but keeps each stream on one connection, so
+// losing that member stops the session's renewals while the client still
+// reaches the others. Resolving it waits (up to the Env's timeout) for
+// such a stream.
+func Pinned(client string) Target { return Target{kind: pinnedTarget, arg: client} }
+
+// Key is one etcd key, for the faults that write as a client outside the
+// recipe would (Delete, Put). It is no node: it resolves to itself,
+// written "key:<k>".
+func Key(k string) Target { return Target{kind: keyTarget, arg: k} }
+
+// Prefix is every etcd key that begins with p, for Delete; written
+// "prefix:<p>".
+func Prefix(p string) Target { return Target{kind: prefixTarget, arg: p} }
+
 // String names the target in the form ParseTarget reads, one token for
 // the role and one for the name it needs: "leader", "m2", "all-members",
 // "client c1", "lock-holder L", "election-leader E".
@@ -97,6 +123,12 @@ func (t Target) String() string {
 		return "lock-holder " + t.arg
 	case electionLeaderTarget:
 		return "election-leader " + t.arg
+	case pinnedTarget:
+		return "pinned " + t.arg
+	case keyTarget:
+		return "key:" + t.arg
+	case prefixTarget:
+		return "prefix:" + t.arg
 	}
 	return "no target"
 }
@@ -105,18 +137,22 @@ func (t Target) String() string {
 // clients).
 func (t Target) onMembers() bool {
 	switch t.kind {
-	case leaderTarget, followerTarget, minorityTarget, majorityTarget, memberTarget, allMembersTarget:
+	case leaderTarget, followerTarget, minorityTarget, majorityTarget, memberTarget, allMembersTarget, pinnedTarget:
 		return true
 	}
 	return false
 }
+
+// onKeys reports whether the target names etcd keys rather than nodes.
+func (t Target) onKeys() bool { return t.kind == keyTarget || t.kind == prefixTarget }
 
 // size is how many nodes the target resolves to in a cluster of shape s,
 // or -1 if that depends on the workload.
 func (t Target) size(s shape) int {
 	n := len(s.members)
 	switch t.kind {
-	case leaderTarget, followerTarget, memberTarget, clientTarget, lockHolderTarget, electionLeaderTarget:
+	case leaderTarget, followerTarget, memberTarget, clientTarget, lockHolderTarget, electionLeaderTarget, pinnedTarget,
+		keyTarget, prefixTarget:
 		return 1
 	case minorityTarget:
 		return (n - 1) / 2
@@ -155,7 +191,7 @@ func (t Target) check(s shape) error {
 		if !slices.Contains(s.members, t.arg) {
 			return fmt.Errorf("no member %s (members: %v)", t.arg, s.members)
 		}
-	case clientTarget:
+	case clientTarget, pinnedTarget:
 		if !slices.Contains(s.clients, t.arg) {
 			return fmt.Errorf("no client %q (clients: %v); create it before the schedule runs", t.arg, s.clients)
 		}
@@ -166,6 +202,10 @@ func (t Target) check(s shape) error {
 	case lockHolderTarget, electionLeaderTarget:
 		if t.arg == "" {
 			return fmt.Errorf("%v: empty name", t)
+		}
+	case keyTarget, prefixTarget:
+		if t.arg == "" {
+			return fmt.Errorf("%v: empty key; a key of etcd has at least one byte (to aim at every key, no fault of this package will)", t)
 		}
 	}
 	return nil
@@ -216,6 +256,10 @@ func (t Target) resolve(ctx context.Context, e *Env, rng *rand.Rand) ([]string, 
 			return nil, fmt.Errorf("nobody holds lock %q now", t.arg)
 		}
 		return []string{cl}, nil
+	case pinnedTarget:
+		return e.pinned(ctx, t.arg)
+	case keyTarget, prefixTarget:
+		return []string{t.String()}, nil
 	case electionLeaderTarget:
 		cl, ok := e.ElectionLeader(t.arg)
 		if !ok {
@@ -224,6 +268,26 @@ func (t Target) resolve(ctx context.Context, e *Env, rng *rand.Rand) ([]string, 
 		return []string{cl}, nil
 	}
 	return nil, fmt.Errorf("unknown target kind %d", t.kind)
+}
+
+// pinned waits, up to ctx's end, until client is pinned to a member: a
+// session that has just started opens its keepalive stream a moment
+// later.
+func (e *Env) pinned(ctx context.Context, client string) ([]string, error) {
+	for {
+		m, err := e.c.PinnedMember(client)
+		switch {
+		case err == nil:
+			return []string{m}, nil
+		case !errors.Is(err, cluster.ErrNotPinned):
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // pick chooses k of names with rng and returns them in their original

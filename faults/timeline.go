@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
@@ -163,6 +164,10 @@ func collision(a, b Fault) (Target, Target, bool) {
 // mayMeet reports whether two targets can resolve to a common node at one
 // moment.
 func mayMeet(a, b Target) bool {
+	if a.onKeys() || b.onKeys() {
+		return a.onKeys() && b.onKeys() &&
+			(strings.HasPrefix(a.arg, b.arg) && b.kind == prefixTarget || strings.HasPrefix(b.arg, a.arg) && a.kind == prefixTarget || a.arg == b.arg)
+	}
 	if a.onMembers() != b.onMembers() {
 		return false
 	}

@@ -72,6 +72,15 @@ var registry = recipe.NewRegistry(recipe.Lock,
 		Expect:   expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
 		Upstream: "https://github.com/etcd-io/etcd/issues/6829",
 		Summary:  "ownership checked with a serializable read: a member cut off from the leader answers a stale yes"},
+	Recipe{Name: "orphaned-waiter", Broken: true, New: newOrphanedWaiter,
+		Expect:   expect(checker.CheckerLiveness, checker.ViolationStarvation),
+		Upstream: "https://github.com/etcd-io/etcd/issues/10111",
+		Summary: "each Lock takes a session and only Unlock ends it: a Lock that gives up leaves its key, kept alive, " +
+			"in the queue, and nobody behind it gets the lock again"},
+	Recipe{Name: "call-context-keepalive", Broken: true, New: newCallContextKeepalive,
+		Expect: expect(checker.CheckerMutualExclusion, checker.ViolationOverlap),
+		Summary: "the lease's keepalive runs under the context Lock was called with, which ends when Lock returns: " +
+			"a hold longer than the TTL outlives the lease, and the holder is never told"},
 	Recipe{Name: "missed-wakeup", Broken: true, New: newMissedWakeup,
 		Expect: expect(checker.CheckerLiveness, checker.ViolationStarvation),
 		Summary: "a waiter reads its predecessor, then watches it from \"now\": a release in between is never seen, " +

@@ -21,6 +21,12 @@ var barrierFamily = family{
 	gallery:  barrierScenarios,
 }
 
+// WithBarrier is WithLock for a double-barrier recipe.
+func (s Scenario) WithBarrier(r barrier.Recipe) Scenario {
+	s.Workload.Barrier = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // barrierLatency is the network latency of every barrier run: etcd's
 // recipes name their keys by time.Now().UnixNano() (see rwLatency).
 const barrierLatency = Duration(time.Millisecond)

@@ -36,6 +36,20 @@ var discoveryFamily = family{
 	gallery:    discoveryScenarios,
 }
 
+// WithResolver is WithLock for a discovery resolver. The scenario keeps
+// its registrar.
+func (s Scenario) WithResolver(r discovery.ResolverRecipe) Scenario {
+	s.Workload.ResolverRecipe = &r
+	return s.reuse(r.Name, r.Expect, true)
+}
+
+// WithRegistrar is WithLock for a discovery registrar. The scenario keeps
+// its resolver.
+func (s Scenario) WithRegistrar(r discovery.RegistrarRecipe) Scenario {
+	s.Workload.Registrar = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // resolverSlot holds a program's own resolver, named by Workload.Resolver.
 var resolverSlot = func() slot {
 	sl := slotOf("resolver_recipe", "WithResolver", func(w *Workload) **discovery.ResolverRecipe { return &w.ResolverRecipe }, discovery.LookupResolver)

@@ -27,6 +27,12 @@ var electionFamily = family{
 	gallery:  electionScenarios,
 }
 
+// WithElection is WithLock for an election recipe.
+func (s Scenario) WithElection(r election.Recipe) Scenario {
+	s.Workload.Election = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // electionScenarios are the election family's registered scenarios: each
 // correct recipe's ElectionSafety, then each broken recipe under the
 // schedule that exposes it.
@@ -85,7 +91,31 @@ func ElectionSafety(r election.Recipe) []Scenario {
 	contend.Name = "election/" + r.Name + "/contention"
 	contend.Description = r.Name + ": two candidates, each campaigning just as the other resigns; every candidate wakes when its turn comes"
 	contend.Checkers = append(slices.Clip(safe), contentionLiveness())
-	return []Scenario{mix, pause, wait, crash, contend}
+
+	impatient := base
+	impatient.Name = "election/" + r.Name + "/impatient-candidate"
+	impatient.Description = r.Name + ": terms of two seconds and candidates that give up after half a second, on a healthy cluster; a candidate that gives up must leave nothing in the way of the next leader"
+	impatient.Workload.Hold, impatient.Workload.Patience = Duration(2*time.Second), Duration(500*time.Millisecond)
+	impatient.Workload.Duration = Duration(12 * time.Second)
+	impatient.Checkers = live
+
+	long := base
+	long.Name = "election/" + r.Name + "/long-term"
+	long.Description = r.Name + ": two candidates, each leading for four TTLs, on a healthy cluster; the leader's lease must stay alive for the whole term"
+	long.Workload.Clients, long.Workload.Hold, long.Workload.Patience = 2, Duration(4*time.Second), Duration(10*time.Second)
+	long.Workload.Duration = Duration(14 * time.Second)
+	long.Checkers = live
+
+	mid := base
+	mid.Name = "election/" + r.Name + "/crash-mid-term"
+	mid.Description = r.Name + ": terms of three seconds, and the leader crashes in the middle of one without resigning; its lease expires and another candidate wins"
+	mid.Workload.Hold, mid.Workload.Patience = Duration(3*time.Second), Duration(10*time.Second)
+	mid.Workload.Duration = Duration(10 * time.Second)
+	mid.Faults.Timeline = &faults.Timeline{Steps: []faults.Step{
+		faults.At(1500*time.Millisecond, time.Second, faults.Crash(faults.ElectionLeader("E"))),
+	}}
+	mid.Checkers = live
+	return []Scenario{mix, pause, wait, crash, contend, impatient, long, mid}
 }
 
 // electionBase is the scenario every election scenario of recipe r starts

@@ -29,6 +29,17 @@ var lockFamily = family{
 	gallery: lockScenarios,
 }
 
+// WithLock returns lock scenario s — a registered one, say a pitfall's —
+// with a user's lock recipe r in its place, as a scenario of r's own: its
+// name's recipe part becomes r's name, its expectation r's (a pass, or
+// the violation r's entry names if r is a broken recipe), and its
+// description says that r runs on s's schedule. The schedule, workload and
+// checkers stay s's. Validate reports a scenario of another family.
+func (s Scenario) WithLock(r lock.Recipe) Scenario {
+	s.Workload.Lock = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 func lockDefaults(w *Workload) {
 	if w.Writes == 0 {
 		w.Writes = 1
@@ -129,7 +140,38 @@ func LockSafety(r lock.Recipe) []Scenario {
 	contend.Name = "lock/" + r.Name + "/contention"
 	contend.Description = r.Name + ": two clients, each asking for the lock just as the other releases it; every waiter wakes when its turn comes"
 	contend.Checkers = []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}, contentionLiveness()}
-	return []Scenario{mix, pause, kill, crash, contend}
+
+	impatient := base
+	impatient.Name = "lock/" + r.Name + "/impatient-waiter"
+	impatient.Description = r.Name + ": holds of two seconds and waiters that give up after half a second, on a healthy cluster; a waiter that gives up must leave nothing behind in the holder's way or its successors'"
+	impatient.Workload = impatientWaiters(impatient.Workload)
+	impatient.Checkers = []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}, {Name: checker.CheckerLiveness}}
+
+	long := base
+	long.Name = "lock/" + r.Name + "/long-hold"
+	long.Description = r.Name + ": two clients, each holding the lock for four TTLs, on a healthy cluster; the holder's lease must stay alive for the whole hold"
+	long.Workload = longHolds(long.Workload)
+	long.Checkers = []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}, {Name: checker.CheckerLiveness}}
+	return []Scenario{mix, pause, kill, crash, contend, impatient, long}
+}
+
+// impatientWaiters is w with callers that give up while a healthy holder
+// is ahead: holds of 2 s, written 8 times, and a patience of 500 ms, so
+// that every waiter gives up several times during each hold and tries
+// again after its think.
+func impatientWaiters(w Workload) Workload {
+	w.Hold, w.Writes, w.Patience = Duration(2*time.Second), 8, Duration(500*time.Millisecond)
+	return w
+}
+
+// longHolds is w with two clients each holding for four TTLs (the TTL is
+// 1 s), writing every half second: a lease that stops being renewed while
+// it is held expires in the middle of the hold. The patience, 10 s, is
+// longer than a hold, so a waiter waits its turn.
+func longHolds(w Workload) Workload {
+	w.Clients, w.Hold, w.Writes, w.Patience = 2, Duration(4*time.Second), 8, Duration(10*time.Second)
+	w.Duration = Duration(14 * time.Second)
+	return w
 }
 
 // pauseHolder pauses the first holder of lock L right after it acquires:
@@ -203,6 +245,13 @@ func lockPitfalls() []Scenario {
 		pitfall("delete-name", "impatient-waiter",
 			"release and clean-up delete the lock's name: a waiter that gives up frees the holder's lock",
 			Workload{Hold: Duration(600 * time.Millisecond), Patience: Duration(200 * time.Millisecond)}, nil, full),
+		pitfall("orphaned-waiter", "impatient-waiter",
+			"a Lock that gives up leaves its key, its session still renewed, in the queue: once the holder releases, nobody gets the lock again",
+			impatientWaiters(Workload{Duration: Duration(12 * time.Second)}), nil,
+			[]Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerLiveness}}),
+		pitfall("call-context-keepalive", "long-hold",
+			"the lease is kept alive under the context Lock was called with, which ends when Lock returns: a hold of four TTLs outlives the lease, and the next client takes the lock while the holder works on",
+			longHolds(Workload{}), nil, full),
 		pitfall("missed-wakeup", "contention",
 			"a waiter watches its predecessor from \"now\": the predecessor releases between the waiter's read and its watch, and the waiter waits on a free lock",
 			contention(Workload{}), nil, append(slices.Clip(full), contentionLiveness())),

@@ -22,6 +22,12 @@ var plainBarrierFamily = family{
 	gallery:  plainBarrierScenarios,
 }
 
+// WithPlainBarrier is WithLock for a plain-barrier recipe.
+func (s Scenario) WithPlainBarrier(r barrier.PlainRecipe) Scenario {
+	s.Workload.PlainBarrier = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // plainBarrierBase is a plain-barrier scenario of recipe r: 3 members with
 // the barrier family's latency, the given workload with its family and
 // recipe filled in, BarrierSafety at its default bound (the TTL of 1 s +

@@ -35,6 +35,12 @@ var queueFamily = family{
 	gallery:  queueScenarios,
 }
 
+// WithQueue is WithLock for a queue recipe.
+func (s Scenario) WithQueue(r queue.Recipe) Scenario {
+	s.Workload.Queue = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // queueLatency is the network latency of every queue run: etcd's Queue
 // names its keys by time.Now().UnixNano(), which on the virtual clock
 // stands still between requests that take no time (see rwLatency).

@@ -26,6 +26,12 @@ var registerFamily = family{
 	},
 }
 
+// WithRegister is WithLock for a register family's client-side KV.
+func (s Scenario) WithRegister(r register.Recipe) Scenario {
+	s.Workload.Register = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // RegisterSafety returns the scenarios a client-side KV — a cache, a
 // proxy, a library's wrapper, or one of lock/register's — must pass:
 // three clients reading, writing, compare-and-swapping and deleting a few

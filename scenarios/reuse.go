@@ -5,14 +5,6 @@ import (
 	"strings"
 
 	"github.com/etcdsim/etcdsim/checker"
-	"github.com/etcdsim/etcdsim/discovery"
-	"github.com/etcdsim/etcdsim/election"
-	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/barrier"
-	"github.com/etcdsim/etcdsim/lock/queue"
-	"github.com/etcdsim/etcdsim/lock/register"
-	"github.com/etcdsim/etcdsim/lock/rwmutex"
-	"github.com/etcdsim/etcdsim/lock/stm"
 	"github.com/etcdsim/etcdsim/seed"
 )
 
@@ -38,73 +30,6 @@ func Seeds(first seed.Seed, n int, list ...Scenario) []Scenario {
 		}
 	}
 	return out
-}
-
-// WithLock returns lock scenario s — a registered one, say a pitfall's —
-// with a user's lock recipe r in its place, as a scenario of r's own: its
-// name's recipe part becomes r's name, its expectation r's (a pass, or
-// the violation r's entry names if r is a broken recipe), and its
-// description says that r runs on s's schedule. The schedule, workload and
-// checkers stay s's. Validate reports a scenario of another family.
-func (s Scenario) WithLock(r lock.Recipe) Scenario {
-	s.Workload.Lock = &r
-	return s.reuse(r.Name, r.Expect, false)
-}
-
-// WithElection is WithLock for an election recipe.
-func (s Scenario) WithElection(r election.Recipe) Scenario {
-	s.Workload.Election = &r
-	return s.reuse(r.Name, r.Expect, false)
-}
-
-// WithRegistrar is WithLock for a discovery registrar. The scenario keeps
-// its resolver.
-func (s Scenario) WithRegistrar(r discovery.RegistrarRecipe) Scenario {
-	s.Workload.Registrar = &r
-	return s.reuse(r.Name, r.Expect, false)
-}
-
-// WithResolver is WithLock for a discovery resolver. The scenario keeps
-// its registrar.
-func (s Scenario) WithResolver(r discovery.ResolverRecipe) Scenario {
-	s.Workload.ResolverRecipe = &r
-	return s.reuse(r.Name, r.Expect, true)
-}
-
-// WithRWMutex is WithLock for a read-write lock recipe.
-func (s Scenario) WithRWMutex(r rwmutex.Recipe) Scenario {
-	s.Workload.RWMutex = &r
-	return s.reuse(r.Name, r.Expect, false)
-}
-
-// WithQueue is WithLock for a queue recipe.
-func (s Scenario) WithQueue(r queue.Recipe) Scenario {
-	s.Workload.Queue = &r
-	return s.reuse(r.Name, r.Expect, false)
-}
-
-// WithBarrier is WithLock for a double-barrier recipe.
-func (s Scenario) WithBarrier(r barrier.Recipe) Scenario {
-	s.Workload.Barrier = &r
-	return s.reuse(r.Name, r.Expect, false)
-}
-
-// WithPlainBarrier is WithLock for a plain-barrier recipe.
-func (s Scenario) WithPlainBarrier(r barrier.PlainRecipe) Scenario {
-	s.Workload.PlainBarrier = &r
-	return s.reuse(r.Name, r.Expect, false)
-}
-
-// WithRegister is WithLock for a register family's client-side KV.
-func (s Scenario) WithRegister(r register.Recipe) Scenario {
-	s.Workload.Register = &r
-	return s.reuse(r.Name, r.Expect, false)
-}
-
-// WithSTM is WithLock for a transaction recipe of the stm family.
-func (s Scenario) WithSTM(r stm.Recipe) Scenario {
-	s.Workload.STM = &r
-	return s.reuse(r.Name, r.Expect, false)
 }
 
 // reuse names recipe name as the scenario's recipe — its resolver, if

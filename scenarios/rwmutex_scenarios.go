@@ -21,6 +21,12 @@ var rwmutexFamily = family{
 	gallery:  rwmutexScenarios,
 }
 
+// WithRWMutex is WithLock for a read-write lock recipe.
+func (s Scenario) WithRWMutex(r rwmutex.Recipe) Scenario {
+	s.Workload.RWMutex = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // rwLatency is the network latency of every rwmutex run. etcd's recipes
 // name their keys by time.Now().UnixNano(); on the virtual clock a
 // network without latency answers at the instant it is asked, two clients

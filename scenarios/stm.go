@@ -36,6 +36,12 @@ var stmFamily = family{
 	gallery:  stmScenarios,
 }
 
+// WithSTM is WithLock for a transaction recipe of the stm family.
+func (s Scenario) WithSTM(r stm.Recipe) Scenario {
+	s.Workload.STM = &r
+	return s.reuse(r.Name, r.Expect, false)
+}
+
 // STMLevels returns the names of etcd's STM isolation levels, the stm
 // family's registered recipes, strongest first.
 func STMLevels() []string {

@@ -42,8 +42,9 @@ func Observer(t testing.TB, members ...*cluster.Member) *clientv3.Client {
 	for _, m := range members {
 		eps = append(eps, m.Endpoint())
 	}
+	user, password := members[0].Cluster().RootCredentials() // the harness's, when auth is on
 	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, Logger: zap.NewNop(), DialTimeout: 5 * time.Second,
-		DialOptions: members[0].DialOptions()})
+		DialOptions: members[0].DialOptions(), Username: user, Password: password})
 	if err != nil {
 		t.Fatal(err)
 	}
