@@ -20,11 +20,12 @@ var electionFamily = family{
 			bad("workload.clients %d: two leaders need at least 2 candidates", s.Workload.Clients)
 		}
 	},
-	checkers: []checker.Name{checker.CheckerElectionSafety, checker.CheckerLiveness},
-	slots:    []slot{slotOf("election", "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
-	run:      (*world).electionWorkload,
-	safety:   []string{"ElectionSafety"},
-	gallery:  electionScenarios,
+	checkers:   []checker.Name{checker.CheckerElectionSafety, checker.CheckerLiveness},
+	slots:      []slot{slotOf("election", "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
+	run:        (*world).electionWorkload,
+	safety:     []string{"ElectionSafety"},
+	serverSide: []string{"server"},
+	gallery:    electionScenarios,
 }
 
 // WithElection is WithLock for an election recipe.

@@ -48,6 +48,10 @@ type family struct {
 	// safety names the exported constructors that build the scenarios a
 	// user's recipe of the family must pass: "LockSafety".
 	safety []string
+	// serverSide names the family's registered recipes that call etcd's
+	// server-side lock or election service, whose members leave etcd's
+	// in-process client behind (docs/upstream.md).
+	serverSide []string
 	// gallery is the family's registered scenarios: each correct recipe
 	// under the family's safety scenarios, then each pitfall under the
 	// schedule that exposes it.
@@ -223,6 +227,23 @@ func (w *Workload) CarryRecipes(from Workload) {
 			sl.carry(w, from)
 		}
 	}
+}
+
+// ServerSideRecipe names w's recipe, "family recipe", when it is a
+// registered recipe that calls etcd's server-side lock or election
+// service, or returns "". A program's own recipe value is not looked
+// into: what it calls is its own.
+func (w Workload) ServerSideRecipe() string {
+	f := familyOf(w.Family)
+	if f == nil || !slices.Contains(f.serverSide, w.Recipe) {
+		return ""
+	}
+	for _, sl := range f.slots {
+		if _, _, ok := sl.own(w); ok {
+			return ""
+		}
+	}
+	return f.name + " " + w.Recipe
 }
 
 // checkRecipe reports a recipe the family's registry does not have, or a

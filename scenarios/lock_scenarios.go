@@ -25,8 +25,9 @@ var lockFamily = family{
 		}
 		return 2
 	},
-	safety:  []string{"LockSafety"},
-	gallery: lockScenarios,
+	safety:     []string{"LockSafety"},
+	serverSide: []string{"v3lock"},
+	gallery:    lockScenarios,
 }
 
 // WithLock returns lock scenario s — a registered one, say a pitfall's —

@@ -3,8 +3,6 @@ package simrun
 import (
 	"fmt"
 	"strings"
-
-	"github.com/etcdsim/etcdsim/scenarios"
 )
 
 // leakWarnRuns is how many in-process runs of recipes that call etcd's
@@ -22,7 +20,7 @@ func leakWarning(jobs []job, inProcess bool) string {
 	var names []string
 	seen := map[string]bool{}
 	for _, j := range jobs {
-		if r := serverSideRecipe(j.scenario.Workload); r != "" && !seen[r] {
+		if r := j.scenario.Workload.ServerSideRecipe(); r != "" && !seen[r] {
 			seen[r] = true
 			names = append(names, r)
 		}
@@ -34,17 +32,4 @@ func leakWarning(jobs []job, inProcess bool) string {
 		"each member that serves one leaves etcd's in-process client behind after it closes, about 5 goroutines and 1.3 MB, "+
 		"so memory grows run after run (see docs/upstream.md); without -inprocess each run's process ends and takes them with it\n",
 		len(jobs), strings.Join(names, ", "))
-}
-
-// serverSideRecipe names the recipe of w when it calls etcd's lock or
-// election gRPC service, or returns "". A user's own recipe value is not
-// looked into: what it calls is its own.
-func serverSideRecipe(w scenarios.Workload) string {
-	switch {
-	case w.Family == scenarios.FamilyLock && w.Lock == nil && w.Recipe == "v3lock":
-		return "lock v3lock"
-	case w.Family == scenarios.FamilyElection && w.Election == nil && w.Recipe == "server":
-		return "election server"
-	}
-	return ""
 }
