@@ -9,6 +9,9 @@ import (
 	"github.com/etcdsim/etcdsim/lock/barrier"
 )
 
+// FamilyBarrier names the family.
+const FamilyBarrier = "barrier"
+
 // barrierFamily: processes enter and leave etcd's double barrier.
 var barrierFamily = family{
 	name:     FamilyBarrier,

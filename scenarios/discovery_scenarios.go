@@ -10,6 +10,9 @@ import (
 	"github.com/etcdsim/etcdsim/faults"
 )
 
+// FamilyDiscovery names the family.
+const FamilyDiscovery = "discovery"
+
 // discoveryFamily: backends register a service, resolvers follow it, and
 // callers call through what the resolvers show.
 var discoveryFamily = family{

@@ -9,6 +9,9 @@ import (
 	"github.com/etcdsim/etcdsim/faults"
 )
 
+// FamilyElection names the family.
+const FamilyElection = "election"
+
 // electionFamily: candidates campaign, lead for a term and resign, and
 // observers watch who leads.
 var electionFamily = family{

@@ -78,23 +78,6 @@ func init() {
 	}
 }
 
-// The workload families, by name.
-const (
-	FamilyLock      = "lock"
-	FamilyElection  = "election"
-	FamilyDiscovery = "discovery"
-	FamilyRegister  = "register"
-	FamilyRWMutex   = "rwmutex"
-	FamilyQueue     = "queue"
-	FamilyBarrier   = "barrier"
-	// FamilyPlainBarrier is etcd's plain barrier (Hold, Release, Wait):
-	// a family of its own beside the double barrier's, as its recipes
-	// are registered apart (barrier.LookupPlain) and its workload is
-	// another.
-	FamilyPlainBarrier = "plain-barrier"
-	FamilySTM          = "stm"
-)
-
 // Families lists the workload families, in the order the gallery shows
 // them.
 func Families() []string {

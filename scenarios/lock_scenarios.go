@@ -9,6 +9,9 @@ import (
 	"github.com/etcdsim/etcdsim/lock"
 )
 
+// FamilyLock names the family.
+const FamilyLock = "lock"
+
 // lockFamily: clients take a lock and write to the resources it guards.
 var lockFamily = family{
 	name:     FamilyLock,

@@ -9,6 +9,11 @@ import (
 	"github.com/etcdsim/etcdsim/lock/barrier"
 )
 
+// FamilyPlainBarrier is etcd's plain barrier (Hold, Release, Wait):
+// a family of its own beside the double barrier's, as its recipes are
+// registered apart (barrier.LookupPlain) and its workload is another.
+const FamilyPlainBarrier = "plain-barrier"
+
 // plainBarrierFamily: a holder puts etcd's plain barrier up and takes it
 // down while waiters wait at it.
 var plainBarrierFamily = family{

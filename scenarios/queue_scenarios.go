@@ -9,6 +9,9 @@ import (
 	"github.com/etcdsim/etcdsim/lock/queue"
 )
 
+// FamilyQueue names the family.
+const FamilyQueue = "queue"
+
 // queueFamily: producers enqueue, consumers dequeue.
 var queueFamily = family{
 	name:  FamilyQueue,

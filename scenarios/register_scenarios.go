@@ -9,6 +9,9 @@ import (
 	"slices"
 )
 
+// FamilyRegister names the family.
+const FamilyRegister = "register"
+
 // registerFamily: clients read and write a few keys through a
 // client-side KV (lock/register), and watchers follow them.
 var registerFamily = family{

@@ -9,6 +9,9 @@ import (
 	"github.com/etcdsim/etcdsim/lock/rwmutex"
 )
 
+// FamilyRWMutex names the family.
+const FamilyRWMutex = "rwmutex"
+
 // rwmutexFamily: readers and writers take a read-write lock.
 var rwmutexFamily = family{
 	name:     FamilyRWMutex,

@@ -16,6 +16,9 @@ import (
 	"github.com/etcdsim/etcdsim/lock/stm"
 )
 
+// FamilySTM names the family.
+const FamilySTM = "stm"
+
 // stmFamily: a bank on a transaction recipe (lock/stm). Clients transfer
 // money between a few accounts, each transfer one transaction that reads
 // both balances and writes both new ones; observers audit, reading every
