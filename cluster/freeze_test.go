@@ -109,3 +109,31 @@ func TestFreezeRefusals(t *testing.T) {
 		}
 	})
 }
+
+// Close of a cluster with a member frozen — a test that failed before its
+// heal — ends it like any other: nothing waits for a thaw.
+func TestCloseWithAFrozenMember(t *testing.T) {
+	bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) {
+		c, err := Start(testCtx(t), Config{Clock: ClockVirtual})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lead := leader(t, c)
+		cli := client(t, c, "c1", lead.Name())
+		if err := lead.Freeze(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := cli.Put(context.Background(), "k", "v") // waits in the frozen member
+			done <- err
+		}()
+		time.Sleep(time.Second)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err == nil {
+			t.Error("a put into a frozen member that was closed succeeded")
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,9 +53,7 @@ func (r *runner) fire(ctx context.Context, f Fault, rng *rand.Rand, note string,
 		return
 	}
 	if err != nil {
-		// The note names the step or trigger that fired, as the event's
-		// detail does.
-		r.errs = append(r.errs, fmt.Errorf("%s: %w", note, err))
+		r.errs = append(r.errs, &notedError{note: note, err: err})
 		return
 	}
 	if !f.instant {
@@ -237,3 +236,17 @@ func (t *armedTrigger) fire(ctx context.Context, op checker.Operation) {
 	case <-ctx.Done():
 	}
 }
+
+// notedError is the error of a fault a schedule fired, named by the step
+// or trigger that fired it, as the event's detail names it: "faults: step
+// 3: freeze(m1) on [m1]: …".
+type notedError struct {
+	note string
+	err  error
+}
+
+func (e *notedError) Error() string {
+	return "faults: " + e.note + ": " + strings.TrimPrefix(e.err.Error(), "faults: ")
+}
+
+func (e *notedError) Unwrap() error { return e.err }
