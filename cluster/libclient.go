@@ -153,3 +153,24 @@ func RealSocketsOnly(cli *clientv3.Client, lib, why string) error {
 	}
 	return fmt.Errorf("%w: %s dials etcd over real sockets only (%s), and the virtual clock's network is in memory; run it on the real clock (Config.Clock: ClockReal, simrun -clock real)", ErrNeedsRealClock, lib, why)
 }
+
+// EndpointsOf returns cli's endpoints for a library that dials etcd by
+// itself from endpoints alone, with no way to be given a dialer (lib names
+// it, why says what it lacks): on the real clock, the URLs that carry the
+// traffic of cli's named client alone, so every fault aimed at that
+// client reaches the library; on the virtual clock, RealSocketsOnly's
+// error. A library that takes gRPC dial options or a clientv3.Config
+// wants ClientConfigOf instead, and runs on either clock.
+func EndpointsOf(cli *clientv3.Client, lib, why string) ([]string, error) {
+	if err := RealSocketsOnly(cli, lib, why); err != nil {
+		return nil, err
+	}
+	if cli == nil {
+		return nil, fmt.Errorf("cluster: EndpointsOf(%s): nil client", lib)
+	}
+	eps := slices.Clone(cli.Endpoints())
+	if len(eps) == 0 {
+		return nil, fmt.Errorf("cluster: EndpointsOf(%s): the client has no endpoints for %s to dial", lib, lib)
+	}
+	return eps, nil
+}

@@ -76,3 +76,23 @@ func TestClientConfigOfForeignClient(t *testing.T) {
 		t.Error("ClientConfigOf(nil) gave a configuration")
 	}
 }
+
+// On the real clock a library that dials by itself gets the named
+// client's URLs, and a fault aimed at the name reaches it.
+// Real clock: the library dials real sockets, which is the point.
+func TestEndpointsOfReal(t *testing.T) {
+	c := New(t, Config{Clock: ClockReal})
+	cli := client(t, c, "lib")
+	eps, err := EndpointsOf(cli, "lib", "no dialer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := ownClient(t, eps)
+	put(t, own, "k", "v")
+	if err := c.Isolate("lib"); err != nil {
+		t.Fatal(err)
+	}
+	if !cutOff(own) {
+		t.Error("the library's own client still writes with its name isolated")
+	}
+}
