@@ -45,7 +45,9 @@ type Elector interface {
 	Campaign(ctx context.Context, value string) (Leadership, error)
 	// Close ends every campaign, observer and lease the Elector holds
 	// (a leader it holds is resigned by its lease's revocation) and waits
-	// for its goroutines. It is idempotent.
+	// for its goroutines. It is idempotent. The scenarios call it when the
+	// simulated process the Elector stands for crashes and at the end of
+	// the run; one that panics or blocks is reported as the recipe's fault.
 	Close() error
 }
 
