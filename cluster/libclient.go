@@ -25,9 +25,93 @@ var ErrStrayDial = errors.New("cluster: dial of an address the harness did not g
 // client to its cluster and name, so that ClientConfigOf can hand a
 // library what it needs to dial the same links itself.
 var libClients struct {
-	mu    sync.Mutex // guards byCli and stray
+	mu    sync.Mutex // guards byCli, stray and lives
 	byCli map[*clientv3.Client]libClient
 	stray map[*Cluster][]error // the stray dials of each open cluster
+	lives map[libClient]*libLife
+}
+
+// libLife is what the libraries' clients of one named client share for
+// one life of its process: a context that ends, and the gRPC connections
+// that close, when the process crashes or the cluster closes.
+type libLife struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex // guards conns and ended
+	conns  map[*grpc.ClientConn]struct{}
+	ended  bool
+}
+
+// track remembers cc, or closes it at once if the life has ended.
+func (l *libLife) track(cc *grpc.ClientConn) {
+	l.mu.Lock()
+	if l.ended {
+		l.mu.Unlock()
+		cc.Close()
+		return
+	}
+	l.conns[cc] = struct{}{}
+	l.mu.Unlock()
+}
+
+// end cancels the life's context and closes its connections.
+func (l *libLife) end() {
+	l.cancel()
+	l.mu.Lock()
+	l.ended = true
+	conns := l.conns
+	l.conns = nil
+	l.mu.Unlock()
+	for cc := range conns {
+		cc.Close()
+	}
+}
+
+// options are the dial options that hand every connection a library
+// dials to l: gRPC shows a client's connection to its interceptors only.
+func (l *libLife) options() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			l.track(cc)
+			return invoke(ctx, method, req, reply, cc, opts...)
+		}),
+		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, stream grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+			l.track(cc)
+			return stream(ctx, desc, cc, method, opts...)
+		}),
+	}
+}
+
+// lifeOf returns the current life of c's client called name, starting one
+// if there is none.
+func lifeOf(c *Cluster, name string) *libLife {
+	libClients.mu.Lock()
+	defer libClients.mu.Unlock()
+	if libClients.lives == nil {
+		libClients.lives = make(map[libClient]*libLife)
+	}
+	k := libClient{c: c, name: name}
+	l, ok := libClients.lives[k]
+	if !ok {
+		l = &libLife{conns: make(map[*grpc.ClientConn]struct{})}
+		l.ctx, l.cancel = context.WithCancel(context.Background())
+		libClients.lives[k] = l
+	}
+	return l
+}
+
+// endLibClients ends the current life of c's client called name, as its
+// process crashes: the libraries' clients made from ClientConfigOf stop
+// with it, and keep no lease of the dead process alive.
+func endLibClients(c *Cluster, name string) {
+	k := libClient{c: c, name: name}
+	libClients.mu.Lock()
+	l := libClients.lives[k]
+	delete(libClients.lives, k)
+	libClients.mu.Unlock()
+	if l != nil {
+		l.end()
+	}
 }
 
 type libClient struct {
@@ -50,13 +134,23 @@ func registerLibClient(cli *clientv3.Client, c *Cluster, name string) {
 // of c, as it closes.
 func forgetLibClients(c *Cluster) {
 	libClients.mu.Lock()
-	defer libClients.mu.Unlock()
+	var ended []*libLife
 	for cli, lc := range libClients.byCli {
 		if lc.c == c {
 			delete(libClients.byCli, cli)
 		}
 	}
+	for k, l := range libClients.lives {
+		if k.c == c {
+			ended = append(ended, l)
+			delete(libClients.lives, k)
+		}
+	}
 	delete(libClients.stray, c)
+	libClients.mu.Unlock()
+	for _, l := range ended {
+		l.end()
+	}
 }
 
 // ClientConfigOf returns what a library needs to build an etcd client of
@@ -69,6 +163,16 @@ func forgetLibClients(c *Cluster) {
 // bubble on the virtual clock; one that dials by itself from endpoints
 // alone needs the real clock (see ClientEndpoints), and the error of
 // RealSocketsOnly says so.
+//
+// The client's process ends with the named client's: when CrashClient
+// takes it down or the cluster closes, Context ends and every gRPC
+// connection dialed with these DialOptions closes, so a library's client
+// keeps no lease of a dead process alive even when the library offers no
+// way to close it. (A library that takes a context of its own instead of
+// Config.Context should be given Context.) The client's own goroutines —
+// a lease's keep-alive loop, say — end only when the library closes it,
+// which the recipe's Close must see to. After RestartClient, ask again
+// for the new process's configuration.
 //
 // The dialer refuses an address the harness did not give — one outside
 // Endpoints — with an error wrapping ErrStrayDial that names it, and
@@ -93,13 +197,15 @@ func ClientConfigOf(cli *clientv3.Client) (clientv3.Config, error) {
 	if crashed {
 		return clientv3.Config{}, fmt.Errorf("%w: ClientConfigOf(%q): the client's process is down; RestartClient brings it back", ErrCrashed, lc.name)
 	}
+	life := lifeOf(c, lc.name)
 	return clientv3.Config{
+		Context:              life.ctx,
 		Endpoints:            eps,
 		Logger:               quietLogger(),
 		DialTimeout:          5 * time.Second,
 		DialKeepAliveTime:    2 * time.Second,
 		DialKeepAliveTimeout: 2 * time.Second,
-		DialOptions:          []grpc.DialOption{grpc.WithContextDialer(c.guardedDial(lc.name, eps))},
+		DialOptions:          append(life.options(), grpc.WithContextDialer(c.guardedDial(lc.name, eps))),
 	}, nil
 }
 

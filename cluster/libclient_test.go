@@ -96,3 +96,45 @@ func TestEndpointsOfReal(t *testing.T) {
 		t.Error("the library's own client still writes with its name isolated")
 	}
 }
+
+// A library's client that outlives its process — the library's Close came
+// late, or never — ends with the process all the same: after CrashClient
+// its lease is not kept alive, not even once the client's links are back.
+func TestClientConfigOfEndsWithTheProcess(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New(t, Config{})
+		cli := client(t, c, "proc")
+		cfg, err := ClientConfigOf(cli)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib, err := clientv3.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lib.Close() // only at the end, long after its process crashed
+		ctx := context.Background()
+		grant, err := lib.Grant(ctx, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lib.KeepAlive(cfg.Context, grant.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CrashClient("proc"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.RestartClient("proc"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Second)
+		other := client(t, c, "other")
+		ttl, err := other.TimeToLive(ctx, grant.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ttl.TTL > 0 {
+			t.Errorf("the crashed process's lease still has %ds to live: its library's client kept it alive", ttl.TTL)
+		}
+	})
+}
