@@ -102,6 +102,17 @@ type Held interface {
 	Unlock(ctx context.Context) error
 }
 
+// Unfenced is implemented by a Locker whose holders hand out no fencing
+// token by design — a library whose lock descriptor exposes no revision,
+// say. Unfenced says why, in a phrase. The scenarios then report fencing
+// as not applicable, with that reason, and judge the lock by mutual
+// exclusion and lost updates alone; without it, a lock whose holders'
+// Token is 0 has fencing judged unknown ("the lock hands out none"), and
+// a scenario that expects every check ok is not met.
+type Unfenced interface {
+	Unfenced() string
+}
+
 // Leaser is implemented by a Held whose key is on an etcd lease, so that
 // faults aimed at the holder's lease can find it: the standard mix revokes
 // the first holder's lease as it acquires. A Held without it, or whose

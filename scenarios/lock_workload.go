@@ -88,6 +88,9 @@ func (p *lockProcess) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if u, ok := l.(lock.Unfenced); ok {
+		p.w.notes.setUnfenced(u.Unfenced())
+	}
 	if old := p.l; old != nil { // the crashed process's, closed as it dies
 		p.dead.Go(func() { p.w.closeRecipe("lock", p.r.Name, p.name, old) })
 	}

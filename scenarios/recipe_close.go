@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+
+	"github.com/etcdsim/etcdsim/checker"
 	"io"
 	"sync"
 	"time"
@@ -12,9 +14,10 @@ import (
 // dial of an address the harness had not given. The run is judged all
 // the same, and Result.RecipeFaults says each in a sentence.
 type recipeNotes struct {
-	mu      sync.Mutex // guards list
-	list    []string
-	pending sync.WaitGroup // Close calls that outlived closeLimit
+	mu       sync.Mutex // guards list and unfenced
+	list     []string
+	unfenced string         // why the lock recipe hands out no fencing token (lock.Unfenced), "" if it does
+	pending  sync.WaitGroup // Close calls that outlived closeLimit
 }
 
 // wait gives the Close calls that outlived closeLimit up to limit more to
@@ -40,6 +43,26 @@ func (n *recipeNotes) add(format string, args ...any) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.list = append(n.list, fmt.Sprintf(format, args...))
+}
+
+// setUnfenced records that the lock recipe declared it hands out no
+// fencing token, and why.
+func (n *recipeNotes) setUnfenced(why string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.unfenced = why
+}
+
+// notApplicable returns the checks that do not apply to the run's recipe
+// and, for each, why — the run leaves them out.
+func (n *recipeNotes) notApplicable(recipe string) map[string]string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.unfenced == "" {
+		return nil
+	}
+	return map[string]string{checker.CheckerFencing: fmt.Sprintf("%s: not applicable: lock recipe %q hands out no fencing token (%s); mutual exclusion and lost updates judge it",
+		checker.CheckerFencing, recipe, n.unfenced)}
 }
 
 func (n *recipeNotes) all() []string {

@@ -43,6 +43,10 @@ type Result struct {
 	// did not return, a library's dial of an address the harness had not
 	// given. The run is judged all the same.
 	RecipeFaults []string `json:"recipe_faults,omitempty"`
+	// NotApplicable lists the scenario's checks left out because they do
+	// not apply to the recipe, each with why: fencing, for a lock that
+	// declares it hands out no token (lock.Unfenced).
+	NotApplicable []string `json:"not_applicable,omitempty"`
 	// Replay is the command that runs this scenario again with its seed.
 	Replay string `json:"replay"`
 	// Dir is where the run's files were written, "" if nowhere.

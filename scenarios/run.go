@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -152,7 +153,17 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	res.history = h
 	res.Ops = len(h.Ops)
 	res.Faults = h.Faults
-	res.Checks = s.check(h)
+	judged := s
+	if na := notes.notApplicable(s.Workload.Recipe); len(na) > 0 {
+		judged.Checkers = slices.DeleteFunc(slices.Clone(s.Checkers), func(c Check) bool {
+			why, ok := na[c.Name]
+			if ok {
+				res.NotApplicable = append(res.NotApplicable, why)
+			}
+			return ok
+		})
+	}
+	res.Checks = judged.check(h)
 	res.Verdict = checker.Combine(s.Name, res.Checks...).Verdict
 	res.Met, res.Why = s.Expect.Met(res.Checks...)
 	if res.ScheduleErr != "" {
