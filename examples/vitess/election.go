@@ -38,7 +38,7 @@ func NewElector(cli *clientv3.Client, prefix string, opts election.Options) (ele
 	if opts.TTL != 0 && opts.TTL != time.Duration(leaseTTL)*time.Second {
 		return nil, fmt.Errorf("vitess: election TTL %v: etcd2topo's is %ds for the whole process (SetLeaseTTL)", opts.TTL, leaseTTL)
 	}
-	srv, err := newServer(cli, "elections")
+	srv, err := newServer(cli)
 	if err != nil {
 		return nil, err
 	}

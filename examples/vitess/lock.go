@@ -22,7 +22,7 @@ type locker struct {
 // NewLocker locks the directory name with etcd2topo's LockWithTTL, on a
 // lease of opts.TTL (lock.DefaultTTL if 0).
 func NewLocker(cli *clientv3.Client, name string, opts lock.Options) (lock.Locker, error) {
-	srv, err := newServer(cli, name)
+	srv, err := newServer(cli)
 	if err != nil {
 		return nil, err
 	}
@@ -30,11 +30,19 @@ func NewLocker(cli *clientv3.Client, name string, opts lock.Options) (lock.Locke
 }
 
 func (l *locker) Lock(ctx context.Context) (lock.Held, error) {
+	if err := makeDir(ctx, l.srv, l.dir); err != nil {
+		return nil, err
+	}
 	ld, err := l.srv.LockWithTTL(ctx, l.dir, "etcdsim", ttlOr(l.opts.TTL, lock.DefaultTTL))
 	if err != nil {
 		return nil, err
 	}
 	return &held{ld: ld, key: root + "/" + l.dir + "/locks"}, nil
+}
+
+// Unfenced declares that vitess hands out no fencing token.
+func (l *locker) Unfenced() string {
+	return "etcd2topo's LockDescriptor exposes neither its key nor its revision"
 }
 
 // Close closes vitess's server and its etcd client.
@@ -54,3 +62,14 @@ func (h *held) Key() string                      { return h.key }
 func (h *held) Token() int64                     { return 0 }
 func (h *held) Done() <-chan struct{}            { return nil }
 func (h *held) Unlock(ctx context.Context) error { return h.ld.Unlock(ctx) }
+
+// Owned asks etcd with vitess's Check, a KeepAliveOnce of the lease.
+func (h *held) Owned(ctx context.Context) (bool, error) {
+	if err := h.ld.Check(ctx); err != nil {
+		if topo.IsErrType(err, topo.NoNode) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}

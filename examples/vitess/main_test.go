@@ -20,4 +20,4 @@ func TestMain(m *testing.M) {
 
 // electionTTL is the election workload's lease TTL, which etcd2topo reads
 // from one package variable for the whole process.
-const electionTTL = 2 * time.Second
+const electionTTL = time.Second

@@ -20,19 +20,19 @@ const root = "/vt"
 const RealClock = "vitess's etcd2topo.NewServer takes an address string and builds its own clientv3 with no dial options"
 
 // newServer builds vitess's etcd topology server on the endpoints of cli's
-// named client, and makes sure dir exists, as vitess's Lock requires.
-func newServer(cli *clientv3.Client, dir string) (*etcd2topo.Server, error) {
+// named client.
+func newServer(cli *clientv3.Client) (*etcd2topo.Server, error) {
 	eps, err := cluster.EndpointsOf(cli, "vitess etcd2topo", RealClock)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := etcd2topo.NewServer(strings.Join(eps, ","), root)
-	if err != nil {
-		return nil, err
+	return etcd2topo.NewServer(strings.Join(eps, ","), root)
+}
+
+// makeDir makes sure dir exists, as vitess's Lock requires.
+func makeDir(ctx context.Context, srv *etcd2topo.Server, dir string) error {
+	if _, err := srv.Create(ctx, path.Join(dir, "dir"), nil); err != nil && !topo.IsErrType(err, topo.NodeExists) {
+		return err
 	}
-	if _, err := srv.Create(context.Background(), path.Join(dir, "dir"), nil); err != nil && !topo.IsErrType(err, topo.NodeExists) {
-		srv.Close()
-		return nil, err
-	}
-	return srv, nil
+	return nil
 }

@@ -32,8 +32,8 @@ func TestVitess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-clock runs")
 	}
-	for _, s := range all() {
-		t.Run(s.Name, func(t *testing.T) {
+	for _, s := range scenarios.Seeds(1, 3, all()...) {
+		t.Run(s.Name+"/"+s.Seed.String(), func(t *testing.T) {
 			t.Parallel()
 			r, err := scenarios.Run(context.Background(), s, scenarios.Options{})
 			if err != nil {
