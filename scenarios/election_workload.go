@@ -422,7 +422,7 @@ func (t *leaderTerm) resign(ctx context.Context, timeout, grace time.Duration) {
 	ctx = context.WithoutCancel(ctx)
 	var p *checker.Pending
 	if t.claim() {
-		p = t.rec.Invoke(ctx, t.name, checker.KindResign, t.key, checker.Input{})
+		p = t.rec.Invoke(ctx, t.name, checker.KindResign, t.key, checker.Input{Value: checker.ResignAsked})
 	}
 	err := t.l.Resign(rctx)
 	cancel()
