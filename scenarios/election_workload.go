@@ -70,6 +70,9 @@ func (w *world) newElector(ctx context.Context, r election.Recipe, name string) 
 	e, err := construct(ctx, "election", r.Name, name, "election.Elector", wl.Patience.D(), func() (election.Elector, error) {
 		return r.New(cli, wl.Key, election.Options{TTL: wl.TTL.D()})
 	})
+	if u, ok := e.(election.Unfenced); ok && err == nil {
+		w.notes.setUnfenced("election", u.Unfenced())
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -89,7 +89,7 @@ func (p *lockProcess) start(ctx context.Context) error {
 		return err
 	}
 	if u, ok := l.(lock.Unfenced); ok {
-		p.w.notes.setUnfenced(u.Unfenced())
+		p.w.notes.setUnfenced("lock", u.Unfenced())
 	}
 	if old := p.l; old != nil { // the crashed process's, closed as it dies
 		p.dead.Go(func() { p.w.closeRecipe("lock", p.r.Name, p.name, old) })

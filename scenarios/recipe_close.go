@@ -16,7 +16,8 @@ import (
 type recipeNotes struct {
 	mu       sync.Mutex // guards list and unfenced
 	list     []string
-	unfenced string         // why the lock recipe hands out no fencing token (lock.Unfenced), "" if it does
+	unfenced string         // why the recipe hands out no fencing token (lock.Unfenced, election.Unfenced), "" if it does
+	family   string         // the family of the recipe that declared it
 	pending  sync.WaitGroup // Close calls that outlived closeLimit
 }
 
@@ -45,12 +46,12 @@ func (n *recipeNotes) add(format string, args ...any) {
 	n.list = append(n.list, fmt.Sprintf(format, args...))
 }
 
-// setUnfenced records that the lock recipe declared it hands out no
+// setUnfenced records that the recipe of family declared it hands out no
 // fencing token, and why.
-func (n *recipeNotes) setUnfenced(why string) {
+func (n *recipeNotes) setUnfenced(family, why string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.unfenced = why
+	n.family, n.unfenced = family, why
 }
 
 // notApplicable returns the checks that do not apply to the run's recipe
@@ -61,8 +62,12 @@ func (n *recipeNotes) notApplicable(recipe string) map[string]string {
 	if n.unfenced == "" {
 		return nil
 	}
-	return map[string]string{checker.CheckerFencing: fmt.Sprintf("%s: not applicable: lock recipe %q hands out no fencing token (%s); mutual exclusion and lost updates judge it",
-		checker.CheckerFencing, recipe, n.unfenced)}
+	rest := "mutual exclusion and lost updates judge it"
+	if n.family == "election" {
+		rest = "election safety judges it by who led when"
+	}
+	return map[string]string{checker.CheckerFencing: fmt.Sprintf("%s: not applicable: %s recipe %q hands out no fencing token (%s); %s",
+		checker.CheckerFencing, n.family, recipe, n.unfenced, rest)}
 }
 
 func (n *recipeNotes) all() []string {

@@ -9,6 +9,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
@@ -77,5 +78,48 @@ func TestUnfencedLock(t *testing.T) {
 				t.Errorf("fencing %v, NotApplicable %q, met %v; want fencing unknown and the pass not met", fencing, r.NotApplicable, r.Met)
 			}
 		})
+	}
+}
+
+// termless is a correct election whose terms carry no number, and says so.
+type termless struct{ election.Elector }
+
+func (e termless) Campaign(ctx context.Context, v string) (election.Leadership, error) {
+	l, err := e.Elector.Campaign(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return noTerm{l}, nil
+}
+
+func (termless) Unfenced() string { return "its leader participation exposes no revision" }
+
+type noTerm struct{ election.Leadership }
+
+func (noTerm) Term() int64 { return 0 }
+
+// An election that declares it has no terms has fencing left out as not
+// applicable, and is judged by who led when.
+func TestTermlessElection(t *testing.T) {
+	s := scenarios.ElectionSafety(election.Recipe{Name: "termless", Summary: "no term",
+		New: func(cli *clientv3.Client, prefix string, opts election.Options) (election.Elector, error) {
+			e, err := election.NewRechecked(cli, prefix, opts)
+			return termless{e}, err
+		}})[0]
+	s.Workload.Duration = scenarios.Duration(4 * time.Second)
+	r, err := scenarios.Run(context.Background(), s, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Checks {
+		if c.Checker == checker.CheckerFencing {
+			t.Errorf("fencing judged (%s: %s); want it left out", c.Verdict, c.Summary)
+		}
+	}
+	if na := strings.Join(r.NotApplicable, "\n"); !strings.Contains(na, `election recipe "termless" hands out no fencing token (its leader participation exposes no revision)`) {
+		t.Errorf("NotApplicable = %q; want fencing left out, saying why", r.NotApplicable)
+	}
+	if r.Verdict == checker.VerdictViolation {
+		t.Errorf("a correct election without terms: %s", r.Why)
 	}
 }

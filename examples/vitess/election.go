@@ -60,6 +60,11 @@ func (e *elector) Campaign(ctx context.Context, value string) (election.Leadersh
 	return &leadership{mp: mp, ctx: lctx, value: value}, nil
 }
 
+// Unfenced declares that vitess's terms carry no number.
+func (e *elector) Unfenced() string {
+	return "etcd2topo's leader participation exposes neither its key nor its revision"
+}
+
 // Close closes vitess's server and its etcd client.
 func (e *elector) Close() error {
 	e.once.Do(e.srv.Close)
