@@ -1,7 +1,7 @@
 # etcdsim — the commands a new user runs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-short bench lint sim soak pitfalls examples
+.PHONY: test test-short bench lint sim soak pitfalls examples examples-vitess
 
 # Vet and race-test every package, two packages at a time: most tests run
 # on the virtual clock and are CPU-bound, and the few real-clock ones
@@ -24,6 +24,14 @@ test:
 examples:
 	cd examples/myrecipes && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd examples/gozero && $(GO) vet ./... && $(GO) test -count=1 -parallel 6 ./...
+	cd examples/gokit && $(GO) vet ./... && $(GO) test -count=1 -short ./...
+
+# vitess's etcd2topo (examples/vitess): a large module whose first build
+# takes minutes, so make test leaves it out and CI runs it as a step of its
+# own (docs/frameworks.md has the numbers). Its runs are on the real clock,
+# four at once.
+examples-vitess:
+	cd examples/vitess && $(GO) vet ./... && $(GO) test -count=1 -parallel 4 -timeout 15m ./...
 
 # The quick loop: skips the slowest cases.
 test-short:

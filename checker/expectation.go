@@ -120,8 +120,10 @@ func (e Expectation) Met(results ...Result) (bool, string) {
 	return false, why
 }
 
-// metPass judges a pass: the first result that is not ok, preferring one
-// that is not a combination, says why not.
+// metPass judges a pass: the worst result that is not ok — invalid, then
+// a violation, then unknown; the first of those, preferring one that is
+// not a combination — says why not, so that a run's summary names its
+// worst finding rather than a check that could not decide.
 func metPass(all []Result) (bool, string) {
 	var bad *Result
 	for i := range all {
@@ -129,7 +131,10 @@ func metPass(all []Result) (bool, string) {
 		if r.Verdict == VerdictOK {
 			continue
 		}
-		if bad == nil || len(bad.Parts) > 0 && len(r.Parts) == 0 {
+		switch {
+		case bad == nil, r.Verdict.severity() > bad.Verdict.severity():
+			bad = r
+		case r.Verdict.severity() == bad.Verdict.severity() && len(bad.Parts) > 0 && len(r.Parts) == 0:
 			bad = r
 		}
 	}

@@ -58,6 +58,12 @@ func TestExpectationMet(t *testing.T) {
 			why:     "mutual-exclusion is invalid: release with no matching acquire",
 		},
 		{
+			name: "a failed pass names its worst finding, not the first check that could not decide",
+			results: []Result{{Checker: CheckerFencing, Verdict: VerdictUnknown, Summary: "no token"},
+				violation(CheckerMutualExclusion, ViolationLostUpdate)},
+			why: "mutual-exclusion is violation: found lost-update",
+		},
+		{
 			name:    "a violation inside a combination fails a pass, naming the part",
 			results: []Result{Combine("locks", ok(CheckerMutualExclusion), violation(CheckerFencing, ViolationStaleAccepted))},
 			why:     "fencing is violation: found stale-accepted",

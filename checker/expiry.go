@@ -40,6 +40,12 @@ const lateDone = "whatever told it to stop came too late: a recipe that stops on
 	"checks keep-alive deadlines about once a second; a lease guard that keeps its own deadline from the grant " +
 	"and renewal responses (lock/lease) stops the holder before the server can expire the lease"
 
+// neverSignalled is the fix for a leader whose recipe never closed Done:
+// its term ended only when the workload resigned, or not at all.
+const neverSignalled = "the recipe never signalled the loss: its Done had not closed when the workload ended the term itself; " +
+	"a leadership must close Done once its lease can no longer be known to be alive — a lease guard of its own, " +
+	"or the session's Done — or the library gives its caller no way to stop"
+
 // pausedFix is the fix for a holder paused between its last check and its
 // next step: nothing it runs can notice in time.
 const pausedFix = "no check in the holder can catch a pause between its last check and its next step; " +

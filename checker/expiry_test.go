@@ -121,6 +121,23 @@ func TestLeaseExpirySentences(t *testing.T) {
 				"could reach the server once pause(client c1) cut c1 off at 0.500s)" + lateDoneTail,
 		},
 		{
+			name:  "a leader whose recipe never closed Done",
+			check: func(h History) Result { return ElectionSafety(h, ElectionOptions{}) },
+			h: func() History {
+				h := withFaults(hist(
+					mk("c1", KindCampaign, "E", 0, 0.5, lease(0x694d)),
+					mk("c2", KindCampaign, "E", 0.2, 1.44),
+					mk("c1", KindResign, "E", 3.6, 3.7, value(ResignAsked)), // the workload's, after the pause
+				), aimed("pause", "c1", 0.5, 3.5))
+				h.SessionTTL = time.Second
+				return h
+			}(),
+			kind: ViolationTwoLeaders,
+			want: "c2 became leader of election E at 1.440s while c1 led it since 0.500s; c1 resigned at 3.600s; " +
+				"c1 went on leading for 2.1s after its lease 694d had expired on the server (by 1.500s: TTL 1s, and no renewal " +
+				"could reach the server once pause(client c1) cut c1 off at 0.500s); " + neverSignalled,
+		},
+		{
 			name:  "a write after a pause between the check and the write",
 			check: func(h History) Result { return MutualExclusion(h, MutexOptions{ResourceOnly: true}) },
 			h:     staleWrite(0.6, aimed("pause", "c1", 1, 4.4)),

@@ -309,5 +309,8 @@ func heldPastExpiry(h *History, p pairKinds, hd hold) string {
 		return msg + sprintf("; %s was paused until %s and could not let go: %s",
 			hd.client, fmtTime(e.fault.End), pausedFix)
 	}
+	if p.take == KindCampaign && (hd.give < 0 || h.Ops[hd.give].Input.Value == ResignAsked) {
+		return msg + "; " + neverSignalled
+	}
 	return msg + "; " + lateDone
 }

@@ -227,6 +227,12 @@ const (
 
 // Input is what an operation asked for. Which fields matter depends on the
 // Kind; unused fields stay zero.
+// ResignAsked is the Input.Value of a resign the workload asked for — its
+// term was over, or the run was — as opposed to one recorded because the
+// recipe's Done closed: a leader that went on past its lease and then
+// resigned so was never told by its recipe that it had lost the lease.
+const ResignAsked = "asked"
+
 type Input struct {
 	// Value: the value written (write, cas, guarded-write), the element
 	// added (set-add), the proposal (campaign), the endpoint (register,

@@ -313,6 +313,7 @@ func (c *Cluster) dial(nc *namedClient) (*clientv3.Client, error) {
 	closed := c.closed
 	if !closed {
 		nc.cli = cli
+		registerLibClient(cli, c, nc.name)
 	}
 	c.mu.Unlock()
 	if closed {
@@ -363,6 +364,7 @@ func (c *Cluster) retargetClients(member, addr string) {
 
 // closeClients closes every client's *clientv3.Client, for Close.
 func (c *Cluster) closeClients() {
+	forgetLibClients(c)
 	c.mu.Lock()
 	var clis []*clientv3.Client
 	for _, nc := range c.clients {

@@ -60,7 +60,10 @@ type Registrar interface {
 	// registered: after Close, or when a broken registrar gives up.
 	Done() <-chan struct{}
 	// Close stops, removes the registration and waits for every goroutine
-	// the registrar started. It is idempotent.
+	// the registrar started. It is idempotent. The scenarios call it when
+	// the backend's simulated process crashes and at the end of the run:
+	// a library that dialed etcd itself must close that client here, or a
+	// crashed process's lease lives on.
 	Close() error
 }
 

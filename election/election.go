@@ -45,7 +45,9 @@ type Elector interface {
 	Campaign(ctx context.Context, value string) (Leadership, error)
 	// Close ends every campaign, observer and lease the Elector holds
 	// (a leader it holds is resigned by its lease's revocation) and waits
-	// for its goroutines. It is idempotent.
+	// for its goroutines. It is idempotent. The scenarios call it when the
+	// simulated process the Elector stands for crashes and at the end of
+	// the run; one that panics or blocks is reported as the recipe's fault.
 	Close() error
 }
 
@@ -73,7 +75,8 @@ type Observer interface {
 // Leadership is one term of office won by Campaign.
 type Leadership interface {
 	// Term is the leader key's create revision. Terms of one election
-	// increase strictly from leader to leader.
+	// increase strictly from leader to leader. It is optional: 0 means the
+	// recipe has none (declare it with Unfenced).
 	Term() int64
 	// Key is the leader key.
 	Key() string
@@ -89,6 +92,16 @@ type Leadership interface {
 	// Resign ends the term so another candidate can win. It returns an
 	// error wrapping ErrNotLeader if this leadership had already ended.
 	Resign(ctx context.Context) error
+}
+
+// Unfenced is implemented by an Elector whose terms carry no number — a
+// library's leader election that exposes no revision: Term returns 0.
+// Unfenced says why, in a phrase. The scenarios then report fencing as not
+// applicable, with that reason, and judge the election by who led when;
+// without it, terms of 0 leave fencing unknown, and a scenario that expects
+// every check ok is not met.
+type Unfenced interface {
+	Unfenced() string
 }
 
 // Leaser is implemented by a Leadership whose key is on an etcd lease it

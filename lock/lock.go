@@ -41,6 +41,23 @@ var (
 // unlocks or loses its lease. Implementations are safe for concurrent use
 // unless their documentation says otherwise (the shared-session pitfall is
 // the exception that proves why).
+//
+// A Locker stands for one simulated process. If it also has a method
+// Close() error (io.Closer), the scenarios call it once when that process
+// ends: when faults.Crash takes its client down, and at the end of the
+// run. Close must stop and wait for everything the recipe started for the
+// process — goroutines, lease keep-alives (a lease.Guard it keeps across
+// holds), an etcd client a library dialed itself — and return; a crashed
+// process's leases must then expire rather than be kept alive by a client
+// that outlived it. It is called after the process's holders are done or
+// abandoned, and may be called when some hold was never unlocked. A Close
+// that panics, blocks or fails is reported as the recipe's fault, naming
+// it, and the run is still judged. A recipe that leaves goroutines behind
+// and has no Close is told to implement one. Every family's recipe value
+// (rwmutex.Locker, queue.Queue, barrier.Barrier and DoubleBarrier) may
+// have the same Close, to the same end; election.Elector and
+// discovery's Registrar and Resolver have it already, and are closed the
+// same way.
 type Locker interface {
 	// Lock blocks until the caller holds the lock, or returns ctx's error
 	// once ctx ends; a Lock that fails leaves nothing behind that blocks
@@ -83,6 +100,17 @@ type Held interface {
 	// Whatever it returns, the holder's local machinery (keepalives,
 	// watches) is stopped.
 	Unlock(ctx context.Context) error
+}
+
+// Unfenced is implemented by a Locker whose holders hand out no fencing
+// token by design — a library whose lock descriptor exposes no revision,
+// say. Unfenced says why, in a phrase. The scenarios then report fencing
+// as not applicable, with that reason, and judge the lock by mutual
+// exclusion and lost updates alone; without it, a lock whose holders'
+// Token is 0 has fencing judged unknown ("the lock hands out none"), and
+// a scenario that expects every check ok is not met.
+type Unfenced interface {
+	Unfenced() string
 }
 
 // Leaser is implemented by a Held whose key is on an etcd lease, so that

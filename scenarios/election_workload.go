@@ -70,6 +70,9 @@ func (w *world) newElector(ctx context.Context, r election.Recipe, name string) 
 	e, err := construct(ctx, "election", r.Name, name, "election.Elector", wl.Patience.D(), func() (election.Elector, error) {
 		return r.New(cli, wl.Key, election.Options{TTL: wl.TTL.D()})
 	})
+	if u, ok := e.(election.Unfenced); ok && err == nil {
+		w.notes.setUnfenced("election", u.Unfenced())
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -422,7 +425,7 @@ func (t *leaderTerm) resign(ctx context.Context, timeout, grace time.Duration) {
 	ctx = context.WithoutCancel(ctx)
 	var p *checker.Pending
 	if t.claim() {
-		p = t.rec.Invoke(ctx, t.name, checker.KindResign, t.key, checker.Input{})
+		p = t.rec.Invoke(ctx, t.name, checker.KindResign, t.key, checker.Input{Value: checker.ResignAsked})
 	}
 	err := t.l.Resign(rctx)
 	cancel()

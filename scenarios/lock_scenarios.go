@@ -93,6 +93,24 @@ func lockScenarios() []Scenario {
 // each asking for the lock just as the other releases it, judged in full
 // and by a tight liveness bound — the schedule that exposes a waiter that
 // can miss its wake-up.
+//
+// How a holder makes sure it still holds the lock before each write is
+// Workload.OwnerCheck: OwnerCheckDone (the default) watches its Held's
+// Done channel, so a recipe whose Done never closes writes on after its
+// lease is gone; OwnerCheckRead asks the recipe instead (lock.Checker's
+// Owned, a read in etcd, as a library with a Check method is meant to be
+// used), and ignores Done. Set it on the scenarios LockSafety returns to
+// run a recipe the way its library is used:
+//
+//	for _, s := range scenarios.LockSafety(mine) {
+//		s.Workload.OwnerCheck = scenarios.OwnerCheckRead
+//		scenarios.Test(t, s)
+//	}
+//
+// A lock that hands out no fencing token by design declares it
+// (lock.Unfenced): fencing is then left out as not applicable, and mutual
+// exclusion and lost updates judge it. A Locker with a Close method is
+// closed as its process crashes and as the run ends.
 func LockSafety(r lock.Recipe) []Scenario {
 	base := Scenario{
 		Cluster:  Cluster{Members: 3},

@@ -36,6 +36,9 @@ func (w *world) lockWorkload(ctx context.Context) error {
 	for i := 1; i <= w.s.Workload.Clients; i++ { // every process made before any thread runs
 		p := &lockProcess{w: w, r: r, name: fmt.Sprintf("c%d", i)}
 		if err := p.start(ctx); err != nil {
+			for _, made := range procs {
+				made.end()
+			}
 			return err
 		}
 		procs = append(procs, p)
@@ -50,7 +53,11 @@ func (w *world) lockWorkload(ctx context.Context) error {
 			g.Go(func() error { return w.locker(ctx, p, thread, res) })
 		}
 	}
-	return g.Wait()
+	err = g.Wait()
+	for _, p := range procs {
+		p.end()
+	}
+	return err
 }
 
 // lockProcess is one lock client: an etcd client and the Locker its
@@ -60,10 +67,11 @@ type lockProcess struct {
 	r    lock.Recipe
 	name string
 
-	mu  sync.Mutex // guards cli, l and gen
-	cli *clientv3.Client
-	l   lock.Locker
-	gen int // counts starts; a restart by one thread serves them all
+	mu   sync.Mutex // guards cli, l and gen
+	cli  *clientv3.Client
+	l    lock.Locker
+	gen  int            // counts starts; a restart by one thread serves them all
+	dead sync.WaitGroup // the Close calls of crashed processes' Lockers
 }
 
 // start makes the process's client and Locker: at the run's start and
@@ -80,9 +88,25 @@ func (p *lockProcess) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if u, ok := l.(lock.Unfenced); ok {
+		p.w.notes.setUnfenced("lock", u.Unfenced())
+	}
+	if old := p.l; old != nil { // the crashed process's, closed as it dies
+		p.dead.Go(func() { p.w.closeRecipe("lock", p.r.Name, p.name, old) })
+	}
 	p.cli, p.l = cli, l
 	p.gen++
 	return nil
+}
+
+// end closes the process's Locker as the run ends, and waits for the
+// crashed processes' Close calls.
+func (p *lockProcess) end() {
+	p.mu.Lock()
+	l := p.l
+	p.mu.Unlock()
+	p.w.closeRecipe("lock", p.r.Name, p.name, l)
+	p.dead.Wait()
 }
 
 // locker returns the process's current Locker and its generation.

@@ -38,6 +38,15 @@ type Result struct {
 	// same, but the run does not meet its expectation: it did not test
 	// what it says.
 	ScheduleErr string `json:"schedule_error,omitempty"`
+	// RecipeFaults are what the recipe under test did wrong that did not
+	// stop the run, one sentence each: a Close that failed, panicked or
+	// did not return, a library's dial of an address the harness had not
+	// given. The run is judged all the same.
+	RecipeFaults []string `json:"recipe_faults,omitempty"`
+	// NotApplicable lists the scenario's checks left out because they do
+	// not apply to the recipe, each with why: fencing, for a lock that
+	// declares it hands out no token (lock.Unfenced).
+	NotApplicable []string `json:"not_applicable,omitempty"`
 	// Replay is the command that runs this scenario again with its seed.
 	Replay string `json:"replay"`
 	// Dir is where the run's files were written, "" if nowhere.
@@ -72,6 +81,9 @@ func (r *Result) Err() error {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "scenario %s (seed %s) did not meet its expectation: %s\n", r.Scenario.Name, r.Scenario.Seed, r.Why)
+	for _, f := range r.RecipeFaults {
+		fmt.Fprintf(&b, "  the recipe's fault: %s\n", f)
+	}
 	for _, c := range r.Checks {
 		fmt.Fprintf(&b, "  %s: %s: %s\n", c.Checker, c.Verdict, c.Summary)
 		for _, v := range c.Violations {

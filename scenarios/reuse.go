@@ -42,9 +42,13 @@ func (s Scenario) reuse(name string, expect checker.Expectation, resolver bool) 
 	} else {
 		s.Workload.Recipe = name
 	}
-	// "lock/setnx/crash-holder" → "lock/mine/crash-holder", a name that
-	// is not family/recipe/fault → "lock/mine/<name>".
-	if parts := strings.Split(s.Name, "/"); len(parts) >= 3 {
+	// "lock/setnx/crash-holder" → "lock/mine/crash-holder"; an upstream
+	// report's keeps the report's id, "upstream/etcd-22082/unlock-retry" →
+	// "lock/mine/etcd-22082-unlock-retry"; a name that is not
+	// family/recipe/fault → "lock/mine/<name>".
+	if parts := strings.Split(s.Name, "/"); len(parts) == 3 && parts[0] == "upstream" {
+		s.Name = s.Workload.Family + "/" + name + "/" + parts[1] + "-" + parts[2]
+	} else if len(parts) >= 3 {
 		parts[1] = name
 		s.Name = strings.Join(parts, "/")
 	} else {

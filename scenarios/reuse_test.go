@@ -88,6 +88,14 @@ func TestWithRecipe(t *testing.T) {
 		t.Error(err)
 	}
 
+	up, err := scenarios.Lookup("upstream/etcd-22082/unlock-retry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := up.WithLock(mine).Name; got != "lock/mine/etcd-22082-unlock-retry" {
+		t.Errorf("WithLock on an upstream report's scenario: name %q, want lock/mine/etcd-22082-unlock-retry, keeping the report's id", got)
+	}
+
 	other := pit.WithElection(mustElectionRecipe(t, "rechecked"))
 	if err := other.Validate(); err == nil || !strings.Contains(err.Error(), "family is lock") {
 		t.Errorf("an election recipe on a lock scenario: %v, want an error naming the family", err)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -125,8 +126,14 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 
 	t1 := time.Now()
 	stopLeaders := watchLeaders(ctx, c, rec)
-	werr, serr := s.drive(ctx, env)
+	notes := &recipeNotes{}
+	werr, serr := s.drive(ctx, env, notes)
+	notes.wait(6 * closeLimit)
 	stopLeaders()
+	res.RecipeFaults = notes.all()
+	for _, err := range c.StrayDials() {
+		res.RecipeFaults = append(res.RecipeFaults, err.Error())
+	}
 	res.Timings.Workload = Duration(time.Since(t1))
 	if serr != nil {
 		res.ScheduleErr = serr.Error()
@@ -146,7 +153,17 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	res.history = h
 	res.Ops = len(h.Ops)
 	res.Faults = h.Faults
-	res.Checks = s.check(h)
+	judged := s
+	if na := notes.notApplicable(s.Workload.Recipe); len(na) > 0 {
+		judged.Checkers = slices.DeleteFunc(slices.Clone(s.Checkers), func(c Check) bool {
+			why, ok := na[c.Name]
+			if ok {
+				res.NotApplicable = append(res.NotApplicable, why)
+			}
+			return ok
+		})
+	}
+	res.Checks = judged.check(h)
 	res.Verdict = checker.Combine(s.Name, res.Checks...).Verdict
 	res.Met, res.Why = s.Expect.Met(res.Checks...)
 	if res.ScheduleErr != "" {
@@ -174,7 +191,7 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 // then every schedule is stopped, which heals whatever is still in force
 // and waits for the cluster to be healthy. It returns the workload's
 // error and the schedules' errors apart.
-func (s Scenario) drive(ctx context.Context, env *faults.Env) (workErr, schedErr error) {
+func (s Scenario) drive(ctx context.Context, env *faults.Env, notes *recipeNotes) (workErr, schedErr error) {
 	var running []*faults.Running
 	var errs []error
 	stopAll := func() error {
@@ -194,7 +211,7 @@ func (s Scenario) drive(ctx context.Context, env *faults.Env) (workErr, schedErr
 	}
 	wctx, cancel := context.WithTimeout(ctx, s.Workload.Duration.D())
 	defer cancel()
-	w := &world{s: s, env: env, rng: s.Seed.Rand(workloadStream)}
+	w := &world{s: s, env: env, rng: s.Seed.Rand(workloadStream), notes: notes}
 	workErr = w.run(wctx)
 	return workErr, stopAll()
 }
@@ -239,9 +256,10 @@ func (w *world) thinker(name string) func() time.Duration {
 
 // world is what a workload runs in.
 type world struct {
-	s   Scenario
-	env *faults.Env
-	rng *rand.Rand // the workload's choices; not safe for concurrent use
+	s     Scenario
+	env   *faults.Env
+	rng   *rand.Rand   // the workload's choices; not safe for concurrent use
+	notes *recipeNotes // what the recipes did wrong that does not stop the run
 }
 
 // run runs the family's workload until ctx ends or the clients are done.

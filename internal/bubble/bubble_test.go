@@ -89,6 +89,9 @@ func TestABubbleThatWillNotEndNamesWhatIsLeft(t *testing.T) {
 	if len(s.Left) != 1 || !strings.Contains(s.Left[0], "leftBehind") {
 		t.Errorf("Stuck.Left = %q; want the one goroutine in leftBehind", s.Left)
 	}
+	if msg := err.Error(); !strings.Contains(msg, "leftBehind") || !strings.Contains(msg, "Close() error") {
+		t.Errorf("Stuck's sentence %q names neither the goroutine nor the Close that would stop it", msg)
+	}
 }
 
 func leftBehind(release chan struct{}) { <-release }

@@ -164,7 +164,14 @@ type Stuck struct {
 }
 
 func (s *Stuck) Error() string {
-	return fmt.Sprintf("bubble: %s; %d goroutines left: %s", s.Reason, len(s.Left), strings.Join(s.Left, "; "))
+	msg := fmt.Sprintf("bubble: %s; %d goroutines left: %s", s.Reason, len(s.Left), strings.Join(s.Left, "; "))
+	if strings.Contains(s.Reason, "main bubble goroutine has exited") {
+		msg += ". Each was started during the run and outlived it, blocked for good: whatever started it must stop it and wait for it before the run ends. " +
+			"For a recipe that means a method Close() error on its recipe value (the Locker, Elector, Registrar, Resolver…), which is called when its process crashes and when the run ends, " +
+			"stopping what the recipe started for that process — its goroutines, a lease.Guard it keeps, a client its library dialed; " +
+			"where the goroutine is a library's that offers no way to stop it, the leak is the library's"
+	}
+	return msg
 }
 
 func stuck(reason string, id int) *Stuck {

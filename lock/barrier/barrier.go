@@ -33,6 +33,10 @@ var (
 // call takes a context and returns once it ends. Enter and Leave
 // alternate; a failed Enter leaves nothing behind, so the caller may try
 // it again.
+//
+// It may also have a method Close() error, which the scenarios call once
+// when the simulated process it stands for crashes and at the end of the
+// run, to stop what the recipe started for it (see lock.Locker).
 type DoubleBarrier interface {
 	Enter(ctx context.Context) error
 	Leave(ctx context.Context) error

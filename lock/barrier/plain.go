@@ -21,6 +21,10 @@ var ErrHeld = errors.New("barrier: already held")
 // returns once it is down — at once if it is down already. Any process
 // may call any method; every call takes a context and returns once it
 // ends.
+//
+// It may also have a method Close() error, which the scenarios call once
+// when the simulated process it stands for crashes and at the end of the
+// run, to stop what the recipe started for it (see lock.Locker).
 type Barrier interface {
 	Hold(ctx context.Context) error
 	Release(ctx context.Context) error

@@ -21,6 +21,10 @@ var (
 
 // Queue is a named queue of one client. Every call takes a context and
 // returns once it ends.
+//
+// It may also have a method Close() error, which the scenarios call once
+// when the simulated process it stands for crashes and at the end of the
+// run, to stop what the recipe started for it (see lock.Locker).
 type Queue interface {
 	// Enqueue puts item on the queue.
 	Enqueue(ctx context.Context, item string) error

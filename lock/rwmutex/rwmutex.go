@@ -32,6 +32,10 @@ var (
 // Lock or RLock is a holder, a lock.Held, whose Done and Unlock mean what
 // they mean for a lock. Unless its documentation says otherwise a Locker
 // serves one goroutine at a time, as the process's single thread.
+//
+// It may also have a method Close() error, which the scenarios call once
+// when the simulated process it stands for crashes and at the end of the
+// run, to stop what the recipe started for it (see lock.Locker).
 type Locker interface {
 	// RLock blocks until the caller shares the lock with readers only, or
 	// returns ctx's error once ctx ends.

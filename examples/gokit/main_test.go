@@ -1,0 +1,11 @@
+package gokit_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/etcdsim/etcdsim/cluster"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, cluster.EtcdLeaks()...) }
