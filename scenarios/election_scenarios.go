@@ -27,6 +27,7 @@ var electionFamily = family{
 	slots:      []slot{slotOf("election", "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
 	run:        (*world).electionWorkload,
 	safety:     []string{"ElectionSafety"},
+	unfenced:   "election safety judges it by who led when",
 	serverSide: []string{"server"},
 	gallery:    electionScenarios,
 }

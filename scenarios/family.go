@@ -48,6 +48,10 @@ type family struct {
 	// safety names the exported constructors that build the scenarios a
 	// user's recipe of the family must pass: "LockSafety".
 	safety []string
+	// unfenced, for a family whose recipes may declare that they hand out
+	// no fencing token, says what judges such a recipe when fencing is
+	// left out.
+	unfenced string
 	// serverSide names the family's registered recipes that call etcd's
 	// server-side lock or election service, whose members leave etcd's
 	// in-process client behind (docs/upstream.md).

@@ -29,6 +29,7 @@ var lockFamily = family{
 		return 2
 	},
 	safety:     []string{"LockSafety"},
+	unfenced:   "mutual exclusion and lost updates judge it",
 	serverSide: []string{"v3lock"},
 	gallery:    lockScenarios,
 }

@@ -56,17 +56,17 @@ func (n *recipeNotes) setUnfenced(family, why string) {
 
 // notApplicable returns the checks that do not apply to the run's recipe
 // and, for each, why — the run leaves them out.
-func (n *recipeNotes) notApplicable(recipe string) map[string]string {
+func (n *recipeNotes) notApplicable(recipe string) map[checker.Name]string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.unfenced == "" {
 		return nil
 	}
-	rest := "mutual exclusion and lost updates judge it"
-	if n.family == "election" {
-		rest = "election safety judges it by who led when"
+	rest := "the family's other checkers judge it"
+	if f := familyOf(n.family); f != nil && f.unfenced != "" {
+		rest = f.unfenced
 	}
-	return map[string]string{checker.CheckerFencing: fmt.Sprintf("%s: not applicable: %s recipe %q hands out no fencing token (%s); %s",
+	return map[checker.Name]string{checker.CheckerFencing: fmt.Sprintf("%s: not applicable: %s recipe %q hands out no fencing token (%s); %s",
 		checker.CheckerFencing, n.family, recipe, n.unfenced, rest)}
 }
 
