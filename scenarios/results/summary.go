@@ -39,6 +39,11 @@ type Summary struct {
 	// finished: a signal stopped it, or, in a summary written while the
 	// batch was under way, the batch had not ended.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// DetectionSeeds is, in simrun gallery's summary, how many seeds a
+	// scenario that expects a violation may try before its row is called
+	// missed (scenarios.DetectionSeeds); a scenario that expects a pass
+	// gets one. 0 elsewhere: every run is judged on its own.
+	DetectionSeeds int `json:"detection_seeds,omitempty"`
 	// Reused counts the runs of Runs that an earlier simrun campaign into
 	// the same directory had finished and this one resumed from: read
 	// back from their files, they have no Parent figures.
@@ -96,12 +101,33 @@ type SummaryRun struct {
 	ScheduleErr string `json:"schedule_error,omitempty"`
 	// Replay is the command that runs it again.
 	Replay string `json:"replay,omitempty"`
+	// Retry is which seed of its row the run is, when a row may try
+	// several (simrun gallery gives a scenario that expects a violation
+	// Summary.DetectionSeeds): 0 for the scenario's own seed, 1 for the
+	// next, …; Seed-Retry is the row's first seed.
+	Retry int `json:"retry,omitempty"`
+	// Retried says that the run missed its expectation and the next seed
+	// was tried: the row is judged by its last run, not by this one.
+	Retried bool `json:"retried,omitempty"`
 	// Process is the process that ran the run — its child process, or
 	// simrun itself with -inprocess — once the run had closed its cluster.
 	Process *ProcStats `json:"process,omitempty"`
 	// Parent is simrun itself as the run finished: the same as Process
 	// with -inprocess.
 	Parent *ProcStats `json:"parent,omitempty"`
+}
+
+// Finished counts the planned runs that finished: every run but those
+// retried on another seed (SummaryRun.Retried), which share their row's
+// place in Planned with the run that followed them.
+func (s *Summary) Finished() int {
+	n := 0
+	for _, r := range s.Runs {
+		if !r.Retried {
+			n++
+		}
+	}
+	return n
 }
 
 // Label names the run's scenario and variant (see Label).

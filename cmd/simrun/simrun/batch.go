@@ -124,7 +124,7 @@ func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]
 	if len(todo) > 0 {
 		execute(e.ctx, r, todo, b.parallel, b.out, jr)
 	}
-	sum.Interrupted = e.ctx.Err() != nil && len(sum.Runs) < len(jobs)
+	sum.Interrupted = e.ctx.Err() != nil && sum.Finished() < len(jobs)
 	if err := jr.write(); err != nil {
 		return exitMissed, fmt.Errorf("writing the summary: %w", err)
 	}

@@ -41,6 +41,10 @@ func (p *lineProgress) start(total int) { p.total = total }
 func (p *lineProgress) stop()           {}
 
 func (p *lineProgress) finished(o results.SummaryRun) {
+	if o.Retried { // its row goes on, on the next seed
+		fmt.Fprintf(p.w, "[retry] %s\n", runLine(o))
+		return
+	}
 	p.n++
 	fmt.Fprintf(p.w, "[%d/%d] %s\n", p.n, p.total, runLine(o))
 }
@@ -54,6 +58,8 @@ func runLine(o results.SummaryRun) string {
 		status = "ERROR"
 	case o.ScheduleErr != "":
 		status = "SCHED"
+	case o.Retried:
+		status = "RETRY"
 	case !o.Met:
 		status = "MISSED"
 	}
@@ -108,12 +114,16 @@ func (p *barProgress) finished(o results.SummaryRun) {
 		p.violations++
 	}
 	if !o.Met {
-		p.missed++
+		if !o.Retried {
+			p.missed++
+		}
 		p.bar.Clear() //nolint:errcheck // a terminal write
 		fmt.Fprintln(p.w, runLine(o))
 	}
 	p.describe()
-	p.bar.Add(1) //nolint:errcheck // a terminal write
+	if !o.Retried { // its row goes on, on the next seed
+		p.bar.Add(1) //nolint:errcheck // a terminal write
+	}
 }
 
 func (p *barProgress) stop() {

@@ -14,11 +14,14 @@ import (
 )
 
 // execute runs jobs as r says, parallel at a time, into out, telling p
-// about each as it finishes, and returns the outcomes of the runs that
-// finished (not those the interrupt stopped), in the order of jobs. When
-// ctx ends it starts no more runs; the running ones see ctx end (a child
-// process is sent SIGTERM), heal and close their clusters, and execute
-// returns once they have.
+// about each run as it finishes, and returns the outcomes of the runs that
+// finished (not those the interrupt stopped), each job's runs together, in
+// the order of jobs. A job that may try more seeds than one (job.seeds)
+// and whose run misses its expectation, with a verdict, is run again on
+// the next seed by the same worker; the run that missed is marked
+// Retried. When ctx ends it starts no more runs; the running ones see ctx
+// end (a child process is sent SIGTERM), heal and close their clusters,
+// and execute returns once they have.
 func execute(ctx context.Context, r runner, jobs []job, parallel int, out string, p progress) []results.SummaryRun {
 	p.start(len(jobs))
 	defer p.stop()
@@ -33,8 +36,18 @@ func execute(ctx context.Context, r runner, jobs []job, parallel int, out string
 	for range min(parallel, len(jobs)) {
 		wg.Go(func() {
 			for i := range todo {
-				o, stopped := r.runJob(ctx, jobs[i], out)
-				finished <- done{i, o, stopped}
+				for j := jobs[i]; ; {
+					o, stopped := r.runJob(ctx, j, out)
+					o.Retry = j.retry
+					n, more := j.next()
+					more = more && !stopped && !o.Met && o.Error == "" && ctx.Err() == nil
+					o.Retried = more
+					finished <- done{i, o, stopped}
+					if !more {
+						break
+					}
+					j = n
+				}
 			}
 		})
 	}
@@ -53,19 +66,17 @@ func execute(ctx context.Context, r runner, jobs []job, parallel int, out string
 	}()
 	go func() { wg.Wait(); close(finished) }()
 
-	got := make([]*results.SummaryRun, len(jobs))
+	got := make([][]results.SummaryRun, len(jobs))
 	for d := range finished {
 		if d.stopped {
 			continue
 		}
-		got[d.i] = &d.o
+		got[d.i] = append(got[d.i], d.o)
 		p.finished(d.o)
 	}
 	var outs []results.SummaryRun
-	for _, o := range got {
-		if o != nil {
-			outs = append(outs, *o)
-		}
+	for _, rs := range got {
+		outs = append(outs, rs...)
 	}
 	return outs
 }
