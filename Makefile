@@ -38,7 +38,8 @@ lint:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-# Every registered scenario once, with simrun; results in results/gallery
+# Every registered scenario with simrun — a correct recipe on its seed, a
+# pitfall found on one of up to 3 (scenarios.DetectionSeeds); results in results/gallery
 # (about half a minute on the virtual clock; CLOCK=real for the wall clock,
 # several minutes).
 CLOCK ?=
