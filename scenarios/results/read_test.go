@@ -63,6 +63,14 @@ func TestReadRunRefuses(t *testing.T) {
 		}, []string{"history.json", "names operation 99999, which is not in the history"}, nil},
 		{"history of another seed", func(t *testing.T, dir string) { replace(t, filepath.Join(dir, history), `"seed":"1"`, `"seed":"2"`) },
 			[]string{"history of seed 2 beside a result of seed 1"}, nil},
+		{"hand-edited verdict", func(t *testing.T, dir string) {
+			replace(t, filepath.Join(dir, result), `"verdict": "violation",`, `"verdict": "passed",`)
+		},
+			[]string{"result.json", `"passed"`}, nil},
+		{"hand-edited verdict, valid word", func(t *testing.T, dir string) {
+			replace(t, filepath.Join(dir, result), `"verdict": "violation",`, `"verdict": "ok",`)
+		},
+			[]string{"result.json", "but its checks combine to", "edited by hand"}, nil},
 		{"invalid history", func(t *testing.T, dir string) {
 			replace(t, filepath.Join(dir, history), `"outcome":"ok"`, `"outcome":"maybe"`)
 		},
@@ -86,6 +94,11 @@ func TestReadRunRefuses(t *testing.T) {
 			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("ReadRun = %v, want it to wrap %v", err, tt.is)
+			}
+			// Only a file that ends early is truncated: a whole file
+			// that is wrong is not called so.
+			if truncated := tt.is == results.ErrTruncated; truncated != errors.Is(err, results.ErrTruncated) || !truncated && strings.Contains(err.Error(), "truncated") {
+				t.Errorf("ReadRun = %v: truncated exactly for a file that ends early", err)
 			}
 			var v *results.VersionError
 			if strings.HasPrefix(tt.name, "newer") != errors.As(err, &v) {
