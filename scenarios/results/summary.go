@@ -11,8 +11,9 @@ import (
 )
 
 // SummaryVersion is the version of summary.json this package writes, and
-// the newest it reads. Version 2 added Reused.
-const SummaryVersion = 2
+// the newest it reads. Version 2 added Reused; version 3 DetectionSeeds,
+// InterruptedRuns, and a run's Retry, Retried and Interrupted.
+const SummaryVersion = 3
 
 // Summary is what summary.json holds: every finished run of a batch —
 // simrun run, gallery, campaign (or one shard of it), merge — and, per
@@ -56,7 +57,10 @@ type Summary struct {
 	// because their recipe could not be used: a constructor that returned
 	// nil, panicked or blocked, a holder missing a method the workload
 	// needs. Each has its error in Runs.
-	UnusableRecipes int               `json:"unusable_recipes,omitempty"`
+	UnusableRecipes int `json:"unusable_recipes,omitempty"`
+	// InterruptedRuns counts the runs of Runs that the interrupt stopped
+	// before they had a verdict (SummaryRun.Interrupted).
+	InterruptedRuns int               `json:"interrupted_runs,omitempty"`
 	Runs            []SummaryRun      `json:"runs"`
 	Scenarios       []ScenarioSummary `json:"scenarios"`
 }
@@ -106,6 +110,11 @@ type SummaryRun struct {
 	// Summary.DetectionSeeds): 0 for the scenario's own seed, 1 for the
 	// next, …; Seed-Retry is the row's first seed.
 	Retry int `json:"retry,omitempty"`
+	// Interrupted says that simrun's interrupt (a signal) stopped the run
+	// before it had a verdict: it is listed, so that no run directory is
+	// left beside the summary unaccounted for, but it is neither met nor
+	// missed, nor a harness failure; Why says how it stopped.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Retried says that the run missed its expectation and the next seed
 	// was tried: the row is judged by its last run, not by this one.
 	Retried bool `json:"retried,omitempty"`
@@ -119,11 +128,12 @@ type SummaryRun struct {
 
 // Finished counts the planned runs that finished: every run but those
 // retried on another seed (SummaryRun.Retried), which share their row's
-// place in Planned with the run that followed them.
+// place in Planned with the run that followed them, and those the
+// interrupt stopped.
 func (s *Summary) Finished() int {
 	n := 0
 	for _, r := range s.Runs {
-		if !r.Retried {
+		if !r.Retried && !r.Interrupted {
 			n++
 		}
 	}
@@ -195,6 +205,9 @@ type ScenarioSummary struct {
 	// Errors counts the runs without a verdict: harness failures and
 	// recipes that could not be used.
 	Errors int `json:"errors,omitempty"`
+	// Interrupted counts the runs the interrupt stopped before they had a
+	// verdict.
+	Interrupted int `json:"interrupted,omitempty"`
 	// ScheduleErrors counts the runs whose fault schedule did not run as
 	// written: judged, but not a test of what the scenario says, so they
 	// are neither met nor counted in the detection.
@@ -218,7 +231,9 @@ type ScenarioSummary struct {
 func (ss ScenarioSummary) Broken() bool { return ss.Expect != checker.Expectation{}.String() }
 
 // Judged is how many runs have a verdict on the schedule as written.
-func (ss ScenarioSummary) Judged() int { return ss.Runs - ss.Errors - ss.ScheduleErrors }
+func (ss ScenarioSummary) Judged() int {
+	return ss.Runs - ss.Errors - ss.ScheduleErrors - ss.Interrupted
+}
 
 // Detection is, over the judged runs, the share that found the violation
 // a broken scenario expects, or the share that found any violation in a
@@ -238,17 +253,19 @@ func (ss ScenarioSummary) Detection() string {
 }
 
 // Aggregate fills in what Runs decide: Scenarios, in the order their
-// labels first come, HarnessFailures and UnusableRecipes.
+// labels first come, HarnessFailures, UnusableRecipes and InterruptedRuns.
 func (s *Summary) Aggregate() {
 	by := map[string][]SummaryRun{}
 	var order []string
-	s.HarnessFailures, s.UnusableRecipes = 0, 0
+	s.HarnessFailures, s.UnusableRecipes, s.InterruptedRuns = 0, 0, 0
 	for _, r := range s.Runs {
 		if _, ok := by[r.Label()]; !ok {
 			order = append(order, r.Label())
 		}
 		by[r.Label()] = append(by[r.Label()], r)
 		switch {
+		case r.Interrupted:
+			s.InterruptedRuns++
 		case r.Unusable:
 			s.UnusableRecipes++
 		case r.Error != "":
@@ -268,6 +285,8 @@ func (s *Summary) Aggregate() {
 				ss.Met++
 			}
 			switch {
+			case r.Interrupted:
+				ss.Interrupted++
 			case r.Error != "":
 				ss.Errors++
 			case r.ScheduleErr != "":

@@ -89,7 +89,7 @@ func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]
 	}
 	sum.Planned = len(jobs)
 	sum.Started = time.Now()
-	r := runner{inProcess: b.inProcess, timeout: b.runTimeout, replay: e.replayCommand}
+	r := runner{inProcess: b.inProcess, timeout: b.runTimeout, replay: e.replayCommand, hard: e.hardDone()}
 	where := "each in a child process"
 	if r.inProcess {
 		where = "in this process"

@@ -54,6 +54,8 @@ func (p *lineProgress) finished(o results.SummaryRun) {
 func runLine(o results.SummaryRun) string {
 	status := "met"
 	switch {
+	case o.Interrupted:
+		status = "STOP"
 	case o.Error != "":
 		status = "ERROR"
 	case o.ScheduleErr != "":
@@ -114,7 +116,7 @@ func (p *barProgress) finished(o results.SummaryRun) {
 		p.violations++
 	}
 	if !o.Met {
-		if !o.Retried {
+		if !o.Retried && !o.Interrupted {
 			p.missed++
 		}
 		p.bar.Clear() //nolint:errcheck // a terminal write

@@ -75,7 +75,12 @@ func table(w io.Writer, s *results.Summary) {
 		fmt.Fprintf(w, "Interrupted: %d planned runs did not finish.\n", s.Planned-s.Finished())
 	}
 	for _, o := range s.Runs {
-		if !o.Met && !o.Retried && o.Error == "" && o.ScheduleErr == "" {
+		if o.Interrupted {
+			fmt.Fprintf(w, "interrupted: %s seed %s, in %s: %s\n", o.Label(), o.Seed, o.Dir, o.Why)
+		}
+	}
+	for _, o := range s.Runs {
+		if !o.Met && !o.Retried && !o.Interrupted && o.Error == "" && o.ScheduleErr == "" {
 			fmt.Fprintf(w, "missed: %s seed %s: %s\n  replay: %s\n", o.Label(), o.Seed, o.Why, o.Replay)
 		}
 	}
