@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -250,6 +251,30 @@ func (ss ScenarioSummary) Detection() string {
 		return fmt.Sprintf("found %.0f%%", 100*float64(ss.Found)/float64(n))
 	}
 	return "-"
+}
+
+// MetLow is the lower bound of the 95% Wilson score interval of the rate
+// at which the scenario's judged runs met their expectation: for a
+// pitfall its detection rate, for a correct recipe its pass rate. Wilson's
+// interval, not the normal approximation, because the rates that matter
+// sit at or near 100%, where the normal interval collapses to a point
+// (20 of 20 would claim 100% ± 0); 20 of 20 gives 0.84, 100 of 100 0.96.
+// It returns false with no judged run.
+func (ss ScenarioSummary) MetLow() (float64, bool) {
+	return wilsonLow(ss.Met, ss.Judged())
+}
+
+// wilsonLow is the lower bound of the 95% Wilson score interval for k
+// successes in n trials.
+func wilsonLow(k, n int) (float64, bool) {
+	if n <= 0 {
+		return 0, false
+	}
+	const z = 1.959963984540054 // the normal distribution's 97.5th percentile
+	p, nf := float64(k)/float64(n), float64(n)
+	centre := p + z*z/(2*nf)
+	spread := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
+	return max(0, (centre-spread)/(1+z*z/nf)), true
 }
 
 // Aggregate fills in what Runs decide: Scenarios, in the order their

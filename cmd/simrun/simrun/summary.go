@@ -3,6 +3,7 @@ package simrun
 import (
 	"fmt"
 	"io"
+	"math"
 	"maps"
 	"slices"
 	"sort"
@@ -27,7 +28,9 @@ func exitCode(s *results.Summary) int {
 	return exitOK
 }
 
-// table writes the summary as a table, then the runs that missed their
+// table writes the summary as a table — MET 95% LOW is the lower bound of
+// the 95% Wilson interval of the rate the expectation was met (see
+// results.ScenarioSummary.MetLow), rounded down — then the runs that missed their
 // expectation with the commands that replay them, and the harness
 // failures with their errors and files. SCHEDULE counts the runs whose
 // fault schedule did not run as written and HARNESS the runs without a
@@ -35,14 +38,18 @@ func exitCode(s *results.Summary) int {
 // judged runs only.
 func table(w io.Writer, s *results.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tEXPECT\tRUNS\tSEEDS\tMET\tDETECTION\tFIRST VIOLATION\tMEDIAN RUN\tSCHEDULE\tHARNESS\tVIOLATIONS")
+	fmt.Fprintln(tw, "SCENARIO\tEXPECT\tRUNS\tSEEDS\tMET\tMET 95% LOW\tDETECTION\tFIRST VIOLATION\tMEDIAN RUN\tSCHEDULE\tHARNESS\tVIOLATIONS")
 	seedsOf := rowSeeds(s)
 	for _, ss := range s.Scenarios {
 		first := "-"
 		if ss.Violated > 0 {
 			first = ss.FirstViolation.D().Round(10 * time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d/%d\t%s\t%s\t%v\t%s\t%s\t%s\n", ss.Scenario, expectShort(ss.Expect), ss.Runs, seedsOf[ss.Scenario], ss.Met, ss.Judged(),
+		low := "-"
+		if l, ok := ss.MetLow(); ok {
+			low = fmt.Sprintf("%.0f%%", math.Floor(100*l))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d/%d\t%s\t%s\t%s\t%v\t%s\t%s\t%s\n", ss.Scenario, expectShort(ss.Expect), ss.Runs, seedsOf[ss.Scenario], ss.Met, ss.Judged(), low,
 			ss.Detection(), first, ss.Median.D().Round(10*time.Millisecond), countOrDash(ss.ScheduleErrors), countOrDash(ss.Errors),
 			countsText(ss.Violations))
 	}
