@@ -3,8 +3,8 @@ package simrun
 import (
 	"fmt"
 	"io"
-	"math"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
