@@ -70,7 +70,7 @@ func TestCampaignFileErrors(t *testing.T) {
 		{"empty", "", "holds no campaign (it is empty, or all comments): a campaign names its scenarios and seeds"},
 		{"comments only", "# to do\n", "holds no campaign"},
 		{"unknown field", "scenarios: [lock/]\nseeds: [1]\nbogus: 3\n",
-			`line 3: unknown field "bogus" in the campaign; valid fields: scenarios, seeds, members, overrides`},
+			`line 3: unknown field "bogus" in a campaign; valid fields: scenarios, seeds, members, overrides`},
 		{"unknown override field", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - name: x\n    durashun: 3s\n",
 			`line 5: unknown field "durashun" in an override; valid fields: name, duration, clients, ttl, faults`},
 		{"bad duration", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - duration: 3 s\n", `line 4: duration "3 s": want Go's duration text`},

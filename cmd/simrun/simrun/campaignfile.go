@@ -52,33 +52,43 @@ type campaignFile struct {
 var campaignFields = []string{"scenarios", "seeds", "members", "overrides"}
 
 func (c *campaignFile) UnmarshalYAML(n *yaml.Node) error {
+	example := ", such as\n  scenarios: [lock/mutex/standard-mix]\n  seeds: {base: 1, count: 10}"
+	return decodeFields(n, "a campaign", example, campaignFields, func(name string, v *yaml.Node) (string, error) {
+		switch name {
+		case "scenarios":
+			if v.Kind != yaml.SequenceNode {
+				return "", fmt.Errorf("line %d: scenarios: want a list of names or patterns, such as [lock/mutex/standard-mix, \"election/*\"]", v.Line)
+			}
+			return "", v.Decode(&c.Scenarios)
+		case "seeds":
+			return "want a list such as [1, 2, 3] or {base: 1, count: 10}", v.Decode(&c.Seeds)
+		case "members":
+			return "", decodeMembers(v, &c.Members)
+		case "overrides":
+			if v.Kind != yaml.SequenceNode {
+				return "", fmt.Errorf("line %d: overrides: want a list of variants, each a mapping of %s", v.Line, strings.Join(overrideFields, ", "))
+			}
+			return "", v.Decode(&c.Overrides)
+		}
+		return "", nil
+	})
+}
+
+// decodeFields decodes the mapping n, which is what (a campaign, an
+// override), field by field: a key not in fields is an error naming it,
+// its line and the valid fields, and field decodes each value, returning
+// what the value should be for an error that names a Go type (see
+// fieldErr).
+func decodeFields(n *yaml.Node, what, example string, fields []string, field func(name string, v *yaml.Node) (want string, err error)) error {
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: a campaign is a mapping of %s, such as\n  scenarios: [lock/mutex/standard-mix]\n  seeds: {base: 1, count: 10}", n.Line, strings.Join(campaignFields, ", "))
+		return fmt.Errorf("line %d: %s is a mapping of %s%s", n.Line, what, strings.Join(fields, ", "), example)
 	}
-	if err := checkFields(n, "the campaign", campaignFields); err != nil {
+	if err := checkFields(n, what, fields); err != nil {
 		return err
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		var err error
-		want := ""
-		switch k.Value {
-		case "scenarios":
-			if v.Kind != yaml.SequenceNode {
-				return fmt.Errorf("line %d: scenarios: want a list of names or patterns, such as [lock/mutex/standard-mix, \"election/*\"]", v.Line)
-			}
-			err = v.Decode(&c.Scenarios)
-		case "seeds":
-			err, want = v.Decode(&c.Seeds), "want a list such as [1, 2, 3] or {base: 1, count: 10}"
-		case "members":
-			err = decodeMembers(v, &c.Members)
-		case "overrides":
-			if v.Kind != yaml.SequenceNode {
-				return fmt.Errorf("line %d: overrides: want a list of variants, each a mapping of %s", v.Line, strings.Join(overrideFields, ", "))
-			}
-			err = v.Decode(&c.Overrides)
-		}
-		if err != nil {
+		if want, err := field(k.Value, v); err != nil {
 			return fieldErr(v, k.Value, err, want)
 		}
 	}
@@ -155,37 +165,25 @@ type override struct {
 
 func (o *override) UnmarshalYAML(n *yaml.Node) error {
 	o.line = n.Line
-	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: an override is a mapping of %s", n.Line, strings.Join(overrideFields, ", "))
-	}
-	if err := checkFields(n, "an override", overrideFields); err != nil {
-		return err
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		var err error
-		want := ""
-		switch k.Value {
+	return decodeFields(n, "an override", "", overrideFields, func(name string, v *yaml.Node) (string, error) {
+		switch name {
 		case "name":
-			err, want = v.Decode(&o.Name), "want a name of letters, digits, '-', '_' or '.'"
+			return "want a name of letters, digits, '-', '_' or '.'", v.Decode(&o.Name)
 		case "duration":
-			err, want = v.Decode(&o.Duration), "want Go's duration text such as 1.5s or 250ms"
+			return "want Go's duration text such as 1.5s or 250ms", v.Decode(&o.Duration)
 		case "clients":
-			err, want = v.Decode(&o.Clients), "want a whole number of clients"
+			return "want a whole number of clients", v.Decode(&o.Clients)
 		case "ttl":
-			err, want = v.Decode(&o.TTL), "want Go's duration text such as 2s"
+			return "want Go's duration text such as 2s", v.Decode(&o.TTL)
 		case "faults":
 			if v.Kind != yaml.SequenceNode {
-				return fmt.Errorf("line %d: faults: want a list of steps such as [\"at 1s for 2s: kill(leader)\"]", v.Line)
+				return "", fmt.Errorf("line %d: faults: want a list of steps such as [\"at 1s for 2s: kill(leader)\"]", v.Line)
 			}
 			o.Faults = new([]lined[faultStep])
-			err = v.Decode(o.Faults)
+			return "", v.Decode(o.Faults)
 		}
-		if err != nil {
-			return fieldErr(v, k.Value, err, want)
-		}
-	}
-	return nil
+		return "", nil
+	})
 }
 
 // lined is a value with the line it was written on.

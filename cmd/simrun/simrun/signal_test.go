@@ -21,12 +21,33 @@ func TestInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds simrun and runs a real cluster")
 	}
+	out, tmp, b := interruptRun(t, 1)
+	checkInterruptedSummary(t, b)
+	run := filepath.Join(out, "lock-mutex-leader-kill", "seed-1")
+	noChildLeft(t, run)
+	// A child that healed and closed in its grace says why it stopped; one
+	// that did not was killed, which a loaded machine may cause.
+	if b, err := os.ReadFile(filepath.Join(run, "harness-error.txt")); err == nil {
+		t.Logf("the child stopped: %s", b)
+	} else {
+		t.Logf("the child was killed after its grace: %v", err)
+	}
+	noTempLeft(t, tmp)
+}
+
+// interruptRun builds simrun, runs lock/mutex/leader-kill with it in a
+// child process, sends it SIGINT signals times, 100 ms apart, once the
+// cluster is up, and requires it to exit 130 within a generous deadline.
+// It returns the output directory, the TMPDIR the run had, and
+// summary.json.
+func interruptRun(t *testing.T, signals int) (out, tmp string, summary []byte) {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "simrun")
 	build := exec.Command("go", "build", "-o", bin, "github.com/etcdsim/etcdsim/cmd/simrun")
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
-	tmp, out := t.TempDir(), t.TempDir()
+	tmp, out = t.TempDir(), t.TempDir()
 	// lock/mutex/leader-kill runs its workload for 8 s: on the real clock,
 	// since on the virtual one the whole run takes about a second of wall
 	// time and is over before the signal.
@@ -40,8 +61,11 @@ func TestInterrupt(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	time.Sleep(3 * time.Second) // into the workload: the cluster is up
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
+	for range signals {
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	var err error
 	select {
@@ -49,27 +73,17 @@ func TestInterrupt(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill() //nolint:errcheck // failing anyway
 		<-exited
-		t.Fatalf("simrun did not exit within 30s of SIGINT\nstderr:\n%s", stderr.String())
+		t.Fatalf("simrun did not exit within 30s of %d SIGINT\nstderr:\n%s", signals, stderr.String())
 	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Errorf("exit: %v, want exit code 130\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	b, rerr := os.ReadFile(filepath.Join(out, "summary.json"))
-	if rerr != nil {
-		t.Fatalf("no summary: %v\nstderr:\n%s", rerr, stderr.String())
+	summary, err = os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatalf("no summary: %v\nstderr:\n%s", err, stderr.String())
 	}
-	checkInterruptedSummary(t, b)
-	run := filepath.Join(out, "lock-mutex-leader-kill", "seed-1")
-	noChildLeft(t, run)
-	// A child that healed and closed in its grace says why it stopped; one
-	// that did not was killed, which a loaded machine may cause.
-	if b, err := os.ReadFile(filepath.Join(run, "harness-error.txt")); err == nil {
-		t.Logf("the child stopped: %s", b)
-	} else {
-		t.Logf("the child was killed after its grace: %v", err)
-	}
-	noTempLeft(t, tmp)
+	return out, tmp, summary
 }
 
 // interruptedSummary is what the signal tests read of summary.json.
@@ -115,45 +129,7 @@ func TestInterruptTwice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds simrun and runs a real cluster")
 	}
-	bin := filepath.Join(t.TempDir(), "simrun")
-	build := exec.Command("go", "build", "-o", bin, "github.com/etcdsim/etcdsim/cmd/simrun")
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
-	tmp, out := t.TempDir(), t.TempDir()
-	// On the real clock, as TestInterrupt says.
-	cmd := exec.Command(bin, "run", "-clock", "real", "-parallel", "1", "-out", out, "lock/mutex/leader-kill")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	time.Sleep(3 * time.Second) // into the workload: the cluster is up
-	for range 2 {
-		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	var err error
-	select {
-	case err = <-exited:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill() //nolint:errcheck // failing anyway
-		<-exited
-		t.Fatalf("simrun did not exit within 30s of two SIGINTs\nstderr:\n%s", stderr.String())
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Errorf("exit: %v, want exit code 130\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-	}
-	b, rerr := os.ReadFile(filepath.Join(out, "summary.json"))
-	if rerr != nil {
-		t.Fatalf("no summary: %v\nstderr:\n%s", rerr, stderr.String())
-	}
+	out, tmp, b := interruptRun(t, 2)
 	checkInterruptedSummary(t, b)
 	run := filepath.Join(out, "lock-mutex-leader-kill", "seed-1")
 	noChildLeft(t, run)
