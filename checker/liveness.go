@@ -318,6 +318,13 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 	}
 	var parts []string
 	var ops []*Operation
+	// A waiter key orphaned by a take given up in the queue is named in
+	// place of the last release's blame: a crash or a give of unknown
+	// outcome has an explanation of its own.
+	var orphans []int
+	if freedBy.give >= 0 && !freedBy.crash && h.Ops[freedBy.give].Outcome != OutcomeUnknown {
+		orphans = lv.orphans(p, kh, waits, from)
+	}
 	if freedBy.give >= 0 && freedBy.at <= from {
 		g := &h.Ops[freedBy.give]
 		ops = append(ops, g)
@@ -332,10 +339,22 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 				"or the waiters missed its deletion",
 				holder, g.Client, fmtTime(g.Call), lv.ttl, fmtTime(freedBy.at), p.take))
 		case g.Outcome == OutcomeUnknown:
-			parts = append(parts, sprintf("its last %s %s's %s %s, and the checker counted the %s free a TTL (%s) after that call, at %s, "+
-				"as if %s had closed its session; while that session lives, a %s whose outcome is unknown (stuck on a dropped proposal, say) "+
-				"may have left the key in etcd: on such an error, close the session or delete the key again",
-				holder, g.Client, g.Kind, unreturned(g), p.noun, lv.ttl, fmtTime(freedBy.at), g.Client, g.Kind))
+			// The checker counts the key free a TTL after the call, not
+			// when the give ended: say so, lest the two times read as a
+			// contradiction.
+			part := sprintf("its last %s %s's %s, called at %s, %s; from %s, a TTL (%s) after that call, the checker counted the %s free, though the %s had not answered",
+				holder, g.Client, g.Kind, fmtTime(g.Call), unreturned(g), fmtTime(freedBy.at), lv.ttl, p.noun, g.Kind)
+			if lease := h.Ops[freedBy.op].Output.Lease; lease != 0 {
+				part += sprintf(": while %s's session (lease %x) lives, a %s whose outcome is unknown (stuck on a dropped proposal, say) "+
+					"may have left the key in etcd; on such an error, close the session or delete the key again", g.Client, lease, g.Kind)
+			} else {
+				part += sprintf(": a %s whose outcome is unknown (stuck on a dropped proposal, say) may have left the key in etcd, "+
+					"and %s's %s recorded no lease that would take it; on such an error, delete the key again",
+					g.Kind, g.Client, p.take)
+			}
+			parts = append(parts, part)
+		case len(orphans) > 0:
+			parts = append(parts, sprintf("its last %s %s %s at %s", holder, g.Client, p.gave, fmtTime(g.Return)))
 		default:
 			parts = append(parts, sprintf("its last %s %s %s at %s: either that %s left the key in etcd or the waiters missed its deletion",
 				holder, g.Client, p.gave, fmtTime(g.Return), g.Kind))
@@ -369,6 +388,18 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 			suspects = append(suspects, i)
 		}
 	}
+	for n, i := range orphans {
+		if n == maxSuspects {
+			parts = append(parts, sprintf("and %s like them", plural(len(orphans)-n, "more given-up "+string(p.take))))
+			break
+		}
+		op := &h.Ops[i]
+		ops = append(ops, op)
+		parts = append(parts, sprintf("%s's %s called at %s %s while it waited, and %s asked again: given up while it waits, "+
+			"%s %s may leave its waiter key in etcd — an orphaned waiter key, which every later %s queues behind for as long as "+
+			"%s's session lives; on such an error, delete the waiter key (or close the session)",
+			op.Client, op.Kind, fmtTime(op.Call), unreturned(op), op.Client, article(string(op.Kind)), op.Kind, op.Kind, op.Client))
+	}
 	for n, i := range suspects {
 		if n == maxSuspects {
 			parts = append(parts, sprintf("and %s like them", plural(len(suspects)-n, "more "+string(p.take))))
@@ -383,6 +414,45 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 		return sprintf("no client held the %s as far as the history shows, and nothing it records explains the wait", p.noun), ops
 	}
 	return strings.Join(parts, "; "), ops
+}
+
+// article is "a" or "an", as word begins.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// orphans returns the takes of unknown outcome, called before from, that a
+// client gave up on (GaveUp set) and then asked again — the earlier
+// attempts of a wait that spans the stretch — with nothing given back
+// between: a take given up in the queue may leave its waiter key,
+// which the later takes of every client queue behind. The takes of those
+// waits are not suspects of having taken the key unseen: their client
+// goes on asking for it.
+func (lv *livenessRun) orphans(p pairKinds, kh keyHolds, waits []livenessWait, from time.Duration) []int {
+	h := lv.h
+	var out []int
+	for _, i := range kh.ops {
+		op := &h.Ops[i]
+		if !p.takes(op.Kind) || op.Outcome != OutcomeUnknown || op.GaveUp == 0 || op.Call >= from {
+			continue
+		}
+		if !slices.ContainsFunc(waits, func(w livenessWait) bool {
+			return w.client == op.Client && w.from <= op.Call && op.Call <= w.to && w.to > from && i != w.last
+		}) {
+			continue
+		}
+		cleared := slices.ContainsFunc(kh.ops, func(j int) bool {
+			o := &h.Ops[j]
+			return o.Client == op.Client && (p.gives(o.Kind) || o.Kind == KindCrash) && o.Call > op.Call && o.Call <= from
+		})
+		if !cleared {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // unreturned says how an operation of unknown outcome ended, e.g. "was

@@ -338,11 +338,47 @@ func TestLivenessNamesWhatHeld(t *testing.T) {
 			), fault),
 			want: finding{
 				Message: "lock /jobs was acquired by nobody while c2 waited for it from 12.000s to 20.000s (8s, bound 3s), " +
-					"after the last heal at 10.000s; its last holder c1's release was given up at 16.000s (context deadline exceeded), " +
-					"and the checker counted the lock free a TTL (1s) after that call, at 12.000s, as if c1 had closed its session; " +
-					"while that session lives, a release whose outcome is unknown (stuck on a dropped proposal, say) may have left " +
-					"the key in etcd: on such an error, close the session or delete the key again",
+					"after the last heal at 10.000s; its last holder c1's release, called at 11.000s, was given up at 16.000s " +
+					"(context deadline exceeded); from 12.000s, a TTL (1s) after that call, the checker counted the lock free, " +
+					"though the release had not answered: a release whose outcome is unknown (stuck on a dropped proposal, say) " +
+					"may have left the key in etcd, and c1's acquire recorded no lease that would take it; on such an error, " +
+					"delete the key again",
 				Ops: []int{2, 1},
+			},
+		},
+		{
+			name: "a release that timed out, on a session",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 10.5, withOut(Output{Lease: 0x694d})),
+				mk("c1", KindRelease, "/jobs", 11, never, gaveUp(16), errMsg("context deadline exceeded")),
+				mk("c2", KindAcquire, "/jobs", 10.6, 20),
+			), fault),
+			want: finding{
+				Message: "lock /jobs was acquired by nobody while c2 waited for it from 12.000s to 20.000s (8s, bound 3s), " +
+					"after the last heal at 10.000s; its last holder c1's release, called at 11.000s, was given up at 16.000s " +
+					"(context deadline exceeded); from 12.000s, a TTL (1s) after that call, the checker counted the lock free, " +
+					"though the release had not answered: while c1's session (lease 694d) lives, a release whose outcome is " +
+					"unknown (stuck on a dropped proposal, say) may have left the key in etcd; on such an error, close the " +
+					"session or delete the key again",
+				Ops: []int{2, 1},
+			},
+		},
+		{
+			name: "a waiter key orphaned by a Lock given up in the queue",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 10.5),
+				mk("c1", KindRelease, "/jobs", 11, 11.2),
+				mk("c2", KindAcquire, "/jobs", 10.6, never, gaveUp(12.6), errMsg("context deadline exceeded")),
+				mk("c2", KindAcquire, "/jobs", 12.7, 20),
+			), fault),
+			want: finding{
+				Message: "lock /jobs was acquired by nobody while c2 waited for it from 11.200s to 20.000s (8.8s, bound 3s, " +
+					"over 2 attempts), after the last heal at 10.000s; its last holder c1 released at 11.200s; c2's acquire " +
+					"called at 10.600s was given up at 12.600s (context deadline exceeded) while it waited, and c2 asked again: " +
+					"given up while it waits, an acquire may leave its waiter key in etcd — an orphaned waiter key, which every " +
+					"later acquire queues behind for as long as c2's session lives; on such an error, delete the waiter key " +
+					"(or close the session)",
+				Ops: []int{2, 3, 1, 2},
 			},
 		},
 		{
@@ -354,10 +390,10 @@ func TestLivenessNamesWhatHeld(t *testing.T) {
 			), fault),
 			want: finding{
 				Message: "lock /jobs was acquired by nobody while c2 waited for it from 12.000s to 20.000s (8s, bound 3s), " +
-					"after the last heal at 10.000s; its last holder c1's release never returned, " +
-					"and the checker counted the lock free a TTL (1s) after that call, at 12.000s, as if c1 had closed its session; " +
-					"while that session lives, a release whose outcome is unknown (stuck on a dropped proposal, say) may have left " +
-					"the key in etcd: on such an error, close the session or delete the key again",
+					"after the last heal at 10.000s; its last holder c1's release, called at 11.000s, never returned; " +
+					"from 12.000s, a TTL (1s) after that call, the checker counted the lock free, though the release had not " +
+					"answered: a release whose outcome is unknown (stuck on a dropped proposal, say) may have left the key in " +
+					"etcd, and c1's acquire recorded no lease that would take it; on such an error, delete the key again",
 				Ops: []int{2, 1},
 			},
 		},
@@ -370,10 +406,10 @@ func TestLivenessNamesWhatHeld(t *testing.T) {
 			), fault),
 			want: finding{
 				Message: "election /e had no leader while c2 campaigned from 12.000s to 20.000s (8s, bound 3s), " +
-					"after the last heal at 10.000s; its last leader c1's resign was given up at 16.000s, " +
-					"and the checker counted the election free a TTL (1s) after that call, at 12.000s, as if c1 had closed its session; " +
-					"while that session lives, a resign whose outcome is unknown (stuck on a dropped proposal, say) may have left " +
-					"the key in etcd: on such an error, close the session or delete the key again",
+					"after the last heal at 10.000s; its last leader c1's resign, called at 11.000s, was given up at 16.000s; " +
+					"from 12.000s, a TTL (1s) after that call, the checker counted the election free, though the resign had not " +
+					"answered: a resign whose outcome is unknown (stuck on a dropped proposal, say) may have left the key in " +
+					"etcd, and c1's campaign recorded no lease that would take it; on such an error, delete the key again",
 				Ops: []int{2, 1},
 			},
 		},

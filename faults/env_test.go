@@ -131,7 +131,7 @@ func TestInjectErrors(t *testing.T) {
 		{"lock nobody holds", faults.Pause(faults.LockHolder("L")), `pause(lock-holder L): resolving lock-holder L: nobody holds lock "L" now`},
 		{"election nobody leads", faults.Isolate(faults.ElectionLeader("E")), `nobody leads election "E" now`},
 		{"holder that is no client", faults.Pause(faults.LockHolder("G")), `resolved to "ghost", which is neither a member nor a client`},
-		{"lease nobody reported", faults.RevokeLease(faults.Client("c1")), "no session lease known for client c1"},
+		{"lease nobody reported", faults.RevokeLease(faults.Client("c1")), "no session lease known for client c1: its recipe has not told the harness its lease, so there is nothing to revoke; have what its lock, election or registration returns implement Lease (lock.Leaser, election.Leaser) or, for a lease a read-write lock's waiter holds before it is granted, have its locker implement Session (rwmutex.Sessioner)"},
 		{"unknown member", faults.Kill(faults.Member(9)), "kill(m9): no member m9"},
 		{"zero fault", faults.Fault{}, "zero Fault"},
 	}

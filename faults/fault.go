@@ -23,9 +23,13 @@ type Fault struct {
 	// implied targets follow from the action (a ring is of every member)
 	// and are left out of the name.
 	implied bool
-	// custom faults run a function of the caller's and have no text form.
+	// custom faults run a function of the caller's; their text form is
+	// their name (see custom_name.go).
 	custom bool
-	param  string // shown in the name after the targets, e.g. "1s±100ms"
+	// named is, for a custom fault read from its text form, that form: it
+	// has no function, only a name.
+	named string
+	param string // shown in the name after the targets, e.g. "1s±100ms"
 	// instant faults are over once injected (compact, defrag, revoke,
 	// replace); the others last until healed.
 	instant bool
@@ -91,6 +95,9 @@ func (f Fault) String() string {
 	if f.action == "" {
 		return "<invalid fault>"
 	}
+	if f.named != "" {
+		return f.named
+	}
 	var parts []string
 	var ts []string
 	for _, t := range f.targets {
@@ -112,14 +119,14 @@ func (f Fault) String() string {
 }
 
 // MarshalText writes the fault as String does, so that a Fault in a
-// struct is a JSON string. The zero Fault and a Custom fault have no text
-// form: it is an error.
+// struct is a JSON string; a Custom fault is written by name, "custom "
+// and its String. The zero Fault has no text form: it is an error.
 func (f Fault) MarshalText() ([]byte, error) {
 	switch {
 	case f.action == "":
 		return nil, errors.New("faults: the zero Fault has no text form")
 	case f.custom:
-		return nil, fmt.Errorf("faults: custom fault %v has no text form; a schedule with it cannot be written down", f)
+		return []byte(customPrefix + f.String()), nil
 	}
 	return []byte(f.String()), nil
 }
@@ -182,8 +189,9 @@ func (f Fault) validate(s shape) error {
 // Custom builds a fault from a function, for actions this package does
 // not have. inject receives the names t resolved to and returns the heal;
 // it is recorded and scheduled like any other fault. A custom fault lasts
-// until healed, so a schedule gives it a duration. It has no text form:
-// MarshalText refuses it, and Parse cannot build it.
+// until healed, so a schedule gives it a duration. Its text form is its
+// name, "custom " and its String: Parse reads it back as a fault known by
+// name only (NameOnly), which the program that built it swaps for its own.
 func Custom(name string, t Target, inject func(ctx context.Context, env *Env, targets []string) (Heal, error)) Fault {
 	return Fault{
 		action:  name,

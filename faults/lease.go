@@ -43,7 +43,10 @@ func RevokeLease(t Target) Fault {
 					ids, owners = append(ids, id), append(owners, cl)
 					continue
 				}
-				errs = append(errs, fmt.Errorf("no session lease known for client %s: none of its recorded acquires, campaigns or registrations carried one (checker.Output.Lease), and its workload did not say why (Env.NoLease)", cl))
+				errs = append(errs, fmt.Errorf("no session lease known for client %s: its recipe has not told the harness its lease, so there is nothing to revoke; "+
+					"have what its lock, election or registration returns implement Lease (lock.Leaser, election.Leaser) or, for a lease a "+
+					"read-write lock's waiter holds before it is granted, have its locker implement Session (rwmutex.Sessioner); "+
+					"or leave revoke-lease out of the schedule for this client", cl))
 			}
 			if len(ids) == 0 && len(errs) == 0 {
 				return noHeal, "", &notApplicable{why: joinWhy(skipped)}

@@ -46,6 +46,9 @@ import (
 // to say, as for a fault built by its constructor. A Custom fault has no
 // text form.
 func Parse(text string) (Fault, error) {
+	if f, ok := parseCustom(text); ok {
+		return f, nil
+	}
 	f, err := parseFault(text)
 	if err != nil {
 		return Fault{}, fmt.Errorf("faults: parse %q: %w", text, err)
@@ -157,7 +160,7 @@ func parseFault(text string) (Fault, error) {
 		if name == "" {
 			return Fault{}, fmt.Errorf("no action; actions: %s", strings.Join(actionNames, ", "))
 		}
-		return Fault{}, fmt.Errorf("no action %q; actions: %s (a Custom fault has no text form)",
+		return Fault{}, fmt.Errorf("no action %q; actions: %s (a Custom fault is written \"custom <name>(<target>)\")",
 			name, strings.Join(suggest.Nearest(name, actionNames), ", "))
 	}
 	if open < 0 {

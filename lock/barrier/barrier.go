@@ -25,6 +25,11 @@ var (
 	// ErrFull is returned by Enter when the barrier already holds its
 	// count: the caller did not enter, and left no key behind.
 	ErrFull = errors.New("barrier: full")
+	// ErrLeaseLost is returned by Enter when the process's session lease
+	// expired, or could not be renewed, while it waited: its waiter key
+	// is gone or about to go, and the others no longer count it. The
+	// process did not enter; a new Enter starts a new session.
+	ErrLeaseLost = errors.New("barrier: session lease lost while waiting")
 	// ErrUnknownRecipe is returned by Lookup for a name not registered.
 	ErrUnknownRecipe = errors.New("barrier: no recipe named")
 )

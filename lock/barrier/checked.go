@@ -3,6 +3,7 @@ package barrier
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -19,8 +20,12 @@ import (
 //     closed it: the caller's context ending, the watch compacted. After
 //     Enter returns nil, Checked reads <name>/ready, which the last to
 //     enter puts and the last to leave deletes; if it is not there, the
-//     wait ended early, and Enter returns an error. After Leave, the
-//     caller's context is checked the same way.
+//     wait ended early, and Enter returns an error. In the same read it
+//     checks that its own waiter key is still there, after renewing its
+//     lease: a wait that ends late — a watch stalled behind a partition
+//     — may find the barrier open but the process's lease expired and
+//     its key gone, and the others free to leave (ErrLeaseLost). After
+//     Leave, the caller's context is checked the same way.
 //   - A failed Enter may have left the process's waiter key behind (the
 //     recipe creates it first); tried again, the process would be counted
 //     twice. So a failed Enter revokes its session — or, if the revoke
@@ -62,19 +67,42 @@ func (c *Checked) Enter(ctx context.Context) error {
 	return nil
 }
 
-// ready reads whether the barrier is open.
+// ready checks, after the recipe's wait, that the barrier is open and
+// that the process is still in it. The wait may end long after the
+// barrier opened — a watch through a member cut off resumes once the
+// partition heals — and meanwhile the process's lease may have expired
+// and its waiter key gone: the others no longer count it and may leave at
+// once. So the lease is renewed first, synchronously: once that answers,
+// the leader holds it for a full TTL, and the session renews it from
+// there. Then <name>/ready and the process's waiter key are read in one
+// revision: both must be there.
 func (c *Checked) ready(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	resp, err := c.cli.Get(ctx, c.pfx+"/ready")
-	switch {
-	case err != nil:
+	id := c.s.Lease()
+	if _, err := c.cli.KeepAliveOnce(ctx, id); err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return fmt.Errorf("%w: renewing lease %x after the wait: %w", ErrLeaseLost, id, err)
+	}
+	resp, err := c.cli.Txn(ctx).Then(
+		clientv3.OpGet(c.pfx+"/ready"),
+		clientv3.OpGet(c.pfx+"/waiters/", clientv3.WithPrefix()),
+	).Commit()
+	if err != nil {
 		return err
-	case len(resp.Kvs) == 0:
+	}
+	if len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
 		return errors.New("the wait ended but the barrier is not ready (a compacted watch?)")
 	}
-	return nil
+	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
+		if clientv3.LeaseID(kv.Lease) == id {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: the barrier is open, but the waiter key of lease %x is gone", ErrLeaseLost, id)
 }
 
 // giveUp ends the session of a failed Enter, so that its waiter key goes.

@@ -63,8 +63,8 @@ func TestReadDirBadInput(t *testing.T) {
 			replace(t, filepath.Join(dir, goldenRun, results.ResultFile), `"version": 1`, `"version": 99`)
 		}, goldenRun, []string{goldenRun + "/result.json has version 99; this etcdsim reads versions up to " + strconv.Itoa(scenarios.SchemaVersion)}, false, 0},
 		{"newer summary", func(t *testing.T, dir string) {
-			replace(t, filepath.Join(dir, results.SummaryFile), `"version": 2`, `"version": 9`)
-		}, "", []string{"summary.json has version 9; this etcdsim reads versions up to 2"}, true, 0},
+			replace(t, filepath.Join(dir, results.SummaryFile), `"version": 3`, `"version": 9`)
+		}, "", []string{"summary.json has version 9; this etcdsim reads versions up to " + strconv.Itoa(results.SummaryVersion)}, true, 0},
 		{"runs of two campaigns", func(t *testing.T, dir string) {
 			if err := os.CopyFS(filepath.Join(dir, other), os.DirFS(filepath.Join(dir, goldenRun))); err != nil {
 				t.Fatal(err)

@@ -63,6 +63,14 @@ func TestReadRunRefuses(t *testing.T) {
 		}, []string{"history.json", "names operation 99999, which is not in the history"}, nil},
 		{"history of another seed", func(t *testing.T, dir string) { replace(t, filepath.Join(dir, history), `"seed":"1"`, `"seed":"2"`) },
 			[]string{"history of seed 2 beside a result of seed 1"}, nil},
+		{"hand-edited verdict", func(t *testing.T, dir string) {
+			replace(t, filepath.Join(dir, result), `"verdict": "violation",`, `"verdict": "passed",`)
+		},
+			[]string{"result.json", `"passed"`}, nil},
+		{"hand-edited verdict, valid word", func(t *testing.T, dir string) {
+			replace(t, filepath.Join(dir, result), `"verdict": "violation",`, `"verdict": "ok",`)
+		},
+			[]string{"result.json", "but its checks combine to", "edited by hand"}, nil},
 		{"invalid history", func(t *testing.T, dir string) {
 			replace(t, filepath.Join(dir, history), `"outcome":"ok"`, `"outcome":"maybe"`)
 		},
@@ -86,6 +94,11 @@ func TestReadRunRefuses(t *testing.T) {
 			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("ReadRun = %v, want it to wrap %v", err, tt.is)
+			}
+			// Only a file that ends early is truncated: a whole file
+			// that is wrong is not called so.
+			if truncated := tt.is == results.ErrTruncated; truncated != errors.Is(err, results.ErrTruncated) || !truncated && strings.Contains(err.Error(), "truncated") {
+				t.Errorf("ReadRun = %v: truncated exactly for a file that ends early", err)
 			}
 			var v *results.VersionError
 			if strings.HasPrefix(tt.name, "newer") != errors.As(err, &v) {
@@ -126,7 +139,7 @@ func TestReadSummaryAndScenarioRefuse(t *testing.T) {
 		body string
 		want string
 	}{
-		{"newer summary", readSummary, `{"version": 3, "command": "run", "runs": []}`, "summary.json has version 3; this etcdsim reads versions up to 2"},
+		{"newer summary", readSummary, `{"version": 4, "command": "run", "runs": []}`, "summary.json has version 4; this etcdsim reads versions up to 3"},
 		{"summary with a field of a newer etcdsim", readSummary, `{"version": 2, "command": "run", "stars": 5}`, `unknown field "stars"`},
 		{"truncated summary", readSummary, `{"version": 2, "command": "ca`, "summary.json: truncated"},
 		{"newer scenario", readScenario, `{"version":99,"name":"x"}`, "scenario.json has version 99; this etcdsim reads versions up to " + strconv.Itoa(scenarios.SchemaVersion)},

@@ -42,6 +42,9 @@ func readRun(dir, name string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := judgedAsChecked(res); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", rp, err)
+	}
 	h, err := readHistory(filepath.Join(dir, HistoryFile), hp)
 	if err != nil {
 		return nil, err
@@ -95,6 +98,21 @@ func (r *Run) consistent() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// judgedAsChecked checks that a result's verdict and judgement are what
+// its checks make of them: a file edited by hand — a verdict or met
+// changed, a check's verdict changed — reads as wrong, not as a run.
+func judgedAsChecked(res *scenarios.Result) error {
+	if want := checker.Combine(res.Scenario.Name, res.Checks...).Verdict; res.Verdict != want {
+		return fmt.Errorf("it says verdict %s, but its checks combine to %s (edited by hand?)", res.Verdict, want)
+	}
+	met, _ := res.Scenario.Expect.Met(res.Checks...)
+	met = met && res.ScheduleErr == ""
+	if res.Met != met {
+		return fmt.Errorf("it says met %v, but its checks and its expectation (%v) make it %v (edited by hand?)", res.Met, res.Scenario.Expect, met)
+	}
+	return nil
 }
 
 // flatten lists results and, depth first, their parts.

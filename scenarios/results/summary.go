@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -11,8 +12,9 @@ import (
 )
 
 // SummaryVersion is the version of summary.json this package writes, and
-// the newest it reads. Version 2 added Reused.
-const SummaryVersion = 2
+// the newest it reads. Version 2 added Reused; version 3 DetectionSeeds,
+// InterruptedRuns, and a run's Retry, Retried and Interrupted.
+const SummaryVersion = 3
 
 // Summary is what summary.json holds: every finished run of a batch —
 // simrun run, gallery, campaign (or one shard of it), merge — and, per
@@ -39,6 +41,11 @@ type Summary struct {
 	// finished: a signal stopped it, or, in a summary written while the
 	// batch was under way, the batch had not ended.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// DetectionSeeds is, in simrun gallery's summary, how many seeds a
+	// scenario that expects a violation may try before its row is called
+	// missed (scenarios.DetectionSeeds); a scenario that expects a pass
+	// gets one. 0 elsewhere: every run is judged on its own.
+	DetectionSeeds int `json:"detection_seeds,omitempty"`
 	// Reused counts the runs of Runs that an earlier simrun campaign into
 	// the same directory had finished and this one resumed from: read
 	// back from their files, they have no Parent figures.
@@ -51,7 +58,10 @@ type Summary struct {
 	// because their recipe could not be used: a constructor that returned
 	// nil, panicked or blocked, a holder missing a method the workload
 	// needs. Each has its error in Runs.
-	UnusableRecipes int               `json:"unusable_recipes,omitempty"`
+	UnusableRecipes int `json:"unusable_recipes,omitempty"`
+	// InterruptedRuns counts the runs of Runs that the interrupt stopped
+	// before they had a verdict (SummaryRun.Interrupted).
+	InterruptedRuns int               `json:"interrupted_runs,omitempty"`
 	Runs            []SummaryRun      `json:"runs"`
 	Scenarios       []ScenarioSummary `json:"scenarios"`
 }
@@ -96,12 +106,39 @@ type SummaryRun struct {
 	ScheduleErr string `json:"schedule_error,omitempty"`
 	// Replay is the command that runs it again.
 	Replay string `json:"replay,omitempty"`
+	// Retry is which seed of its row the run is, when a row may try
+	// several (simrun gallery gives a scenario that expects a violation
+	// Summary.DetectionSeeds): 0 for the scenario's own seed, 1 for the
+	// next, …; Seed-Retry is the row's first seed.
+	Retry int `json:"retry,omitempty"`
+	// Interrupted says that simrun's interrupt (a signal) stopped the run
+	// before it had a verdict: it is listed, so that no run directory is
+	// left beside the summary unaccounted for, but it is neither met nor
+	// missed, nor a harness failure; Why says how it stopped.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Retried says that the run missed its expectation and the next seed
+	// was tried: the row is judged by its last run, not by this one.
+	Retried bool `json:"retried,omitempty"`
 	// Process is the process that ran the run — its child process, or
 	// simrun itself with -inprocess — once the run had closed its cluster.
 	Process *ProcStats `json:"process,omitempty"`
 	// Parent is simrun itself as the run finished: the same as Process
 	// with -inprocess.
 	Parent *ProcStats `json:"parent,omitempty"`
+}
+
+// Finished counts the planned runs that finished: every run but those
+// retried on another seed (SummaryRun.Retried), which share their row's
+// place in Planned with the run that followed them, and those the
+// interrupt stopped.
+func (s *Summary) Finished() int {
+	n := 0
+	for _, r := range s.Runs {
+		if !r.Retried && !r.Interrupted {
+			n++
+		}
+	}
+	return n
 }
 
 // Label names the run's scenario and variant (see Label).
@@ -169,6 +206,9 @@ type ScenarioSummary struct {
 	// Errors counts the runs without a verdict: harness failures and
 	// recipes that could not be used.
 	Errors int `json:"errors,omitempty"`
+	// Interrupted counts the runs the interrupt stopped before they had a
+	// verdict.
+	Interrupted int `json:"interrupted,omitempty"`
 	// ScheduleErrors counts the runs whose fault schedule did not run as
 	// written: judged, but not a test of what the scenario says, so they
 	// are neither met nor counted in the detection.
@@ -192,7 +232,9 @@ type ScenarioSummary struct {
 func (ss ScenarioSummary) Broken() bool { return ss.Expect != checker.Expectation{}.String() }
 
 // Judged is how many runs have a verdict on the schedule as written.
-func (ss ScenarioSummary) Judged() int { return ss.Runs - ss.Errors - ss.ScheduleErrors }
+func (ss ScenarioSummary) Judged() int {
+	return ss.Runs - ss.Errors - ss.ScheduleErrors - ss.Interrupted
+}
 
 // Detection is, over the judged runs, the share that found the violation
 // a broken scenario expects, or the share that found any violation in a
@@ -211,18 +253,44 @@ func (ss ScenarioSummary) Detection() string {
 	return "-"
 }
 
+// MetLow is the lower bound of the 95% Wilson score interval of the rate
+// at which the scenario's judged runs met their expectation: for a
+// pitfall its detection rate, for a correct recipe its pass rate. Wilson's
+// interval, not the normal approximation, because the rates that matter
+// sit at or near 100%, where the normal interval collapses to a point
+// (20 of 20 would claim 100% ± 0); 20 of 20 gives 0.84, 100 of 100 0.96.
+// It returns false with no judged run.
+func (ss ScenarioSummary) MetLow() (float64, bool) {
+	return wilsonLow(ss.Met, ss.Judged())
+}
+
+// wilsonLow is the lower bound of the 95% Wilson score interval for k
+// successes in n trials.
+func wilsonLow(k, n int) (float64, bool) {
+	if n <= 0 {
+		return 0, false
+	}
+	const z = 1.959963984540054 // the normal distribution's 97.5th percentile
+	p, nf := float64(k)/float64(n), float64(n)
+	centre := p + z*z/(2*nf)
+	spread := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
+	return max(0, (centre-spread)/(1+z*z/nf)), true
+}
+
 // Aggregate fills in what Runs decide: Scenarios, in the order their
-// labels first come, HarnessFailures and UnusableRecipes.
+// labels first come, HarnessFailures, UnusableRecipes and InterruptedRuns.
 func (s *Summary) Aggregate() {
 	by := map[string][]SummaryRun{}
 	var order []string
-	s.HarnessFailures, s.UnusableRecipes = 0, 0
+	s.HarnessFailures, s.UnusableRecipes, s.InterruptedRuns = 0, 0, 0
 	for _, r := range s.Runs {
 		if _, ok := by[r.Label()]; !ok {
 			order = append(order, r.Label())
 		}
 		by[r.Label()] = append(by[r.Label()], r)
 		switch {
+		case r.Interrupted:
+			s.InterruptedRuns++
 		case r.Unusable:
 			s.UnusableRecipes++
 		case r.Error != "":
@@ -242,6 +310,8 @@ func (s *Summary) Aggregate() {
 				ss.Met++
 			}
 			switch {
+			case r.Interrupted:
+				ss.Interrupted++
 			case r.Error != "":
 				ss.Errors++
 			case r.ScheduleErr != "":

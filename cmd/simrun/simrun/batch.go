@@ -89,7 +89,7 @@ func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]
 	}
 	sum.Planned = len(jobs)
 	sum.Started = time.Now()
-	r := runner{inProcess: b.inProcess, timeout: b.runTimeout, replay: e.replayCommand}
+	r := runner{inProcess: b.inProcess, timeout: b.runTimeout, replay: e.replayCommand, hard: e.hardDone()}
 	where := "each in a child process"
 	if r.inProcess {
 		where = "in this process"
@@ -124,7 +124,7 @@ func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]
 	if len(todo) > 0 {
 		execute(e.ctx, r, todo, b.parallel, b.out, jr)
 	}
-	sum.Interrupted = e.ctx.Err() != nil && len(sum.Runs) < len(jobs)
+	sum.Interrupted = e.ctx.Err() != nil && sum.Finished() < len(jobs)
 	if err := jr.write(); err != nil {
 		return exitMissed, fmt.Errorf("writing the summary: %w", err)
 	}

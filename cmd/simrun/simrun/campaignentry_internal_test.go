@@ -41,7 +41,7 @@ seeds: [100, 101]
 // entry with no seeds anywhere, are errors naming the line.
 func TestCampaignEntryErrors(t *testing.T) {
 	for _, c := range []struct{ name, yaml, want string }{
-		{"unknown key", "scenarios:\n  - match: lock/\n    sedes: [1]\nseeds: [1]\n", "line 3: field sedes not found"},
+		{"unknown key", "scenarios:\n  - match: lock/\n    sedes: [1]\nseeds: [1]\n", `line 3: unknown field "sedes"; valid fields: match, seeds`},
 		{"no match", "scenarios:\n  - seeds: [1]\n", "give the scenario name or pattern as match"},
 		{"no seeds", "scenarios:\n  - lock/\n  - match: election/\n    seeds: [1]\n", "line 2: lock/ has no seeds"},
 		{"list entry", "scenarios:\n  - [lock/]\nseeds: [1]\n", "line 2: scenario entry: want a name or pattern"},
@@ -56,6 +56,45 @@ func TestCampaignEntryErrors(t *testing.T) {
 			_, err := readCampaign(f)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("readCampaign: %v; want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestCampaignFileErrors checks that a bad campaign file is an error that
+// names the line and what would be valid, never a Go type: an empty file,
+// an unknown field at the top or in an override, a value of the wrong
+// kind, a bad duration, members below 1.
+func TestCampaignFileErrors(t *testing.T) {
+	for _, c := range []struct{ name, yaml, want string }{
+		{"empty", "", "holds no campaign (it is empty, or all comments): a campaign names its scenarios and seeds"},
+		{"comments only", "# to do\n", "holds no campaign"},
+		{"unknown field", "scenarios: [lock/]\nseeds: [1]\nbogus: 3\n",
+			`line 3: unknown field "bogus" in a campaign; valid fields: scenarios, seeds, members, overrides`},
+		{"unknown override field", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - name: x\n    durashun: 3s\n",
+			`line 5: unknown field "durashun" in an override; valid fields: name, duration, clients, ttl, faults`},
+		{"bad duration", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - duration: 3 s\n", `line 4: duration "3 s": want Go's duration text`},
+		{"bad ttl", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - ttl: soon\n", `line 4: `},
+		{"clients not a number", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - clients: four\n", `line 4: clients: "four": want a whole number of clients`},
+		{"members 0", "scenarios: [lock/]\nseeds: [1]\nmembers: 0\n", "line 3: members: want a list of member counts, such as [3, 5]"},
+		{"members [0]", "scenarios: [lock/]\nseeds: [1]\nmembers: [3,\n  0]\n", "line 4: members: 0: want at least 1"},
+		{"seeds not a list", "scenarios: [lock/]\nseeds: many\n", "line 2: seeds: want a list such as [1, 2, 3] or {base: 1, count: 10}"},
+		{"scenarios not a list", "scenarios: lock/\nseeds: [1]\n", "line 1: scenarios: want a list of names or patterns"},
+		{"not a mapping", "- lock/\n", "line 1: a campaign is a mapping of scenarios, seeds, members, overrides"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "c.yaml")
+			if err := os.WriteFile(f, []byte(c.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := readCampaign(f)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("readCampaign: %v; want an error containing %q", err, c.want)
+			}
+			for _, bad := range []string{"simrun.", "!!", "[]int", "EOF", "unmarshal"} {
+				if strings.Contains(err.Error(), bad) {
+					t.Errorf("the error says %q, which is Go's or YAML's, not the user's: %v", bad, err)
+				}
 			}
 		})
 	}

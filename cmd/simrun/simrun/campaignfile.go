@@ -3,6 +3,7 @@ package simrun
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -47,6 +48,111 @@ type campaignFile struct {
 	Overrides []override             `yaml:"overrides"`
 }
 
+// campaignFields are the fields a campaign file may have.
+var campaignFields = []string{"scenarios", "seeds", "members", "overrides"}
+
+func (c *campaignFile) UnmarshalYAML(n *yaml.Node) error {
+	example := ", such as\n  scenarios: [lock/mutex/standard-mix]\n  seeds: {base: 1, count: 10}"
+	return decodeFields(n, "a campaign", example, campaignFields, func(name string, v *yaml.Node) (string, error) {
+		switch name {
+		case "scenarios":
+			if v.Kind != yaml.SequenceNode {
+				return "", fmt.Errorf("line %d: scenarios: want a list of names or patterns, such as [lock/mutex/standard-mix, \"election/*\"]", v.Line)
+			}
+			return "", v.Decode(&c.Scenarios)
+		case "seeds":
+			return "want a list such as [1, 2, 3] or {base: 1, count: 10}", v.Decode(&c.Seeds)
+		case "members":
+			return "", decodeMembers(v, &c.Members)
+		case "overrides":
+			if v.Kind != yaml.SequenceNode {
+				return "", fmt.Errorf("line %d: overrides: want a list of variants, each a mapping of %s", v.Line, strings.Join(overrideFields, ", "))
+			}
+			return "", v.Decode(&c.Overrides)
+		}
+		return "", nil
+	})
+}
+
+// decodeFields decodes the mapping n, which is what (a campaign, an
+// override), field by field: a key not in fields is an error naming it,
+// its line and the valid fields, and field decodes each value, returning
+// what the value should be for an error that names a Go type (see
+// fieldErr).
+func decodeFields(n *yaml.Node, what, example string, fields []string, field func(name string, v *yaml.Node) (want string, err error)) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: %s is a mapping of %s%s", n.Line, what, strings.Join(fields, ", "), example)
+	}
+	if err := checkFields(n, what, fields); err != nil {
+		return err
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if want, err := field(k.Value, v); err != nil {
+			return fieldErr(v, k.Value, err, want)
+		}
+	}
+	return nil
+}
+
+// decodeMembers decodes members: a list of member counts, each on its
+// line.
+func decodeMembers(n *yaml.Node, members *[]int) error {
+	want := "want a list of member counts, such as [3, 5]"
+	if n.Kind != yaml.SequenceNode {
+		return fmt.Errorf("line %d: members: %s", n.Line, want)
+	}
+	for _, e := range n.Content {
+		var m int
+		if err := e.Decode(&m); err != nil {
+			return fmt.Errorf("line %d: members: %q is not a whole number; %s", e.Line, e.Value, want)
+		}
+		if m < 1 {
+			return fmt.Errorf("line %d: members: %d: want at least 1", e.Line, m)
+		}
+		*members = append(*members, m)
+	}
+	return nil
+}
+
+// checkFields refuses a key of the mapping n other than known, naming the
+// field, its line, what it is in (the campaign, an override) and the
+// valid fields.
+func checkFields(n *yaml.Node, in string, known []string) error {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; !slices.Contains(known, k.Value) {
+			return fmt.Errorf("line %d: unknown field %q in %s; valid fields: %s", k.Line, k.Value, in, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// fieldErr is the error of decoding the value n of field: one that
+// already names its line is kept as it is; a YAML type error, which names
+// a Go type, says what the field wants instead (want, or a general
+// sentence); any other error gets the line and the field.
+func fieldErr(n *yaml.Node, field string, err error, want string) error {
+	var te *yaml.TypeError
+	switch {
+	case strings.HasPrefix(err.Error(), "line "):
+		return err
+	case errors.As(err, &te):
+		if want == "" {
+			want = "the value is not of the kind this field takes"
+		}
+		if n.Kind == yaml.ScalarNode {
+			return fmt.Errorf("line %d: %s: %q: %s", n.Line, field, n.Value, want)
+		}
+		return fmt.Errorf("line %d: %s: %s", n.Line, field, want)
+	case strings.HasPrefix(err.Error(), field+" "):
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	return fmt.Errorf("line %d: %s: %w", n.Line, field, err)
+}
+
+// overrideFields are the fields an override may have.
+var overrideFields = []string{"name", "duration", "clients", "ttl", "faults"}
+
 // override is one variant of a campaign's scenarios.
 type override struct {
 	Name     string              `yaml:"name"`
@@ -58,14 +164,26 @@ type override struct {
 }
 
 func (o *override) UnmarshalYAML(n *yaml.Node) error {
-	type plain override
-	var p plain
-	if err := n.Decode(&p); err != nil {
-		return err
-	}
-	*o = override(p)
 	o.line = n.Line
-	return nil
+	return decodeFields(n, "an override", "", overrideFields, func(name string, v *yaml.Node) (string, error) {
+		switch name {
+		case "name":
+			return "want a name of letters, digits, '-', '_' or '.'", v.Decode(&o.Name)
+		case "duration":
+			return "want Go's duration text such as 1.5s or 250ms", v.Decode(&o.Duration)
+		case "clients":
+			return "want a whole number of clients", v.Decode(&o.Clients)
+		case "ttl":
+			return "want Go's duration text such as 2s", v.Decode(&o.TTL)
+		case "faults":
+			if v.Kind != yaml.SequenceNode {
+				return "", fmt.Errorf("line %d: faults: want a list of steps such as [\"at 1s for 2s: kill(leader)\"]", v.Line)
+			}
+			o.Faults = new([]lined[faultStep])
+			return "", v.Decode(o.Faults)
+		}
+		return "", nil
+	})
 }
 
 // lined is a value with the line it was written on.
@@ -143,7 +261,7 @@ func (s *seedSpec) UnmarshalYAML(n *yaml.Node) error {
 func decodeKnown(n *yaml.Node, v any, known ...string) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i]; !slices.Contains(known, k.Value) {
-			return fmt.Errorf("line %d: field %s not found (want one of %s)", k.Line, k.Value, strings.Join(known, ", "))
+			return fmt.Errorf("line %d: unknown field %q; valid fields: %s", k.Line, k.Value, strings.Join(known, ", "))
 		}
 	}
 	return n.Decode(v)
@@ -173,10 +291,11 @@ func readCampaign(path string) (*campaignFile, error) {
 		return nil, err
 	}
 	defer f.Close()
-	dec := yaml.NewDecoder(f)
-	dec.KnownFields(true)
 	var c campaignFile
-	if err := dec.Decode(&c); err != nil {
+	if err := yaml.NewDecoder(f).Decode(&c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s holds no campaign (it is empty, or all comments): a campaign names its scenarios and seeds, such as\n  scenarios: [lock/mutex/standard-mix]\n  seeds: {base: 1, count: 10}", path)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var errs []error
@@ -186,11 +305,6 @@ func readCampaign(path string) (*campaignFile, error) {
 	for _, e := range c.Scenarios {
 		if len(e.v.seeds.list) == 0 && len(c.Seeds.list) == 0 {
 			errs = append(errs, fmt.Errorf("line %d: %s has no seeds: give the file seeds such as [1, 2, 3] or {base: 1, count: 10}, or the entry its own", e.line, e.v.match))
-		}
-	}
-	for _, m := range c.Members {
-		if m < 1 {
-			errs = append(errs, fmt.Errorf("members: %d: want at least 1", m))
 		}
 	}
 	for i, o := range c.Overrides {

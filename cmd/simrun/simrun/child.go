@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
+	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/internal/bubble"
 	"github.com/etcdsim/etcdsim/scenarios"
 	"github.com/etcdsim/etcdsim/scenarios/results"
@@ -149,6 +151,47 @@ func withOwnRecipe(s *scenarios.Scenario, own scenarios.Scenario) {
 	if s.Faults.ScheduleName != "" && s.Faults.ScheduleName == own.Faults.ScheduleName {
 		s.Faults.Schedule = own.Faults.Schedule
 	}
+	ownCustomFaults(s, own)
+}
+
+// ownCustomFaults gives the Custom faults of s's timeline, which JSON
+// carries by name only (faults.Fault.NameOnly), their functions back from
+// own, the program's scenario of the same name: a step or trigger whose
+// fault is known by name takes own's fault of the same name. One own does
+// not have stays by name, and fails its step when it fires, saying so.
+func ownCustomFaults(s *scenarios.Scenario, own scenarios.Scenario) {
+	tl, otl := s.Faults.Timeline, own.Faults.Timeline
+	if tl == nil || otl == nil {
+		return
+	}
+	byName := map[string]faults.Fault{}
+	for _, st := range otl.Steps {
+		if st.Fault.IsCustom() && !st.Fault.NameOnly() {
+			byName[st.Fault.String()] = st.Fault
+		}
+	}
+	for _, tr := range otl.Triggers {
+		if tr.Fault.IsCustom() && !tr.Fault.NameOnly() {
+			byName[tr.Fault.String()] = tr.Fault
+		}
+	}
+	if len(byName) == 0 {
+		return
+	}
+	c := *tl // the JSON's timeline is s's own, but copy before changing it
+	c.Steps = slices.Clone(tl.Steps)
+	c.Triggers = slices.Clone(tl.Triggers)
+	for i, st := range c.Steps {
+		if f, ok := byName[st.Fault.String()]; ok && st.Fault.NameOnly() {
+			c.Steps[i].Fault = f
+		}
+	}
+	for i, tr := range c.Triggers {
+		if f, ok := byName[tr.Fault.String()]; ok && tr.Fault.NameOnly() {
+			c.Triggers[i].Fault = f
+		}
+	}
+	s.Faults.Timeline = &c
 }
 
 // errNoChild is returned where child processes are not supported.

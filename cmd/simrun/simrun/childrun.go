@@ -33,6 +33,9 @@ type runner struct {
 	// replay is the command that replays the run whose result.json is at
 	// a path.
 	replay func(path string) string
+	// hard, once done (simrun's second signal), has a child told to stop
+	// killed at once rather than after its grace; nil never is.
+	hard <-chan struct{}
 }
 
 // limit is how long the run of s may take.
@@ -106,10 +109,10 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 	case werr = <-waited:
 	case <-timer.C:
 		stopped = fmt.Sprintf("timed out after %v", limit)
-		werr = stopChild(pid, waited)
+		werr = stopChild(pid, waited, r.hard)
 	case <-ctx.Done():
 		stopped = "interrupted"
-		werr = stopChild(pid, waited)
+		werr = stopChild(pid, waited, r.hard)
 	}
 	stats := readProcStats(filepath.Join(dir, processFile))
 	said := childSaid(dir, logPath)
@@ -132,8 +135,9 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 }
 
 // stopChild tells the child's process group to stop, kills it if it has
-// not exited after childGrace, and returns how it exited.
-func stopChild(pid int, waited <-chan error) error {
+// not exited after childGrace or once hard is done, and returns how it
+// exited.
+func stopChild(pid int, waited <-chan error, hard <-chan struct{}) error {
 	signalGroup(pid, syscall.SIGTERM) //nolint:errcheck // it may have exited already
 	t := time.NewTimer(childGrace)
 	defer t.Stop()
@@ -141,9 +145,10 @@ func stopChild(pid int, waited <-chan error) error {
 	case err := <-waited:
 		return err
 	case <-t.C:
-		signalGroup(pid, syscall.SIGKILL) //nolint:errcheck // it may have exited already
-		return <-waited
+	case <-hard:
 	}
+	signalGroup(pid, syscall.SIGKILL) //nolint:errcheck // it may have exited already
+	return <-waited
 }
 
 // exitText says how a child exited, for an error message.

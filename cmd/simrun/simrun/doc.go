@@ -32,7 +32,10 @@
 // reported before any cluster starts; 130 when simrun was interrupted
 // (SIGINT or SIGTERM): it starts no more runs, lets the running ones heal
 // and close their clusters, and writes the results so far and the
-// summary. A second signal kills it at once, and its child processes with it.
+// summary, which lists every run it started — one stopped before it had a
+// verdict as interrupted. A second signal kills the running child
+// processes at once, and simrun still writes the summary and exits 130; a
+// third kills simrun.
 //
 // What a batch leaves in its -out directory — the run directories and
 // summary.json — is package scenarios/results's: simrun writes through it

@@ -16,6 +16,27 @@ type job struct {
 	// variant names the overrides a campaign applied ("members-5",
 	// "override-1"); "" for none.
 	variant string
+	// seeds is how many seeds, from the scenario's, the job may try
+	// before its row is called missed: the gallery gives a scenario that
+	// expects a violation scenarios.DetectionSeeds, as the tests do; 0
+	// and 1 mean one. A run that misses is followed by one on the next
+	// seed, until one meets its expectation or the seeds are used up.
+	seeds int
+	// retry is which of those seeds this run is: 0 for the scenario's
+	// own, 1 for the next, ….
+	retry int
+}
+
+// next returns the job of the next seed after j's run missed, and whether
+// j may try one.
+func (j job) next() (job, bool) {
+	if j.retry+1 >= j.seeds {
+		return job{}, false
+	}
+	n := j
+	n.retry++
+	n.scenario.Seed++
+	return n, true
 }
 
 // dir is where the job's files go, relative to the output directory and

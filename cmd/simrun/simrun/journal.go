@@ -7,6 +7,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/scenarios"
 	"github.com/etcdsim/etcdsim/scenarios/results"
+	"github.com/etcdsim/etcdsim/seed"
 )
 
 // journalEvery is how often, at most, a batch writes its summary.json
@@ -37,11 +38,22 @@ func (j *journal) finished(o results.SummaryRun) {
 	}
 }
 
+// rank is where run o's job comes in the batch: a retry (a later seed of a
+// row, see job.seeds) comes where its row's first seed does.
+func (j *journal) rank(o results.SummaryRun) int {
+	if o.Retry == 0 {
+		return j.order[o.Dir]
+	}
+	return j.order[results.RunDir(o.Name, o.Variant, o.Seed-seed.Seed(o.Retry))]
+}
+
 // write writes the summary as it stands: its runs in the jobs' order,
 // aggregated, with the time elapsed so far.
 func (j *journal) write() error {
 	s := j.sum
-	slices.SortStableFunc(s.Runs, func(a, b results.SummaryRun) int { return cmp.Compare(j.order[a.Dir], j.order[b.Dir]) })
+	slices.SortStableFunc(s.Runs, func(a, b results.SummaryRun) int {
+		return cmp.Or(cmp.Compare(j.rank(a), j.rank(b)), cmp.Compare(a.Retry, b.Retry))
+	})
 	if j.last.IsZero() {
 		s.Interrupted = true // until the batch says otherwise at its end
 	}

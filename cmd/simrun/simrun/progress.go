@@ -41,6 +41,10 @@ func (p *lineProgress) start(total int) { p.total = total }
 func (p *lineProgress) stop()           {}
 
 func (p *lineProgress) finished(o results.SummaryRun) {
+	if o.Retried { // its row goes on, on the next seed
+		fmt.Fprintf(p.w, "[retry] %s\n", runLine(o))
+		return
+	}
 	p.n++
 	fmt.Fprintf(p.w, "[%d/%d] %s\n", p.n, p.total, runLine(o))
 }
@@ -50,10 +54,14 @@ func (p *lineProgress) finished(o results.SummaryRun) {
 func runLine(o results.SummaryRun) string {
 	status := "met"
 	switch {
+	case o.Interrupted:
+		status = "STOP"
 	case o.Error != "":
 		status = "ERROR"
 	case o.ScheduleErr != "":
 		status = "SCHED"
+	case o.Retried:
+		status = "RETRY"
 	case !o.Met:
 		status = "MISSED"
 	}
@@ -108,12 +116,16 @@ func (p *barProgress) finished(o results.SummaryRun) {
 		p.violations++
 	}
 	if !o.Met {
-		p.missed++
+		if !o.Retried && !o.Interrupted {
+			p.missed++
+		}
 		p.bar.Clear() //nolint:errcheck // a terminal write
 		fmt.Fprintln(p.w, runLine(o))
 	}
 	p.describe()
-	p.bar.Add(1) //nolint:errcheck // a terminal write
+	if !o.Retried { // its row goes on, on the next seed
+		p.bar.Add(1) //nolint:errcheck // a terminal write
+	}
 }
 
 func (p *barProgress) stop() {

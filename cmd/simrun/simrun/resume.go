@@ -22,8 +22,10 @@ import (
 //   - complete: result.json and history.json read whole and agree, and
 //     are the run of the job's scenario and seed. Kept, not run again:
 //     summary.json lists it as its files say.
-//   - truncated: a file that does not read — cut short, malformed, or a
-//     history that does not agree with its result. Run again.
+//   - truncated: a file cut short (results.ErrTruncated). Run again.
+//   - invalid: a file that is whole but does not read — malformed, a
+//     verdict edited by hand, a history that does not agree with its
+//     result. Run again.
 //   - interrupted: started (its scenario.json is there) but no
 //     result.json: the run was stopped, killed with simrun, or its
 //     harness failed. Run again.
@@ -82,7 +84,7 @@ func resume(w io.Writer, out, file string, sum results.Summary, jobs []job) (map
 		return nil, nil
 	}
 	done := map[int]results.SummaryRun{}
-	var truncated, interrupted, missing int
+	var truncated, invalid, interrupted, missing int
 	for i, j := range jobs {
 		dir := filepath.Join(out, filepath.FromSlash(j.dir()))
 		if _, err := os.Stat(dir); err != nil {
@@ -99,15 +101,22 @@ func resume(w io.Writer, out, file string, sum results.Summary, jobs []job) (map
 			return nil, refuse("%v", f)
 		case errors.Is(err, fs.ErrNotExist):
 			interrupted++
-		case err != nil:
+		case errors.Is(err, results.ErrTruncated):
 			truncated++
+			fmt.Fprintf(w, "simrun: rerunning %s seed %s: %v\n", j.label(), j.scenario.Seed, err)
+		case err != nil:
+			invalid++
 			fmt.Fprintf(w, "simrun: rerunning %s seed %s: %v\n", j.label(), j.scenario.Seed, err)
 		default:
 			done[i] = o
 		}
 	}
-	fmt.Fprintf(w, "simrun: resuming %s: %d runs complete, %d truncated rerun, %d interrupted rerun, %d missing\n",
-		out, len(done), truncated, interrupted, missing)
+	inv := ""
+	if invalid > 0 {
+		inv = fmt.Sprintf(", %d whole but invalid rerun", invalid)
+	}
+	fmt.Fprintf(w, "simrun: resuming %s: %d runs complete, %d truncated rerun, %d interrupted rerun, %d missing%s\n",
+		out, len(done), truncated, interrupted, missing, inv)
 	return done, nil
 }
 

@@ -69,7 +69,7 @@ func TestCampaignRefusesAnotherDirectory(t *testing.T) {
 		{"another command", summary(results.Summary{Command: "run"}),
 			[]string{"it holds the results of simrun run, not of a campaign to resume"}},
 		{"a newer summary", file2(results.SummaryFile, `{"version": 9, "command": "campaign"}`),
-			[]string{"summary.json has version 9; this etcdsim reads versions up to 2"}},
+			[]string{"summary.json has version 9; this etcdsim reads versions up to " + strconv.Itoa(results.SummaryVersion)}},
 		{"a truncated summary", file2(results.SummaryFile, `{"version": 2, "command": "camp`),
 			[]string{"cannot tell which campaign it holds", "summary.json: truncated"}},
 		{"a run of another campaign", file2("lock-mutex-leader-kill/seed-1/"+results.ScenarioFile, "{}"),

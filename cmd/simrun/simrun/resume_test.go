@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,10 +83,14 @@ func resumeInterrupted(t *testing.T, file, whole, broken string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finished := len(sum.Runs)
-	if !sum.Interrupted || finished < 3 || finished >= sum.Planned {
-		t.Fatalf("the interrupted campaign's summary: interrupted %v, %d of %d runs; want interrupted after 3 or more", sum.Interrupted, finished, sum.Planned)
+	// The runs the interrupt stopped are listed too, as interrupted.
+	finished := sum.Finished()
+	if !sum.Interrupted || finished < 3 || finished >= sum.Planned || len(sum.Runs)-finished != sum.InterruptedRuns {
+		t.Fatalf("the interrupted campaign's summary: interrupted %v, %d of %d runs finished, %d listed, %d interrupted; want interrupted after 3 or more, the rest listed as interrupted",
+			sum.Interrupted, finished, sum.Planned, len(sum.Runs), sum.InterruptedRuns)
 	}
+	first := slices.IndexFunc(sum.Runs, func(r results.SummaryRun) bool { return !r.Interrupted })
+	sum.Runs[0] = sum.Runs[first]
 	truncated := sum.Runs[0].Dir
 	p := filepath.Join(broken, filepath.FromSlash(truncated), results.ResultFile)
 	b, err := os.ReadFile(p)

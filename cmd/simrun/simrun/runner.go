@@ -14,18 +14,21 @@ import (
 )
 
 // execute runs jobs as r says, parallel at a time, into out, telling p
-// about each as it finishes, and returns the outcomes of the runs that
-// finished (not those the interrupt stopped), in the order of jobs. When
-// ctx ends it starts no more runs; the running ones see ctx end (a child
-// process is sent SIGTERM), heal and close their clusters, and execute
-// returns once they have.
+// about each run as it finishes, and returns the outcomes of the runs it
+// started, each job's runs together, in the order of jobs: a run the
+// interrupt stopped before it had a verdict is among them, marked
+// Interrupted. A job that may try more seeds than one (job.seeds)
+// and whose run misses its expectation, with a verdict, is run again on
+// the next seed by the same worker; the run that missed is marked
+// Retried. When ctx ends it starts no more runs; the running ones see ctx
+// end (a child process is sent SIGTERM), heal and close their clusters,
+// and execute returns once they have.
 func execute(ctx context.Context, r runner, jobs []job, parallel int, out string, p progress) []results.SummaryRun {
 	p.start(len(jobs))
 	defer p.stop()
 	type done struct {
-		i       int
-		o       results.SummaryRun
-		stopped bool // ended by the interrupt: not reported as a run
+		i int
+		o results.SummaryRun
 	}
 	todo := make(chan int)
 	finished := make(chan done)
@@ -33,8 +36,21 @@ func execute(ctx context.Context, r runner, jobs []job, parallel int, out string
 	for range min(parallel, len(jobs)) {
 		wg.Go(func() {
 			for i := range todo {
-				o, stopped := r.runJob(ctx, jobs[i], out)
-				finished <- done{i, o, stopped}
+				for j := jobs[i]; ; {
+					o, stopped := r.runJob(ctx, j, out)
+					o.Retry = j.retry
+					n, more := j.next()
+					more = more && !stopped && !o.Met && o.Error == "" && ctx.Err() == nil
+					o.Retried = more
+					if stopped {
+						o = interrupted(o)
+					}
+					finished <- done{i, o}
+					if !more {
+						break
+					}
+					j = n
+				}
 			}
 		})
 	}
@@ -53,26 +69,31 @@ func execute(ctx context.Context, r runner, jobs []job, parallel int, out string
 	}()
 	go func() { wg.Wait(); close(finished) }()
 
-	got := make([]*results.SummaryRun, len(jobs))
+	got := make([][]results.SummaryRun, len(jobs))
 	for d := range finished {
-		if d.stopped {
-			continue
-		}
-		got[d.i] = &d.o
+		got[d.i] = append(got[d.i], d.o)
 		p.finished(d.o)
 	}
 	var outs []results.SummaryRun
-	for _, o := range got {
-		if o != nil {
-			outs = append(outs, *o)
-		}
+	for _, rs := range got {
+		outs = append(outs, rs...)
 	}
 	return outs
 }
 
+// interrupted is how summary.json lists run o, which the interrupt
+// stopped before it had a verdict: neither met nor missed, nor a harness
+// failure.
+func interrupted(o results.SummaryRun) results.SummaryRun {
+	o.Interrupted, o.Met, o.Unusable = true, false, false
+	o.Why = "interrupted before it had a verdict: " + o.Error
+	o.Error = ""
+	return o
+}
+
 // runJob runs one job into out/<job dir>, in a child process or in this
 // one as r says, and returns how summary.json lists it. stopped says that
-// ctx ended the run before it had a verdict: it is not a run to report.
+// ctx ended the run before it had a verdict (see interrupted).
 func (r runner) runJob(ctx context.Context, j job, out string) (o results.SummaryRun, stopped bool) {
 	dir := filepath.Join(out, filepath.FromSlash(j.dir()))
 	s := j.scenario

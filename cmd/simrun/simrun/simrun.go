@@ -39,8 +39,22 @@ func Main(extra ...scenarios.Scenario) {
 	// *testing.T: the host gives the program one (see bubble.Host).
 	bubble.Host(func() int {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		go func() { <-ctx.Done(); stop() }() // a second signal kills at once
-		code := run(ctx, prog, os.Args[1:], os.Stdout, os.Stderr, extra...)
+		hard, kill := context.WithCancel(context.Background())
+		defer kill()
+		go func() { // a second signal kills the runs at once; a third kills simrun
+			<-ctx.Done()
+			stop()
+			again := make(chan os.Signal, 1)
+			signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+			select {
+			case <-again:
+				fmt.Fprintln(os.Stderr, "simrun: second signal: killing the runs now; the summary lists them as interrupted (a third signal kills simrun)")
+				kill()
+			case <-hard.Done():
+			}
+			signal.Stop(again)
+		}()
+		code := (&env{ctx: ctx, hard: hard, prog: prog, stdout: os.Stdout, stderr: os.Stderr, extra: extra}).main(os.Args[1:])
 		stop()
 		return code
 	})
@@ -56,7 +70,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, extra ...
 
 // run is Run for the program called prog.
 func run(ctx context.Context, prog string, args []string, stdout, stderr io.Writer, extra ...scenarios.Scenario) int {
-	e := &env{ctx: ctx, prog: prog, stdout: stdout, stderr: stderr, extra: extra}
+	e := &env{ctx: ctx, hard: context.Background(), prog: prog, stdout: stdout, stderr: stderr, extra: extra}
+	return e.main(args)
+}
+
+// main runs simrun with args (without the program name) and returns its
+// exit code.
+func (e *env) main(args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 {
 		e.help()
 		return exitUsage
@@ -103,10 +124,24 @@ func run(ctx context.Context, prog string, args []string, stdout, stderr io.Writ
 
 // env is what every command runs with.
 type env struct {
-	ctx            context.Context
+	// ctx ends at the first signal: no more runs start, and the running
+	// ones are told to stop, heal and close.
+	ctx context.Context
+	// hard ends at the second signal: a run still closing is killed at
+	// once (a child process; a run in this process cannot be).
+	hard           context.Context
 	prog           string // the program, in the replay commands written: simrun or one's own (Main)
 	stdout, stderr io.Writer
 	extra          []scenarios.Scenario
+}
+
+// hardDone is e.hard's Done channel; nil, which never closes, without
+// one.
+func (e *env) hardDone() <-chan struct{} {
+	if e.hard == nil {
+		return nil
+	}
+	return e.hard.Done()
 }
 
 // replayCommand is the command that replays the run whose result.json is

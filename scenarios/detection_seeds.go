@@ -3,7 +3,8 @@ package scenarios
 // detectionSeeds is how many seeds a test tries before it calls a
 // scenario that expects a violation (a pitfall or an upstream
 // reproduction) missed; DetectionSeeds gives it to the package's external
-// tests. Detection is a rate: the calibration (make pitfalls) holds each
+// tests and to simrun's gallery, which judges a pitfall's row the same way.
+// Detection is a rate: the calibration (make pitfalls) holds each
 // such scenario to 19 of 20 or better, and a window of one hand-off or
 // one retry is missed on some seeds, on the virtual clock too, where
 // goroutines still interleave as the scheduler pleases. One seed would
