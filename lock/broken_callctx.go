@@ -52,10 +52,7 @@ func (l *callContextKeepalive) Lock(ctx context.Context) (Held, error) {
 		_, err := l.cli.Revoke(ctx, lease.ID)
 		return err
 	}
-	key, rev, err := enqueue(ctx, l.cli, l.pfx, lease.ID)
-	if err == nil {
-		err = waitTurn(ctx, l.cli, l.pfx, key, rev, &l.wakes)
-	}
+	key, rev, err := queueUp(ctx, l.cli, l.pfx, lease.ID, &l.wakes)
 	if err != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.ttl)
 		defer cancel()

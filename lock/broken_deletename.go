@@ -51,10 +51,7 @@ func (l *deleteName) Lock(ctx context.Context) (Held, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, rev, err := enqueue(ctx, l.cli, l.pfx, g.ID())
-	if err == nil {
-		err = waitTurn(ctx, l.cli, l.pfx, key, rev, &l.wakes)
-	}
+	key, rev, err := queueUp(ctx, l.cli, l.pfx, g.ID(), &l.wakes)
 	if err != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.ttl)
 		defer cancel()

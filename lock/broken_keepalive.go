@@ -103,10 +103,7 @@ func (l *misconfiguredKeepalive) Lock(ctx context.Context) (Held, error) {
 	go l.keepAlive(kctx, lease, done)
 	stopAndWait := func() { stop(); <-done }
 
-	key, rev, err := enqueue(ctx, l.cli, l.pfx, lease)
-	if err == nil {
-		err = waitTurn(ctx, l.cli, l.pfx, key, rev, &l.wakes)
-	}
+	key, rev, err := queueUp(ctx, l.cli, l.pfx, lease, &l.wakes)
 	if err != nil {
 		stopAndWait()
 		abandon(ctx, g)

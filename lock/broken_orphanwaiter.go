@@ -46,10 +46,7 @@ func (l *orphanedWaiter) Lock(ctx context.Context) (Held, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, rev, err := enqueue(ctx, l.cli, l.pfx, g.ID())
-	if err == nil {
-		err = waitTurn(ctx, l.cli, l.pfx, key, rev, &l.wakes)
-	}
+	key, rev, err := queueUp(ctx, l.cli, l.pfx, g.ID(), &l.wakes)
 	if err != nil {
 		// The session is left running; it stops only when the process's
 		// client closes, as a leaked session's keepalive does.

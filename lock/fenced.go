@@ -50,10 +50,7 @@ func (f *Fenced) Lock(ctx context.Context) (Held, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, rev, err := enqueue(ctx, f.cli, f.pfx, g.ID())
-	if err == nil {
-		err = waitTurn(ctx, f.cli, f.pfx, key, rev, &f.wakes)
-	}
+	key, rev, err := queueUp(ctx, f.cli, f.pfx, g.ID(), &f.wakes)
 	if err != nil {
 		abandon(ctx, g)
 		return nil, err

@@ -33,6 +33,17 @@ func enqueue(ctx context.Context, cli *clientv3.Client, pfx string, lease client
 	return key, resp.Header.Revision, nil
 }
 
+// queueUp enqueues the holder's key on lease and waits for its turn: the
+// queue recipe's Lock up to what it does when that fails, which is where
+// the recipes here differ.
+func queueUp(ctx context.Context, cli *clientv3.Client, pfx string, lease clientv3.LeaseID, wakes *atomic.Int64) (string, int64, error) {
+	key, rev, err := enqueue(ctx, cli, pfx, lease)
+	if err == nil {
+		err = waitTurn(ctx, cli, pfx, key, rev, wakes)
+	}
+	return key, rev, err
+}
+
 // waitTurn blocks until key (create revision rev) is the oldest key under
 // pfx. Each round reads the key itself and its predecessor in one
 // transaction, then watches the predecessor until it is deleted; each
