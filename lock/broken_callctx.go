@@ -41,16 +41,21 @@ type callContextKeepalive struct {
 var _ Locker = (*callContextKeepalive)(nil)
 
 func (l *callContextKeepalive) Lock(ctx context.Context) (Held, error) {
-	lease, err := l.cli.Grant(ctx, int64(l.ttl/time.Second))
+	// The lease comes from a lease.Guard, for its checks of the TTL, which
+	// is stopped at once: clientv3's KeepAlive is all that renews it.
+	g, err := grant(ctx, l.cli, l.pfx, l.ttl)
 	if err != nil {
-		return nil, fmt.Errorf("lock: %s: grant: %w", l.pfx, err)
+		return nil, err
 	}
-	if _, err := l.cli.KeepAlive(ctx, lease.ID); err != nil { // the mistake: ctx ends when Lock returns
-		return nil, fmt.Errorf("lock: %s: keepalive: %w", l.pfx, err)
-	}
+	g.Stop()
+	lease := struct{ ID clientv3.LeaseID }{g.ID()}
 	revoke := func(ctx context.Context) error {
 		_, err := l.cli.Revoke(ctx, lease.ID)
 		return err
+	}
+	if _, err := l.cli.KeepAlive(ctx, lease.ID); err != nil { // the mistake: ctx ends when Lock returns
+		revoke(context.WithoutCancel(ctx)) //nolint:errcheck // the lease expires anyway
+		return nil, fmt.Errorf("lock: %s: keepalive: %w", l.pfx, err)
 	}
 	key, rev, err := queueUp(ctx, l.cli, l.pfx, lease.ID, &l.wakes)
 	if err != nil {

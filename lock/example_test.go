@@ -82,5 +82,7 @@ func ExampleRecipes() {
 	// setnx                    broken: violation of liveness (starvation)
 	// delete-name              broken: violation of mutual-exclusion (overlap)
 	// serializable-check       broken: violation of mutual-exclusion (overlap)
+	// orphaned-waiter          broken: violation of liveness (starvation)
+	// call-context-keepalive   broken: violation of mutual-exclusion (overlap)
 	// missed-wakeup            broken: violation of liveness (starvation)
 }
