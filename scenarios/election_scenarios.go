@@ -22,6 +22,7 @@ var electionFamily = family{
 	},
 	checkers: []string{checker.CheckerElectionSafety, checker.CheckerLiveness},
 	slots:    []slot{slotOf("election", "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
+	command:  electionCommand,
 	run:      (*world).electionWorkload,
 	safety:   []string{"ElectionSafety"},
 	gallery:  electionScenarios,
@@ -101,7 +102,7 @@ func electionBase(r election.Recipe) Scenario {
 		rr := r
 		s.Workload.Election = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // pauseLeaderScenario pauses the first leader of election E right after

@@ -73,6 +73,7 @@ func (w *world) newElector(ctx context.Context, r election.Recipe, name string) 
 	if err != nil {
 		return nil, nil, err
 	}
+	attachProcess(w.env, name, e)
 	return cli, e, nil
 }
 
@@ -118,6 +119,9 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 				t.abandon() // the crash, recorded by the Env, ended the term
 			}
 			if err := fresh(); err != nil {
+				if ctx.Err() != nil {
+					return nil // the run ended as the process came back
+				}
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
 			continue
@@ -332,6 +336,9 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
 			if err := fresh(); err != nil {
+				if ctx.Err() != nil {
+					return nil // the run ended as the process came back
+				}
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
 		case ctx.Err() != nil:

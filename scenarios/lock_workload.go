@@ -80,6 +80,7 @@ func (p *lockProcess) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	attachProcess(p.w.env, p.name, l)
 	p.cli, p.l = cli, l
 	p.gen++
 	return nil
@@ -150,6 +151,9 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
 			if err := p.restart(ctx, gen); err != nil {
+				if ctx.Err() != nil {
+					return nil // the run ended as the process came back
+				}
 				return err
 			}
 			continue
