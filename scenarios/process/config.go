@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -36,6 +37,9 @@ type Config struct {
 	// member cut off from the rest fails and is retried elsewhere instead
 	// of hanging. 0 means 1s.
 	RPCTimeout time.Duration `json:"-"`
+	// Trace, if set, gets every line sent ("> ") and read ("< "), as
+	// simrun conform shows them.
+	Trace io.Writer `json:"-"`
 }
 
 func (c Config) grace() time.Duration {
@@ -59,12 +63,16 @@ func (c Config) rpcTimeout() time.Duration {
 	return time.Second
 }
 
-// session is a started program, past init: what the lock and election
-// recipes share.
+// session is a started program: what the lock and election recipes
+// share. Its init is answered in the background — a program may take
+// seconds to start on a loaded machine, and a recipe's constructor must
+// not block — and every op waits for it (ready).
 type session struct {
 	*proc
-	recipe   string   // what init answered the program is
-	features []string // optional ops it offers
+	ready    chan struct{} // closed when init is answered, or failed
+	initErr  error         // why init failed; read after ready
+	recipe   string        // what init answered the program is; read after ready
+	features []string      // optional ops it offers; read after ready
 }
 
 // begin starts cfg's program for the client cli stands for and sends init.
@@ -84,6 +92,7 @@ func begin(cfg Config, cli *clientv3.Client, family, name string, ttl time.Durat
 	if err != nil {
 		return nil, err
 	}
+	s := &session{proc: p, ready: make(chan struct{})}
 	go func() { // a crash of the client is a crash of the process
 		select {
 		case <-cli.Ctx().Done():
@@ -91,18 +100,33 @@ func begin(cfg Config, cli *clientv3.Client, family, name string, ttl time.Durat
 		case <-p.dead:
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.limit())
-	defer cancel()
-	a, err := p.call(ctx, request{Op: "init", Family: family, Name: name, Endpoints: eps,
-		TTL: int64(ttl / time.Second), RPCTimeoutMs: cfg.rpcTimeout().Milliseconds()}, nil)
-	if err == nil && !*a.OK {
-		err = fmt.Errorf("process %q refused init: %s", cfg.Argv, errText(a))
+	go func() {
+		defer close(s.ready)
+		ctx, cancel := context.WithTimeout(context.Background(), cfg.limit())
+		defer cancel()
+		a, err := p.call(ctx, request{Op: "init", Family: family, Name: name, Endpoints: eps,
+			TTL: int64(ttl / time.Second), RPCTimeoutMs: cfg.rpcTimeout().Milliseconds()}, nil)
+		if err == nil && !*a.OK {
+			err = fmt.Errorf("refused init: %s", errText(a))
+			p.fail(err)
+		}
+		if err != nil {
+			s.initErr = fmt.Errorf("process %q: init: %w", cfg.Argv, err)
+			return
+		}
+		s.recipe, s.features = a.Recipe, a.Features
+	}()
+	return s, nil
+}
+
+// wait waits for init's answer.
+func (s *session) wait(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return s.initErr
+	case <-ctx.Done():
+		return fmt.Errorf("process %q: waiting for init: %w", s.cfg.Argv, context.Cause(ctx))
 	}
-	if err != nil {
-		p.close()
-		return nil, fmt.Errorf("process: init: %w", err)
-	}
-	return &session{proc: p, recipe: a.Recipe, features: a.Features}, nil
 }
 
 // has reports whether the program offers the optional op.

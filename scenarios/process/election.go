@@ -13,9 +13,11 @@ import (
 
 // Election is an election recipe called name whose every candidate and
 // observer is a process of argv speaking the protocol of
-// docs/protocol.md. The program's init answer says which optional ops it
-// offers: "leader" makes the Elector an election.LeaderReader, "observe"
-// an election.Observer, "lease" gives leaderships their lease.
+// docs/protocol.md. The Elector is an election.LeaderReader, which the
+// workload's observers poll: with the feature "leader" the program answers
+// who leads; without it Leader fails, naming the missing feature, and the
+// observers see nothing. With the feature "lease" a leadership names its
+// lease.
 func Election(name string, argv ...string) election.Recipe {
 	return ElectionWith(name, Config{Argv: argv})
 }
@@ -31,15 +33,7 @@ func ElectionWith(name string, cfg Config) election.Recipe {
 			if err != nil {
 				return nil, err
 			}
-			switch leader, observe := e.has("leader"), e.has("observe"); {
-			case leader && observe:
-				return electorReaderObserver{e}, nil
-			case leader:
-				return electorReader{e}, nil
-			case observe:
-				return electorObserver{e}, nil
-			}
-			return e, nil
+			return electorReader{e}, nil
 		},
 	}
 }
@@ -61,13 +55,13 @@ func newElector(cfg Config, cli *clientv3.Client, prefix string, opts election.O
 	if ttl == 0 {
 		ttl = election.DefaultTTL
 	}
-	e := &elector{terms: make(map[string]*term), observers: make(map[chan election.LeaderInfo]bool)}
+	e := &elector{terms: make(map[string]*term)}
 	s, err := begin(cfg, cli, "election", prefix, ttl, e.event)
 	if err != nil {
 		return nil, err
 	}
 	e.session = s
-	go func() { // a process gone ends every term and observation it had
+	go func() { // a process gone ends every term it had
 		<-s.dead
 		e.mu.Lock()
 		defer e.mu.Unlock()
@@ -75,42 +69,28 @@ func newElector(cfg Config, cli *clientv3.Client, prefix string, opts election.O
 			t.lose()
 		}
 		e.terms = nil
-		for ch := range e.observers {
-			close(ch)
-		}
-		e.observers = nil
 	}()
 	return e, nil
 }
 
-// event takes the program's "done" and "leader" events.
+// event takes the program's "done" events.
 func (e *elector) event(a answer) {
+	if a.Event != "done" {
+		return
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	switch a.Event {
-	case "done":
-		if t := e.terms[a.Handle]; t != nil {
-			t.lose()
-		}
-	case "leader":
-		info := election.LeaderInfo{Key: a.Key, Value: a.Value, Term: a.Term, Rev: a.Rev}
-		for ch := range e.observers {
-			select { // a slow reader sees the latest change
-			case ch <- info:
-			default:
-				select {
-				case <-ch:
-				default:
-				}
-				ch <- info
-			}
-		}
+	if t := e.terms[a.Handle]; t != nil {
+		t.lose()
 	}
 }
 
 // Campaign sends campaign and waits to lead. A campaign won after
 // Campaign gave up is resigned at once.
 func (e *elector) Campaign(ctx context.Context, value string) (election.Leadership, error) {
+	if err := e.wait(ctx); err != nil {
+		return nil, err
+	}
 	a, err := e.call(ctx, request{Op: "campaign", Value: value}, func(a answer) {
 		if *a.OK && a.Handle != "" {
 			go e.call(context.Background(), request{Op: "resign", Handle: a.Handle}, nil) //nolint:errcheck // a term nobody wanted
@@ -147,6 +127,12 @@ func (e *elector) Close() error {
 }
 
 func (e *elector) leader(ctx context.Context) (election.LeaderInfo, error) {
+	if err := e.wait(ctx); err != nil {
+		return election.LeaderInfo{}, err
+	}
+	if !e.has("leader") {
+		return election.LeaderInfo{}, fmt.Errorf("process %q: its init named no feature \"leader\", so it cannot say who leads", e.cfg.Argv)
+	}
 	a, err := e.call(ctx, request{Op: "leader"}, nil)
 	if err != nil {
 		return election.LeaderInfo{}, err
@@ -157,62 +143,11 @@ func (e *elector) leader(ctx context.Context) (election.LeaderInfo, error) {
 	return election.LeaderInfo{Key: a.Key, Value: a.Value, Term: a.Term, Rev: a.Rev}, nil
 }
 
-// observe sends observe once per process; every Observe channel gets the
-// program's leader events until ctx ends or the process goes.
-func (e *elector) observe(ctx context.Context) <-chan election.LeaderInfo {
-	ch := make(chan election.LeaderInfo, 1)
-	e.mu.Lock()
-	if e.observers == nil {
-		e.mu.Unlock()
-		close(ch)
-		return ch
-	}
-	e.observers[ch] = true
-	first := !e.observing
-	e.observing = true
-	e.mu.Unlock()
-	if first {
-		octx, cancel := context.WithTimeout(ctx, e.cfg.limit())
-		a, err := e.call(octx, request{Op: "observe"}, nil)
-		cancel()
-		if err != nil || !*a.OK {
-			e.mu.Lock()
-			e.observing = false
-			e.mu.Unlock()
-		}
-	}
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-e.dead:
-		}
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if e.observers[ch] {
-			delete(e.observers, ch)
-			close(ch)
-		}
-	}()
-	return ch
-}
-
-// The Elector's optional interfaces, as the program's features offer them.
-type (
-	electorReader         struct{ *elector }
-	electorObserver       struct{ *elector }
-	electorReaderObserver struct{ *elector }
-)
+// electorReader is the Elector the recipe hands out: one that reads who
+// leads.
+type electorReader struct{ *elector }
 
 func (e electorReader) Leader(ctx context.Context) (election.LeaderInfo, error) { return e.leader(ctx) }
-func (e electorObserver) Observe(ctx context.Context) <-chan election.LeaderInfo {
-	return e.observe(ctx)
-}
-func (e electorReaderObserver) Leader(ctx context.Context) (election.LeaderInfo, error) {
-	return e.leader(ctx)
-}
-func (e electorReaderObserver) Observe(ctx context.Context) <-chan election.LeaderInfo {
-	return e.observe(ctx)
-}
 
 // term is one leadership, by its program's handle.
 type term struct {

@@ -84,6 +84,9 @@ func (l *locker) event(a answer) {
 // Lock gave up is released at once, so nothing blocks others for longer
 // than its TTL.
 func (l *locker) Lock(ctx context.Context) (lock.Held, error) {
+	if err := l.wait(ctx); err != nil {
+		return nil, err
+	}
 	a, err := l.call(ctx, request{Op: "acquire"}, func(a answer) {
 		if *a.OK && a.Handle != "" {
 			go l.call(context.Background(), request{Op: "release", Handle: a.Handle}, nil) //nolint:errcheck // a holder nobody wanted

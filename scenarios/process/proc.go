@@ -37,6 +37,7 @@ type proc struct {
 	done  sync.WaitGroup
 
 	wmu sync.Mutex // guards writes to stdin
+	tmu sync.Mutex // guards writes to cfg.Trace
 
 	mu       sync.Mutex // guards the fields below
 	next     int64
@@ -115,7 +116,9 @@ func (p *proc) read(stdout io.Reader) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		p.handle(bytes.TrimRight(line, "\r\n"))
+		line = bytes.TrimRight(line, "\r\n")
+		p.trace("< ", line)
+		p.handle(line)
 	}
 }
 
@@ -337,11 +340,21 @@ func (p *proc) call(ctx context.Context, req request, late func(answer)) (answer
 func (p *proc) write(line []byte) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
+	p.trace("> ", line)
 	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
 		p.fail(fmt.Errorf("stopped reading its stdin (%v)%s", err, p.pendingText()))
 		return p.gone()
 	}
 	return nil
+}
+
+// trace writes line to Config.Trace, if set.
+func (p *proc) trace(dir string, line []byte) {
+	if p.cfg.Trace != nil {
+		p.tmu.Lock()
+		defer p.tmu.Unlock()
+		fmt.Fprintf(p.cfg.Trace, "%s%s\n", dir, line)
+	}
 }
 
 // Freeze stops the process group, as SIGSTOP does.
