@@ -17,14 +17,15 @@ import (
 // adapter is a program speaking the protocol, written in Go, run as a
 // process of this test binary. Mode "mutex" is a correct lock and election
 // on concurrency.Mutex and concurrency.Election, with tokens, leases,
-// guarded writes and done events; the other modes break the protocol in
-// one way each, after answering init:
+// guarded writes and done events; the other modes are that, until they
+// break the protocol in one way each at the second acquire (the first
+// shows the program is up, however slowly it started):
 //
-//	exit        exits at the first acquire
-//	garbage     answers the first acquire with a line that is not JSON
+//	exit        exits
+//	garbage     answers with a line that is not JSON
 //	stranger    answers an id that was never sent
-//	late        answers the first acquire 3s after its deadline
-//	silent      never answers acquire
+//	late        answers 3s after its deadline
+//	silent      never answers
 //	noinit      exits before init
 func adapter(mode string) int {
 	in := bufio.NewScanner(os.Stdin)
@@ -42,6 +43,7 @@ func adapter(mode string) int {
 		terms: map[string]*concurrency.Election{}}
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	acquires := 0
 	for in.Scan() {
 		var m map[string]any
 		if err := json.Unmarshal(in.Bytes(), &m); err != nil {
@@ -57,33 +59,40 @@ func adapter(mode string) int {
 			send(a.init(id, m))
 			continue
 		}
-		switch mode {
-		case "exit":
-			if op == "acquire" {
-				fmt.Fprintln(os.Stderr, "adapter: giving up")
-				return 1
-			}
-		case "garbage":
-			if op == "acquire" {
-				fmt.Println("lock acquired!")
-				continue
-			}
-		case "stranger":
-			if op == "acquire" {
-				send(map[string]any{"id": id + 100, "ok": true})
-				continue
-			}
-		case "late":
-			if op == "acquire" {
-				wg.Go(func() {
-					time.Sleep(time.Duration(num(m["timeout_ms"]))*time.Millisecond + 3*time.Second)
-					send(map[string]any{"id": id, "ok": false, "error": "timeout"})
-				})
-				continue
-			}
-		case "silent":
-			if op == "acquire" {
-				continue
+		if op == "acquire" {
+			acquires++
+		}
+		switch broken := acquires >= 2; {
+		case !broken:
+		default:
+			switch mode {
+			case "exit":
+				if op == "acquire" {
+					fmt.Fprintln(os.Stderr, "adapter: giving up")
+					return 1
+				}
+			case "garbage":
+				if op == "acquire" {
+					fmt.Println("lock acquired!")
+					continue
+				}
+			case "stranger":
+				if op == "acquire" {
+					send(map[string]any{"id": id + 100, "ok": true})
+					continue
+				}
+			case "late":
+				if op == "acquire" {
+					wg.Go(func() {
+						time.Sleep(time.Duration(num(m["timeout_ms"]))*time.Millisecond + 3*time.Second)
+						send(map[string]any{"id": id, "ok": false, "error": "timeout"})
+					})
+					continue
+				}
+			case "silent":
+				if op == "acquire" {
+					continue
+				}
 			}
 		}
 		wg.Go(func() {

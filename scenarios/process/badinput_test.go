@@ -25,9 +25,9 @@ func TestBadInput(t *testing.T) {
 		want []string // in the exit report
 	}{
 		{"exits", "exit", []string{"exited (exit status 1)", `"op":"acquire"`, "adapter: giving up"}},
-		{"not JSON", "garbage", []string{`wrote "lock acquired!", which is not a JSON object`, `pending: {"id":2,"op":"acquire"`}},
-		{"an answer to nothing sent", "stranger", []string{`an answer to id 102, which was not sent or was answered already`, `"op":"acquire"`}},
-		{"late", "late", []string{"did not answer acquire (id 2, sent as {", "s; pending: "}},
+		{"not JSON", "garbage", []string{`wrote "lock acquired!", which is not a JSON object`, `pending: {"id":4,"op":"acquire"`}},
+		{"an answer to nothing sent", "stranger", []string{`an answer to id 104, which was not sent or was answered already`, `"op":"acquire"`}},
+		{"late", "late", []string{"did not answer acquire (id 4, sent as {", "s; pending: "}},
 		{"never", "silent", []string{"did not answer acquire", "s; pending: "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,6 +40,9 @@ func TestBadInput(t *testing.T) {
 			exited := make(chan string, 1)
 			l.(interface{ OnExit(func(string)) }).OnExit(func(s string) { exited <- s })
 
+			h, err := l.Lock(ctx) // the program is up
+			require.NoError(t, err)
+			require.NoError(t, h.Unlock(ctx))
 			lctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 			_, err = l.Lock(lctx)
 			cancel()

@@ -25,9 +25,9 @@ func TestConform(t *testing.T) {
 	t.Run("lock/fails", func(t *testing.T) {
 		var out bytes.Buffer
 		err := process.Conform(ctx, "lock", process.Config{Argv: adapterArgv("garbage")}, clustertest.Client(t, c, "bad"), &out)
-		require.ErrorContains(t, err, `acquire answers ok with handle, key and token: process: gone: `)
+		require.ErrorContains(t, err, `a second acquire while held gives up by its timeout_ms (error "timeout"): got process: gone: `)
 		require.ErrorContains(t, err, `wrote "lock acquired!", which is not a JSON object`)
-		require.Contains(t, out.String(), "ok   init answers ok")
+		require.Contains(t, out.String(), "ok   acquire answers ok")
 	})
 	t.Run("unknown family", func(t *testing.T) {
 		err := process.Conform(ctx, "queue", process.Config{Argv: adapterArgv("mutex")}, clustertest.Client(t, c, "q"), &bytes.Buffer{})

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -81,6 +82,10 @@ func TestExamplesFindings(t *testing.T) {
 			needExample(t, tc.argv)
 			s := find(t, scenarios.LockSafety(process.Lock(tc.name, tc.argv...)), "/pause-holder")
 			s.Expect = checker.Expectation{Checker: checker.CheckerMutualExclusion}
+			// The pause fires on the first acquire, which waits for the
+			// program's start: seconds for node on a loaded machine. 25 s
+			// leave the pause room to end within the run.
+			s.Workload.Duration = scenarios.Duration(25 * time.Second)
 			res := scenarios.Test(t, s)
 			for _, c := range res.Checks {
 				if c.Checker == checker.CheckerFencing {
