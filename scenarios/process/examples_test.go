@@ -68,6 +68,7 @@ func TestExamplesConform(t *testing.T) {
 // guarded resource takes it: the locks hand out no fencing token), and
 // the fencing checker cannot decide (token 0). See docs/protocol.md.
 func TestExamplesFindings(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("12-second real-clock runs")
 	}

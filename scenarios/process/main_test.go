@@ -27,3 +27,15 @@ func TestMain(m *testing.M) {
 func adapterArgv(mode string) []string {
 	return []string{os.Args[0], "-test.run=^$", adapterArg, mode}
 }
+
+// skipUnderRace skips a test that judges whole real-clock runs: under the
+// race detector the harness and the Go test programs run several times
+// slower, and on 2 shared cores the runs' timing no longer shows the
+// recipe (a pause fired too late to end within the run, a waiter giving up
+// on a slow program). make examples and go test without -race run them.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("real-clock scenario runs are judged without the race detector (make examples)")
+	}
+}

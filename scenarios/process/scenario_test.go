@@ -60,6 +60,7 @@ func TestScenarioRecordsCommand(t *testing.T) {
 // family's pause and crash scenarios: the pause freezes the program, the
 // crash kills it, and its restart starts it again.
 func TestProcessLockSafety(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("two 12-second real-clock runs")
 	}
@@ -75,6 +76,7 @@ func TestProcessLockSafety(t *testing.T) {
 // TestProcessElectionSafety: a correct election in a process passes the
 // election family's crash scenario.
 func TestProcessElectionSafety(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("a real-clock run")
 	}
