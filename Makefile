@@ -25,11 +25,15 @@ test-race:
 # API only: a user's own recipes (examples/myrecipes) and go-zero's
 # core/discov (examples/gozero, on the real clock, six runs at once, about
 # 20 s): vet them and run their recipes under their families' safety
-# scenarios.
+# scenarios. The process examples (examples/node: npm etcd3 after npm ci;
+# examples/python: Debian's python3-etcd3) are checked against the protocol
+# and run under the lock family's pause scenario (about a minute).
 examples:
 	cd examples/myrecipes && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd examples/gozero && $(GO) vet ./... && $(GO) test -count=1 -parallel 6 ./...
 	cd examples/gokit && $(GO) vet ./... && $(GO) test -count=1 -short ./...
+	cd examples/node && npm ci --no-audit --no-fund
+	$(GO) test -count=1 -run 'TestExamples' ./scenarios/process/
 
 # vitess's etcd2topo (examples/vitess): a large module whose first build
 # takes minutes, so make test leaves it out and CI runs it as a step of its

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -274,7 +276,18 @@ func (m *Member) start(clusterState string) (err error) {
 	if m.c.net.mem != nil {
 		s, err = startVirtual(cfg, m.c.net.mem, gate)
 	} else {
-		s, err = startEmbed(cfg, gate)
+		// etcd's HTTP/JSON gateway dials the client URL as configured, so
+		// port 0 would leave it dialing 127.0.0.1:0: give it a port the
+		// kernel just handed out. Another process may take it first; then
+		// the bind fails, and another port is tried.
+		for try := 0; ; try++ {
+			if cfg.ListenClientUrls[0].Host, err = freePort(); err == nil {
+				s, err = startEmbed(cfg, gate)
+			}
+			if err == nil || try == 2 || !strings.Contains(err.Error(), "address already in use") {
+				break
+			}
+		}
 	}
 	if err != nil {
 		m.c.net.setDown(m.name, true)
@@ -288,6 +301,16 @@ func (m *Member) start(clusterState string) (err error) {
 	m.front.setTarget(clientAddr)
 	m.c.retargetClients(m.name, clientAddr)
 	return nil
+}
+
+// freePort returns a loopback address with a port nobody listens on now.
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
 }
 
 // fmtPanic is the error of a server that panicked while starting: a fatal

@@ -25,9 +25,10 @@ var ErrRestarted = errors.New("faults: client crashed and was restarted")
 //
 // The zero Gate has every client running.
 type Gate struct {
-	mu        sync.Mutex               // guards stopped, restarted
+	mu        sync.Mutex               // guards stopped, restarted, procs
 	stopped   map[string]chan struct{} // paused or crashed clients; closed on resume or restart
 	restarted map[string]bool          // crashed since their last step: Step owes them ErrRestarted
+	procs     map[string]OSProcess     // clients that run in a process of their own (Env.AttachProcess)
 }
 
 // Step blocks while client is paused or crashed. It returns nil when the
@@ -53,12 +54,49 @@ func (g *Gate) Step(ctx context.Context, client string) error {
 	return nil
 }
 
-// Pause stops client at its next Step. Pausing a paused client does
-// nothing.
-func (g *Gate) Pause(client string) { g.stop(client) }
+// Pause stops client at its next Step, and freezes its process if it
+// runs in one of its own (Env.AttachProcess). Pausing a paused client
+// does nothing.
+func (g *Gate) Pause(client string) {
+	if g.stop(client) {
+		if p := g.process(client); p != nil {
+			p.Freeze()
+		}
+	}
+}
 
-// Resume lets client go on. Resuming a running client does nothing.
-func (g *Gate) Resume(client string) { g.start(client) }
+// Resume lets client go on, and thaws its process. Resuming a running
+// client does nothing.
+func (g *Gate) Resume(client string) {
+	if p := g.process(client); p != nil && g.Paused(client) {
+		p.Thaw()
+	}
+	g.start(client)
+}
+
+// attach records that client runs in process p.
+func (g *Gate) attach(client string, p OSProcess) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.procs == nil {
+		g.procs = make(map[string]OSProcess)
+	}
+	g.procs[client] = p
+}
+
+// attached reports whether p is client's process still.
+func (g *Gate) attached(client string, p OSProcess) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.procs[client] == p
+}
+
+// process returns the process client runs in, or nil.
+func (g *Gate) process(client string) OSProcess {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.procs[client]
+}
 
 // Crash stops client at its next Step until Restart, after which that Step
 // returns ErrRestarted.
@@ -82,7 +120,8 @@ func (g *Gate) Paused(client string) bool {
 	return g.stopped[client] != nil
 }
 
-func (g *Gate) stop(client string) {
+// stop reports whether client was running.
+func (g *Gate) stop(client string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.stopped == nil {
@@ -90,7 +129,9 @@ func (g *Gate) stop(client string) {
 	}
 	if g.stopped[client] == nil {
 		g.stopped[client] = make(chan struct{})
+		return true
 	}
+	return false
 }
 
 func (g *Gate) start(client string) {

@@ -25,6 +25,7 @@ var electionFamily = family{
 	},
 	checkers:   []checker.Name{checker.CheckerElectionSafety, checker.CheckerLiveness},
 	slots:      []slot{slotOf("election", "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
+	command:    electionCommand,
 	run:        (*world).electionWorkload,
 	safety:     []string{"ElectionSafety"},
 	unfenced:   "election safety judges it by who led when",
@@ -136,7 +137,7 @@ func electionBase(r election.Recipe) Scenario {
 		rr := r
 		s.Workload.Election = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // pauseLeaderScenario pauses the first leader of election E right after

@@ -76,6 +76,7 @@ func (w *world) newElector(ctx context.Context, r election.Recipe, name string) 
 	if err != nil {
 		return nil, nil, err
 	}
+	attachProcess(w.env, name, e)
 	return cli, e, nil
 }
 
@@ -121,6 +122,9 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 				t.abandon() // the crash, recorded by the Env, ended the term
 			}
 			if err := fresh(); err != nil {
+				if ctx.Err() != nil {
+					return nil // the run ended as the process came back
+				}
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
 			continue
@@ -335,6 +339,9 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
 			if err := fresh(); err != nil {
+				if ctx.Err() != nil {
+					return nil // the run ended as the process came back
+				}
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
 		case ctx.Err() != nil:

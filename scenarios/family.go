@@ -56,6 +56,11 @@ type family struct {
 	// server-side lock or election service, whose members leave etcd's
 	// in-process client behind (docs/upstream.md).
 	serverSide []string
+	// command, if set, fills the family's recipe slot with a recipe of
+	// package scenarios/process called name that runs argv, one process
+	// per client: what workload.command stands for. A family without it
+	// cannot run a recipe in another process.
+	command func(w *Workload, name string, argv []string)
 	// gallery is the family's registered scenarios: each correct recipe
 	// under the family's safety scenarios, then each pitfall under the
 	// schedule that exposes it.
@@ -168,6 +173,8 @@ type slot struct {
 	lookup func(name string) error
 	// carry copies the value of from into to.
 	carry func(to *Workload, from Workload)
+	// command is the command of the value w holds, nil for a recipe in Go.
+	command func(w Workload) []string
 }
 
 // named is what the slot names in w: the recipe, or the resolver.
@@ -202,6 +209,12 @@ func slotOf[N any](name, with string, field func(w *Workload) **recipe.Recipe[N]
 		},
 		lookup: func(name string) error { _, err := lookup(name); return err },
 		carry:  func(to *Workload, from Workload) { *field(to) = *field(&from) },
+		command: func(w Workload) []string {
+			if r := *field(&w); r != nil {
+				return r.Command
+			}
+			return nil
+		},
 	}
 }
 

@@ -22,6 +22,7 @@ var lockFamily = family{
 	checkers: []checker.Name{checker.CheckerMutualExclusion, checker.CheckerFencing, checker.CheckerLockLinearizable, checker.CheckerLiveness},
 	slots:    []slot{slotOf("lock", "WithLock", func(w *Workload) **lock.Recipe { return &w.Lock }, lock.Lookup)},
 	run:      (*world).lockWorkload,
+	command:  lockCommand,
 	minClients: func(w Workload) int {
 		if w.Threads > 1 {
 			return 1 // the threads of one client can overlap
@@ -122,6 +123,7 @@ func LockSafety(r lock.Recipe) []Scenario {
 		rr := r
 		base.Workload.Lock = &rr
 	}
+	base = base.recordCommand()
 	// Liveness gets 5s after the last heal: a waiter whose watch was
 	// compacted away may sit out its patience (2 TTLs) before it looks again.
 	byResource := []Check{{Name: checker.CheckerMutualExclusion, ResourceOnly: true},

@@ -94,6 +94,7 @@ func (p *lockProcess) start(ctx context.Context) error {
 	if old := p.l; old != nil { // the crashed process's, closed as it dies
 		p.dead.Go(func() { p.w.closeRecipe("lock", p.r.Name, p.name, old) })
 	}
+	attachProcess(p.w.env, p.name, l)
 	p.cli, p.l = cli, l
 	p.gen++
 	return nil
@@ -174,6 +175,9 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
 			if err := p.restart(ctx, gen); err != nil {
+				if ctx.Err() != nil {
+					return nil // the run ended as the process came back
+				}
 				return err
 			}
 			continue

@@ -57,7 +57,7 @@ func (s Scenario) reuse(name string, expect checker.Expectation, resolver bool) 
 	s.Expect = expect
 	s.Description = fmt.Sprintf("%s on the schedule of %s", name, orig)
 	s.Upstream = nil
-	return s
+	return s.recordCommand()
 }
 
 // recipeOf returns a program's own recipe, *own, when the scenario has

@@ -23,8 +23,11 @@ import (
 // workload.readers; version 4 the queue family's workload.producers and
 // workload.priorities; version 5 the barrier family's workload.stagger;
 // version 6 the operations' input.priority and output.empty, which a
-// result's violations name (checker.HistoryVersion 3).
-const SchemaVersion = 6
+// result's violations name (checker.HistoryVersion 3); version 7 workload.command, the program a recipe in another process runs,
+// and the result's not_applicable and recipe_faults
+// (an older etcdsim would run the registry's recipe of that name instead,
+// or refuse a name it does not know, where the run was of the program).
+const SchemaVersion = 7
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -98,6 +101,12 @@ type Workload struct {
 	// "serializable-snapshot".
 	// A recipe value set below wins, and Recipe then only names it.
 	Recipe string `json:"recipe,omitempty"`
+	// Command, if set, is the program the recipe runs, one process per
+	// client, speaking docs/protocol.md (package scenarios/process):
+	// Recipe is then only its name. A process recipe's value records its
+	// command here, so that a replay from JSON starts the same program;
+	// such a scenario runs on the real clock. Lock and election families.
+	Command []string `json:"command,omitempty"`
 	// Resolver names the discovery resolver recipe; "" means "relisting".
 	// A ResolverRecipe set below wins, and Resolver then only names it.
 	Resolver string `json:"resolver,omitempty"`
@@ -251,6 +260,7 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Version == 0 {
 		s.Version = SchemaVersion
 	}
+	s = s.withCommand()
 	if s.Cluster.Members == 0 {
 		s.Cluster.Members = 3
 	}

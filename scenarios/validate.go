@@ -66,6 +66,7 @@ func (s Scenario) Validate() error {
 	}
 	if f != nil {
 		checkKnobs(f, w, bad)
+		checkCommand(s, bad)
 		if f.validate != nil {
 			f.validate(s, bad)
 		}

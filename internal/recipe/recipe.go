@@ -65,6 +65,12 @@ type Recipe[New any] struct {
 	// Upstream is the report the broken recipe reproduces, as a URL (an
 	// etcd issue), "" if none.
 	Upstream string `json:"upstream,omitempty"`
+	// Command, for a recipe whose every client is a program of its own
+	// (package scenarios/process), is that program's command and
+	// arguments. A scenario running the recipe records it in
+	// workload.command, so that a replay starts the same program; nil for
+	// a recipe in Go.
+	Command []string `json:"command,omitempty"`
 	// New builds the recipe for one client.
 	New New `json:"-"`
 }

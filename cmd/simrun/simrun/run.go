@@ -13,7 +13,7 @@ import (
 
 var runCommand = &command{
 	name:    "run",
-	usage:   "[-f FILE]... [-seed N] [-runs N] [-parallel P] [-duration D] [-members M] [-out DIR] [-run-timeout D] [-inprocess] [NAME...]",
+	usage:   "[-f FILE]... [-command 'PROGRAM ARG...' [-recipe NAME]] [-seed N] [-runs N] [-parallel P] [-duration D] [-members M] [-out DIR] [-run-timeout D] [-inprocess] [NAME...]",
 	summary: "run the scenarios NAME... (exact names, prefixes such as lock/, or globs such as lock/*/pause-*) and those of scenario files (-f, the JSON simrun shrink writes)",
 	flags:   func(fs *flag.FlagSet) { new(runFlags).register(fs) },
 }
@@ -28,6 +28,8 @@ type runFlags struct {
 	duration time.Duration
 	members  int
 	files    fileList
+	command  string
+	recipe   string
 }
 
 // fileList is a flag that may be given several times.
@@ -43,6 +45,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 0, "how long each workload runs (default each scenario's own)")
 	fs.IntVar(&f.members, "members", 0, "cluster members (default each scenario's own)")
 	fs.Var(&f.files, "f", "a scenario file (JSON, as result.json's \"scenario\" or simrun shrink's output) to run; may be given several times")
+	fs.StringVar(&f.command, "command", "", "run each lock or election scenario with a recipe in another process instead: this program, one process per client, speaking docs/protocol.md (split on spaces; on the real clock)")
+	fs.StringVar(&f.recipe, "recipe", "process", "with -command, the recipe's name in scenario names and reports")
 }
 
 func runRun(e *env, args []string) (int, error) {
@@ -82,6 +86,9 @@ func runRun(e *env, args []string) (int, error) {
 		picked = append(picked, s)
 	}
 	if err := f.batchFlags.check(e); err != nil {
+		return exitUsage, err
+	}
+	if picked, err = withCommand(picked, f.command, f.recipe); err != nil {
 		return exitUsage, err
 	}
 	var jobs []job

@@ -1,0 +1,265 @@
+package process_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+)
+
+// adapter is a program speaking the protocol, written in Go, run as a
+// process of this test binary. Mode "mutex" is a correct lock and election
+// on concurrency.Mutex and concurrency.Election, with tokens, leases,
+// guarded writes and done events; the other modes are that, until they
+// break the protocol in one way each at the second acquire (the first
+// shows the program is up, however slowly it started):
+//
+//	exit        exits
+//	garbage     answers with a line that is not JSON
+//	stranger    answers an id that was never sent
+//	late        answers 3s after its deadline
+//	silent      never answers
+//	noinit      exits before init
+func adapter(mode string) int {
+	in := bufio.NewScanner(os.Stdin)
+	var mu sync.Mutex // guards stdout
+	send := func(m map[string]any) {
+		b, _ := json.Marshal(m)
+		mu.Lock()
+		defer mu.Unlock()
+		os.Stdout.Write(append(b, '\n'))
+	}
+	if mode == "noinit" {
+		return 3
+	}
+	a := &goAdapter{send: send, held: map[string]*concurrency.Mutex{}, sessions: map[string]*concurrency.Session{},
+		terms: map[string]*concurrency.Election{}}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	acquires := 0
+	for in.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(in.Bytes(), &m); err != nil {
+			fmt.Fprintln(os.Stderr, "adapter: bad line:", err)
+			return 2
+		}
+		op, _ := m["op"].(string)
+		id := int64(num(m["id"]))
+		if op == "cancel" {
+			continue
+		}
+		if op == "init" {
+			send(a.init(id, m))
+			continue
+		}
+		if op == "acquire" {
+			acquires++
+		}
+		switch broken := acquires >= 2; {
+		case !broken:
+		default:
+			switch mode {
+			case "exit":
+				if op == "acquire" {
+					fmt.Fprintln(os.Stderr, "adapter: giving up")
+					return 1
+				}
+			case "garbage":
+				if op == "acquire" {
+					fmt.Println("lock acquired!")
+					continue
+				}
+			case "stranger":
+				if op == "acquire" {
+					send(map[string]any{"id": id + 100, "ok": true})
+					continue
+				}
+			case "late":
+				if op == "acquire" {
+					wg.Go(func() {
+						time.Sleep(time.Duration(num(m["timeout_ms"]))*time.Millisecond + 3*time.Second)
+						send(map[string]any{"id": id, "ok": false, "error": "timeout"})
+					})
+					continue
+				}
+			case "silent":
+				if op == "acquire" {
+					continue
+				}
+			}
+		}
+		wg.Go(func() {
+			ans := a.serve(op, m)
+			ans["id"] = id
+			send(ans)
+		})
+	}
+	return 0
+}
+
+type goAdapter struct {
+	send func(map[string]any)
+	cli  *clientv3.Client
+	name string
+	ttl  int
+
+	mu       sync.Mutex // guards the maps and next
+	held     map[string]*concurrency.Mutex
+	sessions map[string]*concurrency.Session
+	terms    map[string]*concurrency.Election
+	next     int
+}
+
+func num(v any) float64 { f, _ := v.(float64); return f }
+
+func (a *goAdapter) init(id int64, m map[string]any) map[string]any {
+	var eps []string
+	for _, e := range m["endpoints"].([]any) {
+		eps = append(eps, e.(string))
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, DialTimeout: time.Second})
+	if err != nil {
+		return map[string]any{"id": id, "ok": false, "error": "unavailable", "text": err.Error()}
+	}
+	a.cli, a.name, a.ttl = cli, m["name"].(string), int(num(m["ttl"]))
+	return map[string]any{"id": id, "ok": true, "recipe": "go-mutex", "features": []string{"lease", "put", "owned", "leader"}}
+}
+
+func (a *goAdapter) ctx(m map[string]any) (context.Context, context.CancelFunc) {
+	if t := num(m["timeout_ms"]); t > 0 {
+		return context.WithTimeout(context.Background(), time.Duration(t)*time.Millisecond)
+	}
+	return context.WithTimeout(context.Background(), 5*time.Second)
+}
+
+func fail(code string, err error) map[string]any {
+	return map[string]any{"ok": false, "error": code, "text": err.Error()}
+}
+
+func (a *goAdapter) handle(prefix string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.next++
+	return prefix + strconv.Itoa(a.next)
+}
+
+func (a *goAdapter) serve(op string, m map[string]any) map[string]any {
+	ctx, cancel := a.ctx(m)
+	defer cancel()
+	h, _ := m["handle"].(string)
+	a.mu.Lock()
+	mx, s, el := a.held[h], a.sessions[h], a.terms[h]
+	a.mu.Unlock()
+	switch op {
+	case "ping":
+		return map[string]any{"ok": true}
+	case "acquire", "campaign":
+		s, err := concurrency.NewSession(a.cli, concurrency.WithTTL(a.ttl))
+		if err != nil {
+			return fail("unavailable", err)
+		}
+		h := a.handle("h")
+		var key string
+		var rev int64
+		if op == "acquire" {
+			mx := concurrency.NewMutex(s, "etcdsim/lock/"+a.name)
+			if err := mx.Lock(ctx); err != nil {
+				s.Close()
+				return fail("timeout", err)
+			}
+			key, rev = mx.Key(), mx.Header().Revision
+			a.mu.Lock()
+			a.held[h] = mx
+			a.mu.Unlock()
+		} else {
+			el := concurrency.NewElection(s, a.name)
+			if err := el.Campaign(ctx, m["value"].(string)); err != nil {
+				s.Close()
+				return fail("timeout", err)
+			}
+			key, rev = el.Key(), el.Rev()
+			a.mu.Lock()
+			a.terms[h] = el
+			a.mu.Unlock()
+		}
+		a.mu.Lock()
+		a.sessions[h] = s
+		a.mu.Unlock()
+		go func() {
+			<-s.Done()
+			a.send(map[string]any{"event": "done", "handle": h})
+		}()
+		return map[string]any{"ok": true, "handle": h, "key": key, "token": rev, "term": rev, "lease": strconv.FormatInt(int64(s.Lease()), 10)}
+	case "release", "resign":
+		code := map[string]string{"release": "not_held", "resign": "not_leader"}[op]
+		if s == nil {
+			return fail(code, fmt.Errorf("no handle %q", h))
+		}
+		a.mu.Lock()
+		delete(a.held, h)
+		delete(a.terms, h)
+		delete(a.sessions, h)
+		a.mu.Unlock()
+		defer s.Close()
+		key := ""
+		if mx != nil {
+			key = mx.Key()
+		} else {
+			key = el.Key()
+		}
+		r, err := a.cli.Txn(ctx).If(clientv3.Compare(clientv3.LeaseValue(key), "=", s.Lease())).Then(clientv3.OpDelete(key)).Commit()
+		if err != nil {
+			return fail("unavailable", err)
+		}
+		if !r.Succeeded {
+			return fail(code, fmt.Errorf("%s is gone", key))
+		}
+		return map[string]any{"ok": true}
+	case "put", "owned":
+		if mx == nil {
+			return fail("not_held", fmt.Errorf("no handle %q", h))
+		}
+		cmp := clientv3.Compare(clientv3.CreateRevision(mx.Key()), "=", mx.Header().Revision)
+		var then []clientv3.Op
+		if op == "put" {
+			then = append(then, clientv3.OpPut(m["key"].(string), m["value"].(string)))
+		}
+		r, err := a.cli.Txn(ctx).If(cmp).Then(then...).Commit()
+		if err != nil {
+			return fail("unavailable", err)
+		}
+		if op == "owned" {
+			return map[string]any{"ok": true, "owned": r.Succeeded}
+		}
+		if !r.Succeeded {
+			return fail("not_held", fmt.Errorf("%s is gone", mx.Key()))
+		}
+		return map[string]any{"ok": true, "revision": r.Header.Revision}
+	case "proclaim":
+		if el == nil {
+			return fail("not_leader", fmt.Errorf("no handle %q", h))
+		}
+		if err := el.Proclaim(ctx, m["value"].(string)); err != nil {
+			return fail("not_leader", err)
+		}
+		return map[string]any{"ok": true}
+	case "leader":
+		r, err := a.cli.Get(ctx, a.name+"/", clientv3.WithFirstCreate()...)
+		if err != nil {
+			return fail("unavailable", err)
+		}
+		if len(r.Kvs) == 0 {
+			return fail("no_leader", fmt.Errorf("nobody leads"))
+		}
+		kv := r.Kvs[0]
+		return map[string]any{"ok": true, "key": string(kv.Key), "value": string(kv.Value), "term": kv.CreateRevision, "rev": kv.ModRevision}
+	}
+	return fail("unsupported", fmt.Errorf("op %q", op))
+}

@@ -1,0 +1,36 @@
+package process_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/etcdsim/etcdsim/cluster/clustertest"
+	"github.com/etcdsim/etcdsim/scenarios/process"
+)
+
+func TestConform(t *testing.T) {
+	c := realCluster(t)
+	ctx := clustertest.Context(t)
+	for _, family := range []string{"lock", "election"} {
+		t.Run(family+"/passes", func(t *testing.T) {
+			var out, trace bytes.Buffer
+			err := process.Conform(ctx, family, process.Config{Argv: adapterArgv("mutex"), Trace: &trace}, clustertest.Client(t, c, "ok-"+family), &out)
+			require.NoError(t, err, out.String()+trace.String())
+			require.NotContains(t, out.String(), "FAIL")
+			require.Contains(t, trace.String(), `> {"id":1,"op":"init","family":"`+family+`"`)
+		})
+	}
+	t.Run("lock/fails", func(t *testing.T) {
+		var out bytes.Buffer
+		err := process.Conform(ctx, "lock", process.Config{Argv: adapterArgv("garbage")}, clustertest.Client(t, c, "bad"), &out)
+		require.ErrorContains(t, err, `a second acquire while held gives up by its timeout_ms (error "timeout"): got process: gone: `)
+		require.ErrorContains(t, err, `wrote "lock acquired!", which is not a JSON object`)
+		require.Contains(t, out.String(), "ok   acquire answers ok")
+	})
+	t.Run("unknown family", func(t *testing.T) {
+		err := process.Conform(ctx, "queue", process.Config{Argv: adapterArgv("mutex")}, clustertest.Client(t, c, "q"), &bytes.Buffer{})
+		require.ErrorContains(t, err, `family "queue": want lock or election`)
+	})
+}

@@ -1,0 +1,113 @@
+package process_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/scenarios/process"
+)
+
+// find returns the scenario of ss whose name ends in suffix.
+func find(t *testing.T, ss []scenarios.Scenario, suffix string) scenarios.Scenario {
+	t.Helper()
+	for _, s := range ss {
+		if strings.HasSuffix(s.Name, suffix) {
+			return s
+		}
+	}
+	t.Fatalf("no scenario ends in %s", suffix)
+	return scenarios.Scenario{}
+}
+
+// TestScenarioRecordsCommand: a process recipe's scenario carries its
+// command and its need of the real clock in its JSON, and the scenario
+// read back from JSON, with no recipe value, builds the same recipe.
+func TestScenarioRecordsCommand(t *testing.T) {
+	argv := adapterArgv("mutex")
+	s := find(t, scenarios.LockSafety(process.Lock("go-mutex", argv...)), "/pause-holder")
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	var back scenarios.Scenario
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Nil(t, back.Workload.Lock)
+	require.Equal(t, argv, back.Workload.Command, "the JSON names the program")
+	require.Equal(t, "a recipe in another process dials etcd through real sockets", back.Cluster.RealClock)
+	require.NoError(t, back.Validate())
+	res, err := scenarios.Run(context.Background(), back, scenarios.Options{})
+	require.NoError(t, err)
+	require.Equal(t, argv, res.Scenario.Workload.Command)
+	require.Equal(t, "a recipe in another process dials etcd through real sockets", res.Scenario.Cluster.RealClock)
+	require.Equal(t, "real", string(res.Scenario.Cluster.Clock))
+	require.True(t, res.Met, res.Why)
+
+	v := back
+	v.Cluster.Clock = "virtual"
+	require.ErrorContains(t, v.Validate(), "needs the real clock: a recipe in another process")
+	v = back
+	v.Workload.Family = scenarios.FamilyQueue
+	v.Workload.Key = ""
+	require.ErrorContains(t, v.Validate(), "workload.command: the queue family cannot run a recipe in another process")
+}
+
+// TestProcessLockSafety: a correct lock in a process passes the lock
+// family's pause and crash scenarios: the pause freezes the program, the
+// crash kills it, and its restart starts it again.
+func TestProcessLockSafety(t *testing.T) {
+	skipUnderRace(t)
+	if testing.Short() {
+		t.Skip("two 12-second real-clock runs")
+	}
+	ss := scenarios.LockSafety(process.Lock("go-mutex", adapterArgv("mutex")...))
+	for _, name := range []string{"/crash-holder", "/standard-mix"} {
+		t.Run(name, func(t *testing.T) {
+			res := scenarios.Test(t, find(t, ss, name))
+			require.True(t, res.Met, res.Why)
+		})
+	}
+}
+
+// TestProcessElectionSafety: a correct election in a process passes the
+// election family's crash scenario.
+func TestProcessElectionSafety(t *testing.T) {
+	skipUnderRace(t)
+	if testing.Short() {
+		t.Skip("a real-clock run")
+	}
+	res := scenarios.Test(t, find(t, scenarios.ElectionSafety(process.Election("go-election", adapterArgv("mutex")...)), "/crash-leader"))
+	require.True(t, res.Met, res.Why)
+}
+
+// TestBrokenProgramJudged: programs that exit at their first acquire are
+// recorded as their clients' crashes, each with why, and the run is still
+// judged.
+func TestBrokenProgramJudged(t *testing.T) {
+	s := find(t, scenarios.LockSafety(process.LockWith("exits", process.Config{Argv: adapterArgv("exit")})), "/contention")
+	s.Faults = scenarios.Faults{}
+	s.Workload.Duration = scenarios.Duration(3 * time.Second)
+	res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Checks)
+	var crashes int
+	for _, op := range res.History().Ops {
+		if op.Kind == checker.KindCrash {
+			crashes++
+		}
+	}
+	require.Positive(t, crashes)
+	var exits int
+	for _, ev := range res.Faults {
+		if ev.Action == "process-exit" {
+			exits++
+			require.Contains(t, ev.Detail, "exited (exit status 1)")
+			require.Contains(t, ev.Detail, `"op":"acquire"`)
+		}
+	}
+	require.Equal(t, crashes, exits)
+}

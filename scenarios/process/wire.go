@@ -1,0 +1,96 @@
+package process
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// request is one line etcdsim writes on the program's stdin. Every request
+// but cancel carries an id and gets exactly one answer with that id. See
+// docs/protocol.md for what each op takes and answers.
+type request struct {
+	ID int64  `json:"id,omitempty"`
+	Op string `json:"op"`
+
+	// init
+	Family       string   `json:"family,omitempty"`
+	Name         string   `json:"name,omitempty"`
+	Endpoints    []string `json:"endpoints,omitempty"`
+	TTL          int64    `json:"ttl,omitempty"`
+	RPCTimeoutMs int64    `json:"rpc_timeout_ms,omitempty"`
+
+	// every op that may wait: what is left of the caller's deadline
+	TimeoutMs int64 `json:"timeout_ms,omitempty"`
+	// release, put, owned, proclaim, resign
+	Handle string `json:"handle,omitempty"`
+	// put, campaign, proclaim
+	Key   string `json:"key,omitempty"`
+	Value string `json:"value,omitempty"`
+	// cancel: the id of the request the caller gave up on
+	Of int64 `json:"of,omitempty"`
+}
+
+// answer is one line the program writes on its stdout: an answer to a
+// request (ID and OK set) or an event (Event set, no ID).
+type answer struct {
+	ID    int64  `json:"id"`
+	OK    *bool  `json:"ok"`
+	Event string `json:"event"`
+	Error string `json:"error"`
+	Text  string `json:"text"`
+
+	// init
+	Recipe   string   `json:"recipe"`
+	Features []string `json:"features"`
+	// acquire, campaign; done events
+	Handle string  `json:"handle"`
+	Key    string  `json:"key"`
+	Token  int64   `json:"token"`
+	Lease  leaseID `json:"lease"`
+	// put
+	Revision int64 `json:"revision"`
+	// owned
+	Owned bool `json:"owned"`
+	// leader answers and leader events
+	Value string `json:"value"`
+	Term  int64  `json:"term"`
+	Rev   int64  `json:"rev"`
+}
+
+// leaseID is an etcd lease ID as the protocol carries it: a decimal
+// string, since IDs pass 2^53 and a JavaScript number would round them. A
+// JSON number is taken too, for programs in languages whose integers are
+// exact.
+type leaseID int64
+
+func (l *leaseID) UnmarshalJSON(b []byte) error {
+	var s string
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	} else {
+		s = string(b)
+	}
+	if s == "" || s == "null" {
+		*l = 0
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("lease %s: want a decimal string such as \"7587882340110523400\"", b)
+	}
+	*l = leaseID(n)
+	return nil
+}
+
+// The error codes an answer with "ok": false may carry; others are taken
+// as an error whose outcome is unknown.
+const (
+	codeNotHeld     = "not_held"
+	codeNotLeader   = "not_leader"
+	codeNoLeader    = "no_leader"
+	codeTimeout     = "timeout"
+	codeUnsupported = "unsupported"
+)
