@@ -26,7 +26,16 @@ func TestRegistryGolden(t *testing.T) {
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	for _, s := range scenarios.All() {
-		if err := enc.Encode(scenarios.WithDefaults(s)); err != nil {
+		s = scenarios.WithDefaults(s)
+		if s.Upstream != nil {
+			// The etcd version comes from the binary's build info, which
+			// a test binary carries from Go 1.27 on and not before: it
+			// says what was built, not what the registry means.
+			u := *s.Upstream
+			u.Etcd = ""
+			s.Upstream = &u
+		}
+		if err := enc.Encode(s); err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
 	}
