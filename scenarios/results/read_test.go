@@ -50,7 +50,9 @@ func TestReadRunRefuses(t *testing.T) {
 			[]string{"result.json", `field "ops"`, "JSON string where a int belongs"}, nil},
 		{"trailing data", func(t *testing.T, dir string) { replace(t, filepath.Join(dir, result), "\n}\n", "\n}\n{}\n") },
 			[]string{"result.json: data after the JSON document"}, nil},
-		{"newer result", func(t *testing.T, dir string) { replace(t, filepath.Join(dir, result), `"version": 1`, `"version": 99`) },
+		{"newer result", func(t *testing.T, dir string) {
+			replace(t, filepath.Join(dir, result), `"version": 1`, `"version": 99`)
+		},
 			[]string{"result.json has version 99; this etcdsim reads versions up to " + strconv.Itoa(scenarios.SchemaVersion)}, nil},
 		{"newer history", func(t *testing.T, dir string) {
 			replace(t, filepath.Join(dir, history), `{"version":`+strconv.Itoa(checker.HistoryVersion), `{"version":9`)
