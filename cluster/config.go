@@ -48,7 +48,15 @@ type Config struct {
 	// from the seed. It is the network, not a fault: no heal removes it. 0
 	// means none — loopback or in-memory, as fast as the machine; on the
 	// virtual clock that is no time at all, so a schedule that needs a
-	// round trip to take time sets it.
+	// round trip to take time sets it. With 0, a healthy cluster keeps
+	// every lease its clients renew, as with any latency; but every run of
+	// a schedule then has the same timing, so a fault that lands on the
+	// instant of a lease renewal lands on it in every run. A follower
+	// forwards a renewal to the leader it knows and waits for the answer up
+	// to etcd's request timeout (5 s plus two election timeouts) while the
+	// client sends no other; a leader cut off at that instant costs a
+	// lease whose TTL runs out first. A latency of a millisecond or more
+	// spreads such instants by the seed.
 	Latency time.Duration `json:"latency,omitempty"`
 	// ClientKeepAliveTime is how long a named client's connection to a
 	// member may be idle before gRPC pings the member to see that it is
