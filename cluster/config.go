@@ -53,9 +53,10 @@ type Config struct {
 	// a schedule then has the same timing, so a fault that lands on the
 	// instant of a lease renewal lands on it in every run. A follower
 	// forwards a renewal to the leader it knows and waits for the answer up
-	// to etcd's request timeout (5 s plus two election timeouts) while the
-	// client sends no other; a leader cut off at that instant costs a
-	// lease whose TTL runs out first. A latency of a millisecond or more
+	// to etcd's request timeout (5 s plus two election timeouts), and the
+	// renewals the client sends meanwhile queue behind it on the same
+	// stream; a leader cut off at that instant costs a lease whose TTL
+	// runs out first. A latency of a millisecond or more
 	// spreads such instants by the seed.
 	Latency time.Duration `json:"latency,omitempty"`
 	// ClientKeepAliveTime is how long a named client's connection to a
