@@ -56,7 +56,7 @@ lint:
 	$(GO) vet ./...
 
 # Every registered scenario with simrun — a correct recipe on its seed, a
-# pitfall found on one of up to 3 (scenarios.DetectionSeeds); results in results/gallery
+# pitfall found on one of up to 5 (scenarios.DetectionSeeds); results in results/gallery
 # (about half a minute on the virtual clock; CLOCK=real for the wall clock,
 # several minutes).
 CLOCK ?=
