@@ -74,7 +74,7 @@ func BarrierSafety(r barrier.Recipe) []Scenario {
 	iso.Faults.Timeline = &faults.Timeline{Steps: []faults.Step{
 		faults.At(time.Second, 3*time.Second, faults.Isolate(faults.Client("c2"))),
 	}}
-	return []Scenario{mix, iso}
+	return append([]Scenario{mix, iso}, barrierPatience(r)...)
 }
 
 // barrierScenarios are the family's scenarios: every correct recipe of

@@ -91,7 +91,7 @@ func PlainBarrierSafety(r barrier.PlainRecipe) []Scenario {
 	cw.Name = "plain-barrier/" + r.Name + "/compacted-watch"
 	cw.Description = r.Name + ": a waiter's connections are reset while the holder works and etcd compacts; its watch resumes from a compacted revision, with the barrier still up"
 	cw.Faults.Timeline = tl
-	return []Scenario{mix, cw}
+	return append([]Scenario{mix, cw}, plainBarrierPatience(r)...)
 }
 
 // slowWaiter delays c2's links by 300 ms each way for its first 1.6 s.

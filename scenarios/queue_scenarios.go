@@ -126,7 +126,7 @@ func QueueSafety(r queue.Recipe) []Scenario {
 	lost.Name = "queue/" + r.Name + "/lost-claim"
 	lost.Description = r.Name + ": the answers to the consumers' requests are lost ten times; every item still reaches a consumer once"
 	lost.Faults.Timeline = lostClaims()
-	return []Scenario{mix, lost}
+	return append([]Scenario{mix, lost}, queuePatience(r)...)
 }
 
 // queueScenarios are the family's scenarios: every correct recipe of the
