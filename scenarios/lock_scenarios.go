@@ -94,7 +94,10 @@ func lockScenarios() []Scenario {
 // full, holds and linearizability included; and contention, two clients
 // each asking for the lock just as the other releases it, judged in full
 // and by a tight liveness bound — the schedule that exposes a waiter that
-// can miss its wake-up.
+// can miss its wake-up. And, on a healthy cluster, judged in full: waiters
+// that give up while the holder works (impatient-waiter), holds four TTLs
+// long (long-hold), and a holder crashed in the middle of a hold of three
+// seconds (crash-mid-hold).
 //
 // How a holder makes sure it still holds the lock before each write is
 // Workload.OwnerCheck: OwnerCheckDone (the default) watches its Held's
