@@ -115,7 +115,8 @@ func lostClaimWorkload() Workload {
 // QueueSafety returns the scenarios a correct queue recipe — one of ours
 // or a user's own — must pass, judged by QueueDelivery: two producers and
 // two consumers under the standard fault mix, and the same with the
-// answers to the consumers' requests lost again and again.
+// answers to the consumers' requests lost again and again; and
+// queuePatience's consumers that give up a dequeue on an empty queue.
 func QueueSafety(r queue.Recipe) []Scenario {
 	mix := queueBase(r, queueMix(10*time.Second))
 	mix.Name = "queue/" + r.Name + "/standard-mix"
