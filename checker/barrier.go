@@ -53,7 +53,10 @@ type BarrierOptions struct {
 // name the round for the reader of a report; the check does not read it.
 // A client that was dropped from the barrier without knowing it (its
 // session's lease expired while it was inside) has not called leave; the
-// others' leaves are judged against it only if its enter returned ok.
+// others' leaves are judged against it only if its enter returned ok. A
+// client that crashed after its enter is judged as one that called leave
+// at the crash: its key leaves with its lease, at a time the history
+// does not record.
 //
 // Per plain barrier Key (the model is in plainbarrier.go):
 //   - an ok wait called after an ok hold had returned, with no lift that
@@ -123,7 +126,7 @@ func BarrierSafety(h History, opts BarrierOptions) Result {
 		slices.Sort(cs)
 	}
 	for _, key := range keys {
-		b := barrierRun{h: &h, rep: rep, key: key, clients: map[string]*barrierClient{}}
+		b := barrierRun{h: &h, rep: rep, key: key, clients: map[string]*barrierClient{}, crashes: crashes}
 		if err := b.collect(groups[key]); err != nil {
 			return rep.invalid(err)
 		}
@@ -161,6 +164,7 @@ type barrierRun struct {
 	names   []string // clients, sorted
 	order   []int    // the ok enters and leaves, by call
 	count   int64
+	crashes map[string][]time.Duration // each client's crashes, sorted
 }
 
 func (b *barrierRun) collect(idx []int) error {
@@ -261,6 +265,11 @@ func (b *barrierRun) judgeLeave(op *Operation) {
 		}
 		e := &b.h.Ops[c.okEnters[k-1]]
 		if l, ok := last(c.leaveCalls, op.Return); ok && l >= e.Call {
+			continue
+		}
+		// A crash ends the client's part as a leave would: its key stays
+		// until its lease expires, which the history does not record.
+		if cr, ok := last(b.crashes[name], op.Return); ok && cr >= e.Call {
 			continue
 		}
 		b.rep.violation(ViolationEarlyPass, []*Operation{op, e},

@@ -50,6 +50,28 @@ var barrierCases = []struct {
 		wantMsg: "c1 passed Leave of barrier B at 4.000s while c2, inside since 2.000s, had not called Leave",
 	},
 	{
+		name: "a client that crashed inside is no longer waited for",
+		h: hist(
+			mk("c1", KindEnter, "B", 0, 2, round("1"), count(2)),
+			mk("c2", KindEnter, "B", 1, 2, round("1"), count(2)),
+			crash("c2", 2.5),
+			mk("c1", KindLeave, "B", 3, 5, round("1")),
+		),
+		want: VerdictOK,
+	},
+	{
+		name: "a crash before the enter does not excuse a leave",
+		h: hist(
+			crash("c2", 0.5),
+			mk("c1", KindEnter, "B", 0, 2, round("1"), count(2)),
+			mk("c2", KindEnter, "B", 1, 2, round("1"), count(2)),
+			mk("c1", KindLeave, "B", 3, 4, round("1")),
+			mk("c2", KindLeave, "B", 5, 6, round("1")),
+		),
+		want:    VerdictViolation,
+		wantMsg: "c1 passed Leave of barrier B at 4.000s while c2, inside since 2.000s, had not called Leave",
+	},
+	{
 		name: "a count below one",
 		h:    hist(mk("c1", KindEnter, "B", 0, 1, round("1"), count(0))),
 		want: VerdictInvalid, wantMsg: "enter with count 0 (Input.Token): want 1 or more",

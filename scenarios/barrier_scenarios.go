@@ -61,7 +61,9 @@ func barrierRounds(d time.Duration) Workload {
 // BarrierSafety returns the scenarios a correct double-barrier recipe —
 // one of ours or a user's own — must pass, judged by BarrierSafety: four
 // processes going through it round after round under the standard fault
-// mix, and while one of them is cut off past its TTL.
+// mix, and while one of them is cut off past its TTL; and
+// barrierPatience's processes that give up Enter while the others are on
+// their way, rounds four TTLs long, and a process crashed inside.
 func BarrierSafety(r barrier.Recipe) []Scenario {
 	mix := barrierBase(r, barrierRounds(8*time.Second))
 	mix.Name = "barrier/" + r.Name + "/standard-mix"
@@ -74,7 +76,7 @@ func BarrierSafety(r barrier.Recipe) []Scenario {
 	iso.Faults.Timeline = &faults.Timeline{Steps: []faults.Step{
 		faults.At(time.Second, 3*time.Second, faults.Isolate(faults.Client("c2"))),
 	}}
-	return []Scenario{mix, iso}
+	return append([]Scenario{mix, iso}, barrierPatience(r)...)
 }
 
 // barrierScenarios are the family's scenarios: every correct recipe of

@@ -94,7 +94,10 @@ func lockScenarios() []Scenario {
 // full, holds and linearizability included; and contention, two clients
 // each asking for the lock just as the other releases it, judged in full
 // and by a tight liveness bound — the schedule that exposes a waiter that
-// can miss its wake-up.
+// can miss its wake-up. And, on a healthy cluster, judged in full: waiters
+// that give up while the holder works (impatient-waiter), holds four TTLs
+// long (long-hold), and a holder crashed in the middle of a hold of three
+// seconds (crash-mid-hold).
 //
 // How a holder makes sure it still holds the lock before each write is
 // Workload.OwnerCheck: OwnerCheckDone (the default) watches its Held's
@@ -177,7 +180,7 @@ func LockSafety(r lock.Recipe) []Scenario {
 	long.Description = r.Name + ": two clients, each holding the lock for four TTLs, on a healthy cluster; the holder's lease must stay alive for the whole hold"
 	long.Workload = longHolds(long.Workload)
 	long.Checkers = []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}, {Name: checker.CheckerLiveness}}
-	return []Scenario{mix, pause, kill, crash, contend, impatient, long}
+	return []Scenario{mix, pause, kill, crash, contend, impatient, long, lockCrashMidHold(base, r.Name)}
 }
 
 // impatientWaiters is w with callers that give up while a healthy holder

@@ -79,7 +79,9 @@ func compactedWatch() (Workload, *faults.Timeline) {
 // PlainBarrierSafety returns the scenarios a correct plain-barrier recipe
 // — one of ours or a user's own — must pass, judged by BarrierSafety: a
 // holder and two waiters under the standard fault mix, and a waiter cut
-// off while etcd compacts past the revision its watch began at.
+// off while etcd compacts past the revision its watch began at; and
+// plainBarrierPatience's waiters that give up while the barrier is up,
+// and a barrier up for eight seconds at a time.
 func PlainBarrierSafety(r barrier.PlainRecipe) []Scenario {
 	mix := plainBarrierBase(r, plainBarrierRounds(8*time.Second, 300*time.Millisecond))
 	mix.Name = "plain-barrier/" + r.Name + "/standard-mix"
@@ -91,7 +93,7 @@ func PlainBarrierSafety(r barrier.PlainRecipe) []Scenario {
 	cw.Name = "plain-barrier/" + r.Name + "/compacted-watch"
 	cw.Description = r.Name + ": a waiter's connections are reset while the holder works and etcd compacts; its watch resumes from a compacted revision, with the barrier still up"
 	cw.Faults.Timeline = tl
-	return []Scenario{mix, cw}
+	return append([]Scenario{mix, cw}, plainBarrierPatience(r)...)
 }
 
 // slowWaiter delays c2's links by 300 ms each way for its first 1.6 s.

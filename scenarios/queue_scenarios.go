@@ -115,7 +115,8 @@ func lostClaimWorkload() Workload {
 // QueueSafety returns the scenarios a correct queue recipe — one of ours
 // or a user's own — must pass, judged by QueueDelivery: two producers and
 // two consumers under the standard fault mix, and the same with the
-// answers to the consumers' requests lost again and again.
+// answers to the consumers' requests lost again and again; and
+// queuePatience's consumers that give up a dequeue on an empty queue.
 func QueueSafety(r queue.Recipe) []Scenario {
 	mix := queueBase(r, queueMix(10*time.Second))
 	mix.Name = "queue/" + r.Name + "/standard-mix"
@@ -126,7 +127,7 @@ func QueueSafety(r queue.Recipe) []Scenario {
 	lost.Name = "queue/" + r.Name + "/lost-claim"
 	lost.Description = r.Name + ": the answers to the consumers' requests are lost ten times; every item still reaches a consumer once"
 	lost.Faults.Timeline = lostClaims()
-	return []Scenario{mix, lost}
+	return append([]Scenario{mix, lost}, queuePatience(r)...)
 }
 
 // queueScenarios are the family's scenarios: every correct recipe of the

@@ -78,7 +78,9 @@ func isolateReader() (Workload, *faults.Timeline) {
 // one of ours or a user's own — must pass, each judged by RWExclusion and
 // Liveness: two readers and two writers under the standard fault mix and
 // through two leader kills; a waiting writer's session revoked (etcd
-// #16221's schedule); a reader cut off past its TTL while a writer waits.
+// #16221's schedule); a reader cut off past its TTL while a writer waits;
+// and rwPatience's callers that give up behind a holder, holds four TTLs
+// long and a writer crashed in the middle of its hold.
 func RWMutexSafety(r rwmutex.Recipe) []Scenario {
 	mixed := Workload{Clients: 4, Readers: 2, Hold: Duration(200 * time.Millisecond), Duration: Duration(12 * time.Second)}
 	// Liveness gets 5s after the last heal, as for a lock: a waiter whose
@@ -113,7 +115,7 @@ func RWMutexSafety(r rwmutex.Recipe) []Scenario {
 	iso.Description = r.Name + ": a reader cut off past its TTL stops reading before the waiting writer takes the lock"
 	iso.Faults.Timeline = tl
 	iso.Checkers = checks
-	return []Scenario{mix, kill, revoke, iso}
+	return append([]Scenario{mix, kill, revoke, iso}, rwPatience(r)...)
 }
 
 // rwmutexScenarios are the family's scenarios: every correct recipe of

@@ -168,6 +168,25 @@ var upstreamReports = []upstreamReport{
 			"holder's lock stays held until the storm ends plus a TTL",
 	},
 	{
+		id: "etcd-15247", url: "https://github.com/etcd-io/etcd/issues/15247",
+		also:   []string{"https://github.com/etcd-io/etcd/pull/16822", "https://github.com/etcd-io/etcd/issues/12528"},
+		status: "closed",
+		note: "the fix (etcd PR #16822) checks leadership before revoking, but skips the check when the member ticked in the last " +
+			"three heartbeats, which a resumed old leader has just done",
+		api: "server lessor and EtcdServer.revokeExpiredLeases",
+		what: "a leader stopped past the TTL and resumed revokes every lease it saw expire during the stop, leases " +
+			"their clients kept alive through the new leader",
+	},
+	{
+		id: "etcd-20418", url: "https://github.com/etcd-io/etcd/issues/20418",
+		also:   []string{"https://github.com/etcd-io/etcd/pull/21375", "https://github.com/etcd-io/etcd/pull/21399"},
+		status: "closed, fixed",
+		note: "fixed in 3.6.9 and backported by etcd PRs #21375 (the read index checked against a leader change) and " +
+			"#21399 (a new read index for every retry), both in v3.7.3",
+		api:  "server linearizable reads (etcdserver/read: the ReadIndex loop)",
+		what: "a member stopped and resumed answered linearizable reads with values older than writes acknowledged before the reads began",
+	},
+	{
 		id: "etcd-16221", url: "https://github.com/etcd-io/etcd/issues/16221",
 		status: "closed", note: "the report is closed, but RWMutex.Lock in v3.7.3 still never reads its key after the wait",
 		api:  "client/v3/experimental/recipes: RWMutex.Lock",
@@ -262,6 +281,8 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream11360()...)
 	out = append(out, upstream10811()...)
 	out = append(out, upstream9395()...)
+	out = append(out, upstream15247()...)
+	out = append(out, upstream20418()...)
 	out = append(out, upstream16221()...)
 	out = append(out, upstreamBarrierWait()...)
 	out = append(out, upstreamDoubleBarrierEnter()...)
