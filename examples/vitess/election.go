@@ -14,9 +14,11 @@ import (
 
 // elector campaigns with etcd2topo's LeaderParticipation.
 type elector struct {
-	srv  *etcd2topo.Server
-	name string
-	once sync.Once
+	srv   *etcd2topo.Server
+	name  string
+	mu    sync.Mutex // guards stops
+	stops []func()   // each participation's Stop, called once
+	once  sync.Once
 }
 
 // NewElector campaigns in the election prefix with vitess's leader
@@ -41,12 +43,16 @@ func (e *elector) Campaign(ctx context.Context, value string) (election.Leadersh
 	if err != nil {
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, mp.Stop)
+	stop := sync.OnceFunc(mp.Stop)
+	e.mu.Lock()
+	e.stops = append(e.stops, stop)
+	e.mu.Unlock()
+	after := context.AfterFunc(ctx, stop)
 	lctx, err := mp.WaitForLeadership()
-	if !stop() || err != nil {
+	if !after() || err != nil {
 		return nil, fmt.Errorf("vitess: campaign: %w", cmp.Or(err, ctx.Err()))
 	}
-	return &election.Term{Campaigned: value, Lost: lctx.Done(), Stop: mp.Stop}, nil
+	return &election.Term{Campaigned: value, Lost: lctx.Done(), Stop: stop}, nil
 }
 
 // Unfenced declares that vitess's terms carry no number.
@@ -54,8 +60,17 @@ func (e *elector) Unfenced() string {
 	return "etcd2topo's leader participation exposes neither its key nor its revision"
 }
 
-// Close closes vitess's server and its etcd client.
+// Close stops every participation, then closes vitess's server and its
+// etcd client: a Stop after the server's Close blocks for good (vitess's
+// participation goroutine returns on the close without closing done).
 func (e *elector) Close() error {
-	e.once.Do(e.srv.Close)
+	e.once.Do(func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		for _, stop := range e.stops {
+			stop()
+		}
+		e.srv.Close()
+	})
 	return nil
 }
