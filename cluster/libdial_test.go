@@ -51,19 +51,7 @@ func TestEndpointsOfVirtual(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer own.Close()
-		put(t, cli, "k", "v")
-		if got := get(t, own, "k"); got != "v" {
-			t.Fatalf("the library's client read %q, want v", got)
-		}
-		if err := c.Isolate("lib"); err != nil {
-			t.Fatal(err)
-		}
-		if !cutOff(own) {
-			t.Error("the library's client still writes with its name isolated")
-		}
-		if err := c.Heal("lib"); err != nil {
-			t.Fatal(err)
-		}
+		onLinks(t, c, cli, own, "lib")
 		put(t, own, "k", "w")
 
 		if err := c.CrashClient("lib"); err != nil {
