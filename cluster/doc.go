@@ -15,6 +15,25 @@
 // CrashClient and RestartClient take a client down as a dying process and
 // bring it back.
 //
+// A library that builds its own etcd client takes ClientConfigOf(cli) — a
+// clientv3.Config whose dialer and context are the named client's — or,
+// if it takes nothing but addresses, EndpointsOf(cli). Either way it runs
+// on the virtual clock too, every fault aimed at the named client reaches
+// it, and its connections close when that client's process crashes.
+//
+// What the package installs in the process, and why: for EndpointsOf on
+// the virtual clock, its init adds three per-target dial options to gRPC's
+// process-wide list (google.golang.org/grpc/internal's
+// AddGlobalPerTargetDialOptions, reached with go:linkname, since gRPC has
+// no public hook a library that builds its own client cannot bypass).
+// They act only on a channel whose target names an address under
+// .etcdsim.invalid, a reserved domain no resolver answers for, that
+// EndpointsOf gave out: they give it a dialer into the owning cluster's
+// in-memory network and hand the channel to the named client's process,
+// which closes it when the process ends. Every other gRPC channel of the
+// process gets nothing from them and dials as it would without etcdsim.
+// libdial.go states the model.
+//
 // In a test:
 //
 //	c := cluster.New(t, cluster.Config{}) // 3 members, fast profile

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -35,6 +36,7 @@ var libClients struct {
 // one life of its process: a context that ends, and the gRPC connections
 // that close, when the process crashes or the cluster closes.
 type libLife struct {
+	serial int64 // numbers the life in the process, for EndpointsOf's addresses
 	ctx    context.Context
 	cancel context.CancelFunc
 	mu     sync.Mutex // guards conns and ended
@@ -54,9 +56,11 @@ func (l *libLife) track(cc *grpc.ClientConn) {
 	l.mu.Unlock()
 }
 
-// end cancels the life's context and closes its connections.
+// end cancels the life's context, forgets its addresses and closes its
+// connections.
 func (l *libLife) end() {
 	l.cancel()
+	dropRoutes(l)
 	l.mu.Lock()
 	l.ended = true
 	conns := l.conns
@@ -70,16 +74,21 @@ func (l *libLife) end() {
 // options are the dial options that hand every connection a library
 // dials to l: gRPC shows a client's connection to its interceptors only.
 func (l *libLife) options() []grpc.DialOption {
-	return []grpc.DialOption{
-		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-			l.track(cc)
-			return invoke(ctx, method, req, reply, cc, opts...)
-		}),
-		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, stream grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-			l.track(cc)
-			return stream(ctx, desc, cc, method, opts...)
-		}),
-	}
+	return []grpc.DialOption{l.unary(), l.stream()}
+}
+
+func (l *libLife) unary() grpc.DialOption {
+	return grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		l.track(cc)
+		return invoke(ctx, method, req, reply, cc, opts...)
+	})
+}
+
+func (l *libLife) stream() grpc.DialOption {
+	return grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, stream grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		l.track(cc)
+		return stream(ctx, desc, cc, method, opts...)
+	})
 }
 
 // lifeOf returns the current life of c's client called name, starting one
@@ -93,12 +102,15 @@ func lifeOf(c *Cluster, name string) *libLife {
 	k := libClient{c: c, name: name}
 	l, ok := libClients.lives[k]
 	if !ok {
-		l = &libLife{conns: make(map[*grpc.ClientConn]struct{})}
+		l = &libLife{serial: lifeSerial.Add(1), conns: make(map[*grpc.ClientConn]struct{})}
 		l.ctx, l.cancel = context.WithCancel(context.Background())
 		libClients.lives[k] = l
 	}
 	return l
 }
+
+// lifeSerial numbers the lives of named clients in the process.
+var lifeSerial atomic.Int64
 
 // endLibClients ends the current life of c's client called name, as its
 // process crashes: the libraries' clients made from ClientConfigOf stop
@@ -179,34 +191,55 @@ func forgetLibClients(c *Cluster) {
 // StrayDials records it. cli must be a client Client, NewClient or
 // RestartClient returned.
 func ClientConfigOf(cli *clientv3.Client) (clientv3.Config, error) {
+	lp, err := libProcessOf(cli, "ClientConfigOf")
+	if err != nil {
+		return clientv3.Config{}, err
+	}
+	return clientv3.Config{
+		Context:              lp.life.ctx,
+		Endpoints:            lp.eps,
+		Logger:               quietLogger(),
+		DialTimeout:          5 * time.Second,
+		DialKeepAliveTime:    2 * time.Second,
+		DialKeepAliveTimeout: 2 * time.Second,
+		DialOptions:          append(lp.life.options(), grpc.WithContextDialer(lp.c.guardedDial(lp.name, lp.eps))),
+	}, nil
+}
+
+// libProcess is the current life of the process of a named client, for a
+// library's client: its cluster, name and life, and its links (the URLs of
+// its proxies, and the members they lead to, in member order).
+type libProcess struct {
+	c       *Cluster
+	name    string
+	life    *libLife
+	eps     []string
+	members []string
+}
+
+// libProcessOf returns the current life of cli's named client, or an error
+// (prefixed by what, the caller's name) if cli is no client of an open
+// cluster or its process is down.
+func libProcessOf(cli *clientv3.Client, what string) (libProcess, error) {
 	libClients.mu.Lock()
 	lc, ok := libClients.byCli[cli]
 	libClients.mu.Unlock()
 	if !ok {
-		return clientv3.Config{}, errors.New("cluster: ClientConfigOf: the client was not made by a cluster that is open (Cluster.Client, NewClient or RestartClient make them)")
+		return libProcess{}, fmt.Errorf("cluster: %s: the client was not made by a cluster that is open (Cluster.Client, NewClient or RestartClient make them)", what)
 	}
 	c := lc.c
 	c.mu.Lock()
 	nc := c.clients[lc.name]
 	if c.closed || nc == nil {
 		c.mu.Unlock()
-		return clientv3.Config{}, fmt.Errorf("cluster: ClientConfigOf(%q): %w", lc.name, ErrClosed)
+		return libProcess{}, fmt.Errorf("cluster: %s(%q): %w", what, lc.name, ErrClosed)
 	}
-	crashed, eps := nc.crashed, nc.endpoints()
+	crashed, eps, members := nc.crashed, nc.endpoints(), nc.memberNames()
 	c.mu.Unlock()
 	if crashed {
-		return clientv3.Config{}, fmt.Errorf("%w: ClientConfigOf(%q): the client's process is down; RestartClient brings it back", ErrCrashed, lc.name)
+		return libProcess{}, fmt.Errorf("%w: %s(%q): the client's process is down; RestartClient brings it back", ErrCrashed, what, lc.name)
 	}
-	life := lifeOf(c, lc.name)
-	return clientv3.Config{
-		Context:              life.ctx,
-		Endpoints:            eps,
-		Logger:               quietLogger(),
-		DialTimeout:          5 * time.Second,
-		DialKeepAliveTime:    2 * time.Second,
-		DialKeepAliveTimeout: 2 * time.Second,
-		DialOptions:          append(life.options(), grpc.WithContextDialer(c.guardedDial(lc.name, eps))),
-	}, nil
+	return libProcess{c: c, name: lc.name, life: lifeOf(c, lc.name), eps: eps, members: members}, nil
 }
 
 // guardedDial dials over the cluster's network the addresses of eps and
@@ -221,14 +254,19 @@ func (c *Cluster) guardedDial(name string, eps []string) func(context.Context, s
 	return func(ctx context.Context, addr string) (net.Conn, error) {
 		if !slices.Contains(allowed, addr) {
 			err := fmt.Errorf("%w: a library's client of %q dialed %s; the harness gave it %v (ClientConfigOf's Endpoints): build the client from that configuration rather than from addresses of its own", ErrStrayDial, name, addr, eps)
-			libClients.mu.Lock()
-			if libClients.stray != nil {
-				libClients.stray[c] = append(libClients.stray[c], err)
-			}
-			libClients.mu.Unlock()
+			c.recordStray(err)
 			return nil, err
 		}
 		return c.net.dial(ctx, addr)
+	}
+}
+
+// recordStray remembers the refusal of a library's dial, for StrayDials.
+func (c *Cluster) recordStray(err error) {
+	libClients.mu.Lock()
+	defer libClients.mu.Unlock()
+	if libClients.stray != nil {
+		libClients.stray[c] = append(libClients.stray[c], err)
 	}
 }
 
@@ -260,23 +298,40 @@ func RealSocketsOnly(cli *clientv3.Client, lib, why string) error {
 	return fmt.Errorf("%w: %s dials etcd over real sockets only (%s), and the virtual clock's network is in memory; run it on the real clock (Config.Clock: ClockReal, simrun -clock real)", ErrNeedsRealClock, lib, why)
 }
 
-// EndpointsOf returns cli's endpoints for a library that dials etcd by
-// itself from endpoints alone, with no way to be given a dialer (lib names
-// it, why says what it lacks): on the real clock, the URLs that carry the
-// traffic of cli's named client alone, so every fault aimed at that
-// client reaches the library; on the virtual clock, RealSocketsOnly's
-// error. A library that takes gRPC dial options or a clientv3.Config
-// wants ClientConfigOf instead, and runs on either clock.
+// EndpointsOf returns endpoints for a library that dials etcd by itself
+// from endpoints alone, with no way to be given a dialer (lib names it and
+// why says what it lacks, for errors), that reach the cluster exactly as
+// cli does: every fault aimed at cli's named client — a cut, a pause,
+// CrashClient — reaches the library's connections too.
+//
+// On the real clock they are the URLs that carry that client's traffic
+// alone. On the virtual clock they are addresses under .etcdsim.invalid
+// that gRPC dials, for every channel named after one of them, over the
+// cluster's in-memory network (libdial.go says how): a library that builds
+// its own clientv3 from them runs in the bubble. As with ClientConfigOf,
+// the library's connections close when the named client's process crashes
+// or the cluster closes, an address outside them is refused with
+// ErrStrayDial and recorded in StrayDials, and after RestartClient the new
+// process has addresses of its own: ask again. The library's client's own
+// goroutines end only when the library closes it, which the recipe's Close
+// must see to.
+//
+// cli must be a client Client, NewClient or RestartClient returned, of a
+// cluster that is open, whose process is up. A library that takes gRPC
+// dial options or a clientv3.Config can take ClientConfigOf instead.
 func EndpointsOf(cli *clientv3.Client, lib, why string) ([]string, error) {
-	if err := RealSocketsOnly(cli, lib, why); err != nil {
-		return nil, err
-	}
 	if cli == nil {
 		return nil, fmt.Errorf("cluster: EndpointsOf(%s): nil client", lib)
 	}
-	eps := slices.Clone(cli.Endpoints())
-	if len(eps) == 0 {
-		return nil, fmt.Errorf("cluster: EndpointsOf(%s): the client has no endpoints for %s to dial", lib, lib)
+	lp, err := libProcessOf(cli, "EndpointsOf("+lib+")")
+	if err != nil {
+		return nil, err
 	}
-	return eps, nil
+	if lp.c.cfg.Clock.Resolve() != ClockVirtual {
+		return lp.eps, nil
+	}
+	if !libDialInstalled.Load() {
+		return nil, RealSocketsOnly(cli, lib, why+"; and this build of gRPC lacks the per-target dial options etcdsim routes such libraries with")
+	}
+	return libEndpoints(lp), nil
 }

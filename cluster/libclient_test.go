@@ -27,19 +27,7 @@ func TestClientConfigOfVirtual(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer own.Close()
-		put(t, cli, "k", "v")
-		if got := get(t, own, "k"); got != "v" {
-			t.Fatalf("the library's client read %q, want v", got)
-		}
-		if err := c.Isolate("svc"); err != nil {
-			t.Fatal(err)
-		}
-		if !cutOff(own) {
-			t.Error("the library's client still writes with its name isolated")
-		}
-		if err := c.Heal("svc"); err != nil {
-			t.Fatal(err)
-		}
+		onLinks(t, c, cli, own, "svc")
 
 		stray := cfg
 		stray.Endpoints = []string{"http://127.0.0.1:2379"}
@@ -69,6 +57,26 @@ func TestClientConfigOfVirtual(t *testing.T) {
 			t.Errorf("ClientConfigOf of a crashed client = %v, want ErrCrashed", err)
 		}
 	})
+}
+
+// onLinks checks that a library's client own reaches the cluster on the
+// links of cli's named client name: it reads what cli wrote, and isolating
+// the name cuts it off until healed.
+func onLinks(t *testing.T, c *Cluster, cli, own *clientv3.Client, name string) {
+	t.Helper()
+	put(t, cli, "k", "v")
+	if got := get(t, own, "k"); got != "v" {
+		t.Fatalf("the library's client read %q, want v", got)
+	}
+	if err := c.Isolate(name); err != nil {
+		t.Fatal(err)
+	}
+	if !cutOff(own) {
+		t.Error("the library's client still writes with its name isolated")
+	}
+	if err := c.Heal(name); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestClientConfigOfForeignClient(t *testing.T) {

@@ -1,22 +1,18 @@
 package gokit_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/scenarios"
-	"github.com/etcdsim/etcdsim/seed"
 
 	"example.com/gokit"
 )
 
 // findings are the schedules where go-kit misses DiscoveryConvergence
-// every time, for a reason in its code (README.md): its Registrar never
+// on every seed tried, for a reason in its code (README.md): its Registrar never
 // registers again once its lease is gone, and its Instancer stops for good
 // when its watch is cancelled.
 var findings = map[string]string{
@@ -37,38 +33,27 @@ func all() []scenarios.Scenario {
 }
 
 // go-kit's sd/etcdv3 under etcdsim's discovery scenarios, on the virtual
-// clock: every run is judged; the findings are violations on seeds 1 to 3
-// (their mechanisms do not depend on timing), and the other schedules are
-// logged, pass or violation, with the sentence.
+// clock: every run is judged; each finding must show as a violation on at
+// least one of seeds 1–3 (it showed on all three in the runs
+// docs/frameworks.md quotes, so one of three keeps a timing flake from
+// failing CI while a finding that went away still fails it), and the
+// other schedules are logged, pass or violation, with the sentence.
 func TestGoKit(t *testing.T) {
-	seeds := []seed.Seed{1}
-	if !testing.Short() {
-		seeds = []seed.Seed{1, 2, 3}
+	n := 3
+	if testing.Short() {
+		n = 1
 	}
-	for _, s := range all() {
-		for _, sd := range seeds {
-			s.Seed = sd
-			t.Run(s.Name+"/"+sd.String(), func(t *testing.T) {
-				r, err := scenarios.Run(context.Background(), s, scenarios.Options{})
-				if err != nil {
-					t.Fatalf("harness: %v", err)
-				}
-				t.Logf("%s seed %s: %s in %v wall (%s)", s.Name, s.Seed, r.Verdict, r.Timings.Wall.D().Round(time.Millisecond), firstSentence(r))
-				if why, ok := findings[s.Name]; ok && r.Verdict != checker.VerdictViolation {
-					t.Errorf("%s: want the violation (%s), got %s: %s", s.Name, why, r.Verdict, r.Why)
-				}
-			})
+	results := scenarios.Sweep(t, n, false, all()...)
+	for name, why := range findings {
+		if len(results[name]) == 0 {
+			continue // not run (-run), or its harness failed, which failed its subtest
+		}
+		if found := scenarios.Found(results[name], ""); len(found) == 0 {
+			t.Errorf("%s: no violation on seeds 1–%d; want it (%s)", name, n, why)
+		} else {
+			t.Logf("%s: violation on %d of %d seeds %v", name, len(found), len(results[name]), found)
 		}
 	}
-}
-
-func firstSentence(r *scenarios.Result) string {
-	for _, c := range r.Checks {
-		if len(c.Violations) > 0 {
-			return c.Violations[0].Message
-		}
-	}
-	return r.Why
 }
 
 // A recipe handed a client no cluster made says so rather than dialing.

@@ -1,6 +1,7 @@
 package vitess
 
 import (
+	"cmp"
 	"context"
 	"sync"
 
@@ -29,15 +30,23 @@ func NewLocker(cli *clientv3.Client, name string, opts lock.Options) (lock.Locke
 	return &locker{srv: srv, dir: name, opts: opts}, nil
 }
 
+// Lock holds the lock with no fencing token, and vitess tells no one when
+// the lease is lost; Owned asks with vitess's Check, a KeepAliveOnce.
 func (l *locker) Lock(ctx context.Context) (lock.Held, error) {
 	if err := makeDir(ctx, l.srv, l.dir); err != nil {
 		return nil, err
 	}
-	ld, err := l.srv.LockWithTTL(ctx, l.dir, "etcdsim", ttlOr(l.opts.TTL, lock.DefaultTTL))
+	ld, err := l.srv.LockWithTTL(ctx, l.dir, "etcdsim", cmp.Or(l.opts.TTL, lock.DefaultTTL))
 	if err != nil {
 		return nil, err
 	}
-	return &held{ld: ld, key: root + "/" + l.dir + "/locks"}, nil
+	return &lock.Hold{Name: root + "/" + l.dir + "/locks", Release: ld.Unlock, Check: func(ctx context.Context) (bool, error) {
+		err := ld.Check(ctx)
+		if topo.IsErrType(err, topo.NoNode) {
+			return false, nil
+		}
+		return err == nil, err
+	}}, nil
 }
 
 // Unfenced declares that vitess hands out no fencing token.
@@ -49,27 +58,4 @@ func (l *locker) Unfenced() string {
 func (l *locker) Close() error {
 	l.once.Do(l.srv.Close)
 	return nil
-}
-
-// held is one hold: vitess hands out no fencing token, and tells no one
-// when the lease is lost.
-type held struct {
-	ld  topo.LockDescriptor
-	key string
-}
-
-func (h *held) Key() string                      { return h.key }
-func (h *held) Token() int64                     { return 0 }
-func (h *held) Done() <-chan struct{}            { return nil }
-func (h *held) Unlock(ctx context.Context) error { return h.ld.Unlock(ctx) }
-
-// Owned asks etcd with vitess's Check, a KeepAliveOnce of the lease.
-func (h *held) Owned(ctx context.Context) (bool, error) {
-	if err := h.ld.Check(ctx); err != nil {
-		if topo.IsErrType(err, topo.NoNode) {
-			return false, nil
-		}
-		return false, err
-	}
-	return true, nil
 }

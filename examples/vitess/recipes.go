@@ -2,9 +2,11 @@ package vitess
 
 import (
 	"time"
+	_ "unsafe" // for go:linkname
 
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // The recipes as etcdsim's scenario constructors take them.
@@ -15,16 +17,15 @@ var (
 		Summary: "vitess etcd2topo LeaderParticipation: WaitForLeadership on a lock of the election's directory"}
 )
 
-func ttlOr(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
-}
+// leaseSeconds is etcd2topo's lease TTL for elections, in seconds: a
+// package variable set by a vitess binary's -topo-etcd-lease-ttl flag, 30
+// unless set.
+//
+//go:linkname leaseSeconds vitess.io/vitess/go/vt/topo/etcd2topo.leaseTTL
+var leaseSeconds int
 
-func errOr(err, def error) error {
-	if err != nil {
-		return err
-	}
-	return def
-}
+var leaseTTL = lease.Global{Name: "etcd2topo's leaseTTL (-topo-etcd-lease-ttl)", Seconds: &leaseSeconds}
+
+// SetLeaseTTL sets etcd2topo's process-wide lease TTL, as the flag would;
+// the tests set it before anything runs.
+func SetLeaseTTL(d time.Duration) { leaseTTL.Set(d) }

@@ -15,14 +15,12 @@ import (
 // root is where the recipes keep vitess's topology in etcd.
 const root = "/vt"
 
-// RealClock is why the vitess scenarios need the real clock, for
-// scenarios.Cluster.RealClock.
-const RealClock = "vitess's etcd2topo.NewServer takes an address string and builds its own clientv3 with no dial options"
-
 // newServer builds vitess's etcd topology server on the endpoints of cli's
-// named client.
+// named client: etcd2topo.NewServer takes an address string and builds its
+// own clientv3, which on the virtual clock EndpointsOf's addresses carry
+// over the cluster's in-memory network.
 func newServer(cli *clientv3.Client) (*etcd2topo.Server, error) {
-	eps, err := cluster.EndpointsOf(cli, "vitess etcd2topo", RealClock)
+	eps, err := cluster.EndpointsOf(cli, "vitess etcd2topo", "etcd2topo.NewServer takes an address string")
 	if err != nil {
 		return nil, err
 	}

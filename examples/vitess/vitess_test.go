@@ -1,68 +1,58 @@
 package vitess_test
 
 import (
-	"context"
-	"errors"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios"
 
 	"example.com/vitess"
 )
 
+// findings are the schedules where vitess breaks the safety its recipe
+// promises, for a reason in its code (docs/frameworks.md), with the
+// checker that says so.
+var findings = map[string]checker.Name{
+	// The lock's keep-alive runs on Lock's context, which ends when Lock
+	// returns: a hold longer than the TTL loses the lease.
+	"lock/vitess-lock/long-hold":        checker.CheckerMutualExclusion,
+	"lock/vitess-lock/impatient-waiter": checker.CheckerMutualExclusion,
+	// A holder or leader is never told its lease is gone.
+	"lock/vitess-lock/pause-holder":         checker.CheckerMutualExclusion,
+	"election/vitess-election/pause-leader": checker.CheckerElectionSafety,
+	"election/vitess-election/pause-waiter": checker.CheckerElectionSafety,
+}
+
+// seeds is how many seeds each schedule runs on; a finding must show on at
+// least one of them. Each showed on all three in the runs
+// docs/frameworks.md quotes: one of three keeps a timing flake from
+// failing CI while a finding that went away still fails it.
+const seeds = 3
+
 // all returns vitess's lock under LockSafety and its leader participation
-// under ElectionSafety, on the real clock: etcd2topo dials etcd itself
-// from an address string.
+// under ElectionSafety, on the virtual clock.
 func all() []scenarios.Scenario {
-	var out []scenarios.Scenario
-	for _, s := range slices.Concat(scenarios.LockSafety(vitess.Lock), scenarios.ElectionSafety(vitess.Election)) {
-		s.Cluster.RealClock = vitess.RealClock
-		out = append(out, s)
-	}
-	return out
+	return slices.Concat(scenarios.LockSafety(vitess.Lock), scenarios.ElectionSafety(vitess.Election))
 }
 
-// vitess under etcdsim's lock and election scenarios: every run is judged,
-// and its verdict and sentence are logged.
-// Real clock: etcd2topo takes no dial options (RealClock).
+// vitess under etcdsim's lock and election scenarios on the virtual clock:
+// every run is judged, each finding shows on at least one of its seeds,
+// and every other verdict is logged with its sentence.
 func TestVitess(t *testing.T) {
+	n := seeds
 	if testing.Short() {
-		t.Skip("real-clock runs")
+		n = 1
 	}
-	for _, s := range scenarios.Seeds(1, 3, all()...) {
-		t.Run(s.Name+"/"+s.Seed.String(), func(t *testing.T) {
-			t.Parallel()
-			r, err := scenarios.Run(context.Background(), s, scenarios.Options{})
-			if err != nil {
-				t.Fatalf("harness: %v", err)
-			}
-			t.Logf("%s seed %s: %s in %v wall: %s", s.Name, s.Seed, r.Verdict, r.Timings.Wall.D().Round(time.Millisecond), r.Why)
-			for _, c := range r.Checks {
-				for i, v := range c.Violations {
-					if i < 2 {
-						t.Logf("  %s: %s", c.Checker, v.Message)
-					}
-				}
-			}
-		})
-	}
-}
-
-// On the virtual clock the recipes refuse at once, saying which library
-// needs real sockets and why.
-func TestNeedsTheRealClock(t *testing.T) {
-	s := all()[0]
-	s.Cluster.RealClock = ""
-	s.Cluster.Clock = "virtual"
-	r, err := scenarios.Run(context.Background(), s, scenarios.Options{})
-	if err == nil && r != nil {
-		err = r.Err()
-	}
-	t.Logf("on the virtual clock: %v", err)
-	if !errors.Is(err, cluster.ErrNeedsRealClock) {
-		t.Fatalf("a run on the virtual clock = %v; want an error wrapping cluster.ErrNeedsRealClock", err)
+	results := scenarios.Sweep(t, n, true, all()...)
+	for name, chk := range findings {
+		if len(results[name]) == 0 {
+			continue // not run (-run), or its harness failed, which failed its subtest
+		}
+		if found := scenarios.Found(results[name], chk); len(found) == 0 {
+			t.Errorf("%s: no %s violation on seeds 1–%d; docs/frameworks.md says vitess v0.24.4 shows one", name, chk, n)
+		} else {
+			t.Logf("%s: %s violation on %d of %d seeds %v", name, chk, len(found), len(results[name]), found)
+		}
 	}
 }

@@ -1,0 +1,168 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
+)
+
+// libraryClient builds a client the way a library that takes an address
+// string does (vitess's etcd2topo): endpoints alone, a dial timeout and a
+// blocking dial (which clientv3 v3.7's grpc.NewClient ignores), with no
+// dialer of etcdsim's.
+func libraryClient(eps []string) (*clientv3.Client, error) {
+	return clientv3.New(clientv3.Config{
+		Endpoints:   eps,
+		DialTimeout: 5 * time.Second,
+		DialOptions: []grpc.DialOption{grpc.WithBlock()}, //nolint:staticcheck // as vitess dials
+		Logger:      quietLogger(),
+	})
+}
+
+// A library that builds its own client from EndpointsOf's addresses alone
+// runs in the bubble on the virtual clock, on the named client's links: it
+// reads what the harness's client wrote, a fault aimed at the name cuts it
+// off, a crash of the name closes it, and the restarted process gets
+// addresses of its own.
+func TestEndpointsOfVirtual(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New(t, Config{})
+		cli := client(t, c, "lib")
+		eps, err := EndpointsOf(cli, "lib", "no dialer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ep := range eps {
+			if u, err := url.Parse(ep); err != nil || !strings.HasSuffix(u.Hostname(), ".etcdsim.invalid") {
+				t.Fatalf("EndpointsOf on the virtual clock gave %q, want an http URL under .etcdsim.invalid", ep)
+			}
+		}
+		own, err := libraryClient(eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer own.Close()
+		onLinks(t, c, cli, own, "lib")
+		put(t, own, "k", "w")
+
+		if err := c.CrashClient("lib"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := EndpointsOf(cli, "lib", "no dialer"); !errors.Is(err, ErrCrashed) {
+			t.Errorf("EndpointsOf of a crashed client = %v, want ErrCrashed", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err = own.Get(ctx, "k")
+		cancel()
+		if err == nil {
+			t.Error("the library's client of a crashed process still reads")
+		}
+		restarted, err := c.RestartClient("lib")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := EndpointsOf(restarted, "lib", "no dialer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(again, eps) {
+			t.Errorf("the restarted process got the dead one's addresses %v", eps)
+		}
+		if dead, err := libraryClient(eps); err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_, err = dead.Get(ctx, "k")
+			cancel()
+			dead.Close()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("a client of the dead process's addresses got %v after the restart, want no connection", err)
+			}
+		}
+		own2, err := libraryClient(again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer own2.Close()
+		if got := get(t, own2, "k"); got != "w" {
+			t.Fatalf("the restarted library's client read %q, want w", got)
+		}
+	})
+}
+
+// An address the harness did not give, dialed by a client named after one
+// it did, is refused by name and recorded; a channel whose target is none
+// of etcdsim's dials as gRPC would.
+func TestEndpointsOfStrayDial(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New(t, Config{Members: 1})
+		cli := client(t, c, "lib")
+		eps, err := EndpointsOf(cli, "lib", "no dialer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The member's own client URL, as a client that synced its
+		// endpoints from the member list would dial.
+		stray := "127.0.0.1:2379"
+		bad, err := clientv3.New(clientv3.Config{Endpoints: []string{eps[0], "http://" + stray}, Logger: quietLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer bad.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		for ctx.Err() == nil && len(c.StrayDials()) == 0 {
+			bad.Get(ctx, "k") //nolint:errcheck // round robin: some go to the stray address
+		}
+		strays := c.StrayDials()
+		if len(strays) == 0 || !errors.Is(strays[0], ErrStrayDial) || !strings.Contains(strays[0].Error(), stray) {
+			t.Fatalf("StrayDials = %v, want the refusal of %s", strays, stray)
+		}
+	})
+	for _, target := range []string{"dns:///example.com:443", "passthrough:///127.0.0.1:2379", "etcd-endpoints://0x1/127.0.0.1:2379"} {
+		u, err := url.Parse(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opt := (targetDialer{}).DialOptionForTarget(*u); opt != (grpc.EmptyDialOption{}) {
+			t.Errorf("the dialer for %s is %T, want gRPC's own (an EmptyDialOption)", target, opt)
+		}
+	}
+}
+
+// Libraries of clusters in different bubbles at once each reach their own
+// cluster, though their addresses name the same members and client.
+func TestEndpointsOfClusters(t *testing.T) {
+	for i := range 2 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				c := New(t, Config{Members: 1})
+				cli := client(t, c, "lib")
+				put(t, cli, "who", fmt.Sprint(i))
+				eps, err := EndpointsOf(cli, "lib", "no dialer")
+				if err != nil {
+					t.Fatal(err)
+				}
+				own, err := libraryClient(eps)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer own.Close()
+				for range 20 {
+					if got := get(t, own, "who"); got != fmt.Sprint(i) {
+						t.Fatalf("the library of cluster %d read %q", i, got)
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			})
+		})
+	}
+}
