@@ -76,6 +76,12 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
 		defer cancel()
 	}
+	if cfg.MemberProcesses {
+		// Before the start's deadline: the first build takes a while.
+		if _, err := memberProgram(ctx); err != nil {
+			return nil, err
+		}
+	}
 	var mem *memNet
 	if cfg.Clock.Resolve() == ClockVirtual {
 		if err := checkVirtual(); err != nil {

@@ -40,6 +40,7 @@ type freezeState struct {
 	lessor lessorPrimacy
 	saved  chan struct{} // the lessor's demotec at the freeze
 	gate   *requestGate
+	proc   *procServer // a member process, stopped with SIGSTOP; nil otherwise
 }
 
 // Freeze stops the member as SIGSTOP stops a process (see the top of this
@@ -61,6 +62,9 @@ func (m *Member) Freeze() error {
 		return fmt.Errorf("%w: %s is %v; only a running member can be frozen", ErrNotRunning, m.name, state)
 	case frozen != nil:
 		return fmt.Errorf("%w: %s since %v; thaw it first", ErrFrozen, m.name, frozen.at.Format(time.StampMicro))
+	}
+	if p, ok := s.(*procServer); ok {
+		return m.freezeProcess(p)
 	}
 	clock, err := raftClockOf(s.etcd())
 	if err != nil {
@@ -98,6 +102,9 @@ func (m *Member) Thaw() (time.Duration, error) {
 	m.mu.Unlock()
 	if fs == nil {
 		return 0, fmt.Errorf("cluster: %s is not frozen", m.name)
+	}
+	if fs.proc != nil {
+		return thawProcess(fs)
 	}
 	fs.clock.ticker.Reset(fs.clock.heartbeat)
 	fs.clock.tick()
