@@ -33,9 +33,25 @@ var program struct {
 	dir  string
 }
 
-// memberProgram returns the member program's path, building it first if
-// this process has not yet.
+// MemberProgramEnv names the environment variable that gives a built
+// member program's path, which this process then uses instead of building
+// its own: a parent that starts many processes with clusters (simrun's
+// runs) builds it once (MemberProgram) and hands it down.
+const MemberProgramEnv = "ETCDSIM_MEMBER_PROGRAM"
+
+// MemberProgram returns the path of the member program that clusters with
+// Config.MemberProcesses run: $ETCDSIM_MEMBER_PROGRAM if set, or the one
+// this process built, which it builds first (go build, from this module's
+// source) if it has not yet. RemoveMemberProgram removes what it built.
+func MemberProgram(ctx context.Context) (string, error) { return memberProgram(ctx) }
+
 func memberProgram(ctx context.Context) (string, error) {
+	if p := os.Getenv(MemberProgramEnv); p != "" {
+		if !fileExists(p) {
+			return "", fmt.Errorf("cluster: $%s is %s, which does not exist; unset it to have the member program built", MemberProgramEnv, p)
+		}
+		return p, nil
+	}
 	program.mu.Lock()
 	defer program.mu.Unlock()
 	if program.path != "" {
