@@ -101,7 +101,7 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		}
 	}()
 	if cfg.DataDir == "" {
-		if c.dir, err = os.MkdirTemp("", "etcdsim-"); err != nil {
+		if c.dir, err = os.MkdirTemp("", tempDirPrefix(cfg)); err != nil {
 			return nil, fmt.Errorf("cluster: creating a temp dir: %w", err)
 		}
 		c.ownDir = true

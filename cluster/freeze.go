@@ -27,6 +27,11 @@ package cluster
 // hash and corruption monitors, the compactor. They run on schedule
 // during the freeze where a stopped process would run them late, at once,
 // at the resume; their bytes wait with the rest.
+//
+// A member that runs as a process of its own (Config.MemberProcesses) is
+// frozen with SIGSTOP and thawed with SIGCONT instead (procmember.go):
+// the real thing, every clock inside it stopped, its sockets left to the
+// kernel. What the emulation above does not stop, that does.
 
 import (
 	"fmt"

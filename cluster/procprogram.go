@@ -110,16 +110,31 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// sweepProgramDirs removes the program directories of processes that are
-// gone.
+// sweepProgramDirs removes the program directories, and the temp dirs of
+// clusters of member processes, of processes that are gone.
 func sweepProgramDirs() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), programDirPrefix+"*"))
-	for _, d := range dirs {
-		pidText, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), programDirPrefix), "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid == os.Getpid() || processAlive(pid) {
-			continue
+	for _, prefix := range []string{programDirPrefix, procClusterDirPrefix} {
+		dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
+		for _, d := range dirs {
+			pidText, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), prefix), "-")
+			pid, err := strconv.Atoi(pidText)
+			if err != nil || pid == os.Getpid() || processAlive(pid) {
+				continue
+			}
+			os.RemoveAll(d)
 		}
-		os.RemoveAll(d)
 	}
+}
+
+// procClusterDirPrefix names the temp dirs of clusters of member
+// processes; the process's ID follows it, so that a process that died
+// without closing its clusters has them swept.
+const procClusterDirPrefix = "etcdsim-procs-"
+
+// tempDirPrefix is the prefix of the temp dir Start makes for cfg.
+func tempDirPrefix(cfg Config) string {
+	if cfg.MemberProcesses {
+		return procClusterDirPrefix + strconv.Itoa(os.Getpid()) + "-"
+	}
+	return "etcdsim-"
 }
