@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver"
 	"google.golang.org/grpc"
+
+	"github.com/etcdsim/etcdsim/internal/memberproc"
 )
 
 // memberState is a member's lifecycle.
@@ -314,14 +315,7 @@ func (m *Member) start(clusterState string) (err error) {
 }
 
 // freePort returns a loopback address with a port nobody listens on now.
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
+var freePort = memberproc.FreePort
 
 // fmtPanic is the error of a server that panicked while starting: a fatal
 // log panics with our logger instead of exiting the process.

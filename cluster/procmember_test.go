@@ -40,12 +40,7 @@ func TestProcessMembersServeKillRestart(t *testing.T) {
 	if processAlive(pid) {
 		t.Errorf("the killed member %s's process %d is still there", lead.Name(), pid)
 	}
-	eventually(t, "a new leader", func() bool {
-		lctx, cancel := context.WithTimeout(ctx, time.Second)
-		defer cancel()
-		m, err := c.Leader(lctx)
-		return err == nil && m != lead
-	})
+	newLeader(t, c, lead)
 	put(t, cli, "k", "v2")
 	if err := lead.Restart(ctx); err != nil {
 		t.Fatal(err)
@@ -85,12 +80,7 @@ func TestProcessMemberFreeze(t *testing.T) {
 	if err := lead.Stop(); !errors.Is(err, ErrFrozen) {
 		t.Errorf("Stop of a frozen member = %v; want ErrFrozen", err)
 	}
-	eventually(t, "a new leader", func() bool {
-		lctx, cancel := context.WithTimeout(ctx, time.Second)
-		defer cancel()
-		m, err := c.Leader(lctx)
-		return err == nil && m != lead
-	})
+	newLeader(t, c, lead)
 	put(t, cli, "k", "while frozen")
 	if !lead.IsLeader() {
 		t.Errorf("the frozen old leader %s does not believe it leads; a stopped process cannot have learnt otherwise", lead.Name())
@@ -198,4 +188,16 @@ func TestMemberProgramBuildFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "building it failed") || !strings.Contains(err.Error(), "no-such-program") {
 		t.Errorf("Start with a member program that does not build = %v; want the build's failure", err)
 	}
+}
+
+// newLeader waits until a quorum agrees on a leader other than old.
+func newLeader(t *testing.T, c *Cluster, old *Member) {
+	t.Helper()
+	ctx := testCtx(t)
+	eventually(t, "a leader other than "+old.Name(), func() bool {
+		lctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		m, err := c.Leader(lctx)
+		return err == nil && m != old
+	})
 }

@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -105,7 +104,7 @@ func start(spec memberproc.Spec, logs io.Writer, streams *streamSet) (e *embed.E
 	}()
 	for try := 0; ; try++ {
 		var addr string
-		if addr, err = freePort(); err != nil {
+		if addr, err = memberproc.FreePort(); err != nil {
 			return nil, err
 		}
 		cfg, err := spec.Embed("127.0.0.1:0", addr)
@@ -120,15 +119,6 @@ func start(spec memberproc.Spec, logs io.Writer, streams *streamSet) (e *embed.E
 			return e, err
 		}
 	}
-}
-
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // logger writes etcd's logs as the cluster's own members' logs read, one
