@@ -134,15 +134,25 @@ func (p *procServer) take(rep memberproc.Report) {
 		p.mu.Lock()
 		p.id, p.peer, p.client = rep.ID, rep.Peer, rep.Client
 		p.mu.Unlock()
-		close(p.started)
+		closeOnce(p.started)
 	case memberproc.Ready:
-		close(p.ready)
+		closeOnce(p.ready)
 	case memberproc.View:
 		p.mu.Lock()
 		p.leader, p.term = rep.Leader, rep.Term
 		p.mu.Unlock()
 	case memberproc.Streams:
 		p.gate.setStreams(rep.Streams)
+	}
+}
+
+// closeOnce closes ch unless it is closed already: a program that said it
+// twice is not worth a panic. Only readReports closes these.
+func closeOnce(ch chan struct{}) {
+	select {
+	case <-ch:
+	default:
+		close(ch)
 	}
 }
 
