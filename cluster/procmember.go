@@ -79,7 +79,25 @@ func (m *Member) startProcessMember(clusterState string) (server, error) {
 		return nil, err
 	}
 	cfg := m.embedConfig(clusterState, m.c.initialCluster())
-	return startProcess(context.Background(), prog, cfg, m.log)
+	return startProcess(context.Background(), prog, cfg, m.log, m.processEnded)
+}
+
+// processEnded is told that the member's process p ended on its own — a
+// fatal error, a panic, a kill from outside. If p is still the member's
+// running server, the member is down from now on, as after Kill: its
+// connections are reset and Restart brings it back. Why is in its log.
+func (m *Member) processEnded(p *procServer, why error) {
+	fmt.Fprintf(m.log, "etcdsim: %v\n", why)
+	m.mu.Lock()
+	mine := m.s == server(p) && m.state == stateRunning
+	if mine {
+		m.state = stateKilled
+	}
+	m.mu.Unlock()
+	if mine {
+		m.c.net.setDown(m.name, true)
+		m.forgetFreeze()
+	}
 }
 
 // freezeProcess stops a member process with SIGSTOP: the kernel keeps its

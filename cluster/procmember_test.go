@@ -165,6 +165,16 @@ func TestProcessMemberDiesOnItsOwn(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the death of a member process was not reported")
 	}
+	eventually(t, f.Name()+" is down", func() bool { return !f.Running() })
+	if !strings.Contains(f.log.tail(5), "ended on its own") {
+		t.Errorf("%s's log does not say its process ended:\n%s", f.Name(), f.log.tail(5))
+	}
+	if err := f.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestProcessMembersNeedTheRealClock(t *testing.T) {

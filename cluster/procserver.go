@@ -36,6 +36,7 @@ type procServer struct {
 	exited  chan struct{} // closed once the process has ended and its output is read
 	errs    chan error    // an end nobody asked for
 	ending  atomic.Bool   // halt or stop asked for the end
+	onExit  func(error)   // told of an end nobody asked for, after exited closed
 	readers sync.WaitGroup
 
 	mu       sync.Mutex // guards the fields below
@@ -57,8 +58,9 @@ const procStartWait = 30 * time.Second
 const procStopWait = 20 * time.Second
 
 // startProcess starts the member program for cfg and returns once etcd's
-// servers are up in it. Its logs go to log.
-func startProcess(ctx context.Context, prog string, cfg *embed.Config, log io.Writer) (*procServer, error) {
+// servers are up in it. Its logs go to log; onExit is told if it ends
+// without halt or stop.
+func startProcess(ctx context.Context, prog string, cfg *embed.Config, log io.Writer, onExit func(*procServer, error)) (*procServer, error) {
 	spec, err := memberproc.FromEmbed(cfg)
 	if err != nil {
 		return nil, err
@@ -69,6 +71,7 @@ func startProcess(ctx context.Context, prog string, cfg *embed.Config, log io.Wr
 	}
 	p := &procServer{name: cfg.Name, gate: &requestGate{}, started: make(chan struct{}), ready: make(chan struct{}),
 		exited: make(chan struct{}), errs: make(chan error, 1)}
+	p.onExit = func(err error) { onExit(p, err) }
 	p.cmd = exec.Command(prog)
 	setMemberProcAttr(p.cmd)
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
@@ -175,14 +178,18 @@ func (p *procServer) wait() {
 	p.exitErr = err
 	bad := p.badLines
 	p.mu.Unlock()
+	var why error
 	if !p.ending.Load() {
-		why := fmt.Errorf("the process of member %s ended on its own (%s)", p.name, exitText(err))
+		why = fmt.Errorf("the process of member %s ended on its own (%s)", p.name, exitText(err))
 		if len(bad) > 0 {
 			why = fmt.Errorf("%w; it wrote on stdout what is no report: %q", why, bad)
 		}
 		p.errs <- why
 	}
 	close(p.exited)
+	if why != nil {
+		p.onExit(why)
+	}
 }
 
 // exitError says how the process ended; it is called once it has.
@@ -227,7 +234,7 @@ func (p *procServer) view() (id, leader, term uint64) {
 // halt kills the process (SIGKILL, a stopped one too) and waits for it.
 func (p *procServer) halt() {
 	p.ending.Store(true)
-	signalMember(p.cmd, syscall.SIGKILL)
+	p.signal(syscall.SIGKILL)
 	p.stdin.Close()
 	<-p.exited
 }
@@ -237,7 +244,7 @@ func (p *procServer) halt() {
 // is killed.
 func (p *procServer) stop() {
 	p.ending.Store(true)
-	signalMember(p.cmd, syscall.SIGTERM)
+	p.signal(syscall.SIGTERM)
 	t := time.NewTimer(procStopWait)
 	defer t.Stop()
 	select {
@@ -251,13 +258,15 @@ func (p *procServer) stop() {
 func (p *procServer) pause() error  { return p.signal(syscall.SIGSTOP) }
 func (p *procServer) resume() error { return p.signal(syscall.SIGCONT) }
 
+// signal sends sig to the process unless it has ended and been reaped
+// (its ID may belong to another process by then).
 func (p *procServer) signal(sig syscall.Signal) error {
+	select {
+	case <-p.exited:
+		return fmt.Errorf("%w: %s: %v", ErrNotRunning, p.name, p.exitError())
+	default:
+	}
 	if err := signalMember(p.cmd, sig); err != nil {
-		select {
-		case <-p.exited:
-			return fmt.Errorf("%w: %s: %v", ErrNotRunning, p.name, p.exitError())
-		default:
-		}
 		return fmt.Errorf("cluster: sending %v to member %s (pid %d): %w", sig, p.name, p.cmd.Process.Pid, err)
 	}
 	return nil
