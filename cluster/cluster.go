@@ -76,6 +76,12 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
 		defer cancel()
 	}
+	if cfg.MemberProcesses {
+		// Before the start's deadline: the first build takes a while.
+		if _, err := memberProgram(ctx); err != nil {
+			return nil, err
+		}
+	}
 	var mem *memNet
 	if cfg.Clock.Resolve() == ClockVirtual {
 		if err := checkVirtual(); err != nil {
@@ -95,7 +101,7 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		}
 	}()
 	if cfg.DataDir == "" {
-		if c.dir, err = os.MkdirTemp("", "etcdsim-"); err != nil {
+		if c.dir, err = os.MkdirTemp("", tempDirPrefix(cfg)); err != nil {
 			return nil, fmt.Errorf("cluster: creating a temp dir: %w", err)
 		}
 		c.ownDir = true

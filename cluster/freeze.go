@@ -27,6 +27,11 @@ package cluster
 // hash and corruption monitors, the compactor. They run on schedule
 // during the freeze where a stopped process would run them late, at once,
 // at the resume; their bytes wait with the rest.
+//
+// A member that runs as a process of its own (Config.MemberProcesses) is
+// frozen with SIGSTOP and thawed with SIGCONT instead (procmember.go):
+// the real thing, every clock inside it stopped, its sockets left to the
+// kernel. What the emulation above does not stop, that does.
 
 import (
 	"fmt"
@@ -40,6 +45,7 @@ type freezeState struct {
 	lessor lessorPrimacy
 	saved  chan struct{} // the lessor's demotec at the freeze
 	gate   *requestGate
+	proc   *procServer // a member process, stopped with SIGSTOP; nil otherwise
 }
 
 // Freeze stops the member as SIGSTOP stops a process (see the top of this
@@ -61,6 +67,9 @@ func (m *Member) Freeze() error {
 		return fmt.Errorf("%w: %s is %v; only a running member can be frozen", ErrNotRunning, m.name, state)
 	case frozen != nil:
 		return fmt.Errorf("%w: %s since %v; thaw it first", ErrFrozen, m.name, frozen.at.Format(time.StampMicro))
+	}
+	if p, ok := s.(*procServer); ok {
+		return m.freezeProcess(p)
 	}
 	clock, err := raftClockOf(s.etcd())
 	if err != nil {
@@ -98,6 +107,9 @@ func (m *Member) Thaw() (time.Duration, error) {
 	m.mu.Unlock()
 	if fs == nil {
 		return 0, fmt.Errorf("cluster: %s is not frozen", m.name)
+	}
+	if fs.proc != nil {
+		return thawProcess(fs)
 	}
 	fs.clock.ticker.Reset(fs.clock.heartbeat)
 	fs.clock.tick()

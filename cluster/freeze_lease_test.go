@@ -24,19 +24,12 @@ import (
 // cluster recovers — and logs the outcome; FREEZE_LEASE_RUNS=N runs it N
 // times and reports how often the lease was lost.
 func TestFreezeLeaderLeaseRace(t *testing.T) {
-	runs := 2
-	if s := os.Getenv("FREEZE_LEASE_RUNS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("FREEZE_LEASE_RUNS=%q: want a positive number of runs", s)
-		}
-		runs = n
-	}
+	runs := freezeLeaseRuns(t, 2)
 	lost := 0
 	for i := range runs {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) {
-				if freezeLeaseStory(t) {
+				if freezeLeaseStory(t, Config{Clock: ClockVirtual, Latency: time.Millisecond}) {
 					lost++
 				}
 			})
@@ -45,11 +38,24 @@ func TestFreezeLeaderLeaseRace(t *testing.T) {
 	t.Logf("leader frozen 8s, lease TTL 6s kept alive through a follower: lease lost in %d of %d runs", lost, runs)
 }
 
-// freezeLeaseStory runs the story once and reports whether the lease was
-// lost.
-func freezeLeaseStory(t *testing.T) bool {
+// freezeLeaseRuns is FREEZE_LEASE_RUNS, or def.
+func freezeLeaseRuns(t *testing.T, def int) int {
+	s := os.Getenv("FREEZE_LEASE_RUNS")
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("FREEZE_LEASE_RUNS=%q: want a positive number of runs", s)
+	}
+	return n
+}
+
+// freezeLeaseStory runs the story once on a cluster of cfg and reports
+// whether the lease was lost.
+func freezeLeaseStory(t *testing.T, cfg Config) bool {
 	const ttl = 6 // seconds
-	c := New(t, Config{Clock: ClockVirtual, Latency: time.Millisecond})
+	c := New(t, cfg)
 	ctx := testCtx(t)
 	lead := leader(t, c)
 	f1 := followers(c, lead)[0]

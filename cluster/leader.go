@@ -104,11 +104,11 @@ func (c *Cluster) MoveLeader(ctx context.Context, name string) error {
 		if lead == to {
 			return nil
 		}
-		s := lead.server()
+		s := lead.running()
 		if s == nil {
 			continue // it died meanwhile; ask again
 		}
-		if err := s.MoveLeader(ctx, lead.ID(), to.ID()); err != nil {
+		if err := lead.transferLeadership(ctx, s, to.ID()); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("cluster: moving leadership from %s to %s: %w", lead.name, name, err)
 			}

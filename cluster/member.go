@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver"
 	"google.golang.org/grpc"
+
+	"github.com/etcdsim/etcdsim/internal/memberproc"
 )
 
 // memberState is a member's lifecycle.
@@ -101,8 +102,12 @@ func (m *Member) Running() bool {
 // IsLeader reports whether the member, in its own view, leads now. A member
 // cut off from the others may still think so; Cluster.Leader asks a quorum.
 func (m *Member) IsLeader() bool {
-	s := m.server()
-	return s != nil && s.Leader() == s.MemberID()
+	s := m.running()
+	if s == nil {
+		return false
+	}
+	lead, _ := serverView(s)
+	return lead != 0 && lead == serverID(s)
 }
 
 // Term returns the term of the last entry the member applied, or 0 if it is
@@ -111,22 +116,25 @@ func (m *Member) IsLeader() bool {
 // and it reaches the new leader's term once that leader's first entry is
 // committed and applied, a heartbeat or two later.
 func (m *Member) Term() uint64 {
-	if s := m.server(); s != nil {
-		return s.Term()
+	if s := m.running(); s != nil {
+		_, term := serverView(s)
+		return term
 	}
 	return 0
 }
 
 // LeaderID returns the ID of the member this member believes leads, or 0.
 func (m *Member) LeaderID() uint64 {
-	if s := m.server(); s != nil {
-		return uint64(s.Leader())
+	if s := m.running(); s != nil {
+		lead, _ := serverView(s)
+		return lead
 	}
 	return 0
 }
 
 // Etcd returns the running embedded server on the real clock, or nil while
-// the member is down and on the virtual clock (see Server). It is an escape
+// the member is down, on the virtual clock (see Server) and for a member
+// process (Config.MemberProcesses). It is an escape
 // hatch: it changes on every restart, and closing it behind the cluster's
 // back is not supported.
 func (m *Member) Etcd() *embed.Etcd {
@@ -137,7 +145,8 @@ func (m *Member) Etcd() *embed.Etcd {
 }
 
 // Server returns the running etcd server, on either clock, or nil while the
-// member is down. It is an escape hatch, like Etcd.
+// member is down or runs as a process of its own (Config.MemberProcesses).
+// It is an escape hatch, like Etcd.
 func (m *Member) Server() *etcdserver.EtcdServer { return m.server() }
 
 func (m *Member) server() *etcdserver.EtcdServer {
@@ -199,7 +208,7 @@ func (m *Member) halt(to memberState) error {
 // reset before raft stops, as when a process dies.
 func shutdown(s server, n *network, name string, graceful bool) {
 	if graceful {
-		s.etcd().Stop()
+		stopServer(s)
 	}
 	n.setDown(name, true)
 	s.halt()
@@ -273,7 +282,9 @@ func (m *Member) start(clusterState string) (err error) {
 	// connections to it are still refused until its proxies have targets.
 	m.c.net.setDown(m.name, false)
 	var s server
-	if m.c.net.mem != nil {
+	if m.c.cfg.MemberProcesses {
+		s, err = m.startProcessMember(clusterState)
+	} else if m.c.net.mem != nil {
 		s, err = startVirtual(cfg, m.c.net.mem, gate)
 	} else {
 		// etcd's HTTP/JSON gateway dials the client URL as configured, so
@@ -295,7 +306,7 @@ func (m *Member) start(clusterState string) (err error) {
 	}
 	clientAddr := s.clientAddr()
 	m.mu.Lock()
-	m.s, m.state, m.id, m.clientAddr = s, stateRunning, uint64(s.etcd().MemberID()), clientAddr
+	m.s, m.state, m.id, m.clientAddr = s, stateRunning, serverID(s), clientAddr
 	m.mu.Unlock()
 	m.peer.setTarget(s.peerAddr())
 	m.front.setTarget(clientAddr)
@@ -304,14 +315,7 @@ func (m *Member) start(clusterState string) (err error) {
 }
 
 // freePort returns a loopback address with a port nobody listens on now.
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
+var freePort = memberproc.FreePort
 
 // fmtPanic is the error of a server that panicked while starting: a fatal
 // log panics with our logger instead of exiting the process.
@@ -323,11 +327,11 @@ func (m *Member) waitReady(ctx context.Context) error {
 	s := m.s
 	m.mu.Unlock()
 	select {
-	case <-s.etcd().ReadyNotify():
+	case <-serverReady(s):
 		return nil
 	case err := <-s.errc():
 		return fmt.Errorf("cluster: member %s stopped while starting: %w\n--- last lines of %s's log ---\n%s", m.name, err, m.name, m.log.tail(15))
-	case <-s.etcd().StopNotify():
+	case <-serverDone(s):
 		return fmt.Errorf("cluster: member %s stopped while starting\n--- last lines of %s's log ---\n%s", m.name, m.name, m.log.tail(15))
 	case <-ctx.Done():
 		return fmt.Errorf("cluster: member %s not ready: %w\n--- last lines of %s's log ---\n%s", m.name, context.Cause(ctx), m.name, m.log.tail(15))

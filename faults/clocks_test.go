@@ -243,7 +243,7 @@ func TestEveryFaultOnBothClocks(t *testing.T) {
 		covered[strings.SplitN(f.String(), "(", 2)[0]] = true
 		for _, clock := range cluster.Clocks() {
 			t.Run(cc.fault+"/"+string(clock), func(t *testing.T) {
-				onClock(t, clock, func(t *testing.T) { runClockCase(t, clock, cc, f) })
+				onClock(t, clock, func(t *testing.T) { runClockCase(t, cluster.Config{Clock: clock}, cc, f) })
 			})
 		}
 	}
@@ -262,9 +262,13 @@ func onClock(t *testing.T, clock cluster.Clock, f func(t *testing.T)) {
 	f(t)
 }
 
-func runClockCase(t *testing.T, clock cluster.Clock, cc clockCase, f faults.Fault) {
+// runClockCase runs one case on a cluster of cfg (its clock, and whether
+// its members are processes); the case gives the members and auth.
+func runClockCase(t *testing.T, cfg cluster.Config, cc clockCase, f faults.Fault) {
+	clock := cfg.Clock
 	ctx := context.WithValue(clustertest.Context(t), tbKey{}, testing.TB(t))
-	c, env := startAuthOn(t, clock, cmpOr(cc.members, 3), cc.auth, "c1")
+	cfg.Members, cfg.Auth = cmpOr(cc.members, 3), cc.auth
+	c, env := startConfig(t, cfg, "c1")
 	w := &world{c: c, env: env}
 	var err error
 	if w.leader, err = c.Leader(ctx); err != nil {
@@ -297,10 +301,17 @@ func startOn(t *testing.T, clock cluster.Clock, n int, clients ...string) (*clus
 // auth's first user.
 func startAuthOn(t *testing.T, clock cluster.Clock, n int, auth *cluster.AuthConfig, clients ...string) (*cluster.Cluster, *faults.Env) {
 	t.Helper()
-	c := cluster.New(t, cluster.Config{Members: n, Clock: clock, Auth: auth})
+	return startConfig(t, cluster.Config{Members: n, Clock: clock, Auth: auth}, clients...)
+}
+
+// startConfig starts a cluster of cfg with the named clients; each speaks
+// as cfg.Auth's first user, if auth is on.
+func startConfig(t *testing.T, cfg cluster.Config, clients ...string) (*cluster.Cluster, *faults.Env) {
+	t.Helper()
+	c := cluster.New(t, cfg)
 	var cc cluster.ClientConfig
-	if auth != nil {
-		cc.User = auth.Users[0].Name
+	if cfg.Auth != nil {
+		cc.User = cfg.Auth.Users[0].Name
 	}
 	for _, name := range clients {
 		if _, err := c.NewClient(name, cc); err != nil {

@@ -108,7 +108,7 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	}
 	t0 := time.Now()
 	c, err := cluster.Start(ctx, cluster.Config{Members: s.Cluster.Members, Durable: s.Cluster.Durable,
-		Clock: s.Cluster.Clock, Latency: s.Cluster.Latency.D(), Seed: s.Seed, LogDir: logDir})
+		Clock: s.Cluster.Clock, MemberProcesses: s.Cluster.MemberProcesses, Latency: s.Cluster.Latency.D(), Seed: s.Seed, LogDir: logDir})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: starting the cluster: %w", ErrHarness, s.Name, err)
 	}

@@ -83,6 +83,11 @@ type Cluster struct {
 	// of its own that dials etcd through real sockets, say — and asking
 	// for the virtual clock is then an error that says so.
 	RealClock string `json:"real_clock,omitempty"`
+	// MemberProcesses runs each etcd member as an operating-system
+	// process of its own (cluster.Config.MemberProcesses), on the real
+	// clock: a freeze is then SIGSTOP, a kill SIGKILL. "" Clock means
+	// "real" with it; "virtual" is an error.
+	MemberProcesses bool `json:"member_processes,omitempty"`
 }
 
 // DefaultClock is the clock a scenario runs on when it names none and
@@ -264,7 +269,7 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Cluster.Members == 0 {
 		s.Cluster.Members = 3
 	}
-	if s.Cluster.Clock == cluster.ClockDefault && s.Cluster.RealClock != "" {
+	if s.Cluster.Clock == cluster.ClockDefault && (s.Cluster.RealClock != "" || s.Cluster.MemberProcesses) {
 		s.Cluster.Clock = cluster.ClockReal
 	}
 	if s.Cluster.Clock == cluster.ClockDefault {

@@ -41,6 +41,8 @@ func (s Scenario) Validate() error {
 		bad("cluster.clock: %v", err)
 	} else if s.Cluster.Clock == cluster.ClockVirtual && s.Cluster.RealClock != "" {
 		bad("cluster.clock is virtual, but this scenario needs the real clock: %s; run it with -clock real (cluster.clock \"real\")", s.Cluster.RealClock)
+	} else if s.Cluster.Clock == cluster.ClockVirtual && s.Cluster.MemberProcesses {
+		bad("cluster.member_processes runs members as processes on the real clock, but cluster.clock is virtual; use -clock real (cluster.clock \"real\") or leave member_processes off")
 	}
 	w := s.Workload
 	f := familyOf(w.Family)

@@ -21,6 +21,9 @@ type batchFlags struct {
 	inProcess  bool
 	runTimeout time.Duration
 	clock      string
+	// memberProcs runs every run's members as processes of their own
+	// (memberprocs.go).
+	memberProcs bool
 }
 
 // defaultParallel is -parallel's default: a run on the virtual clock is
@@ -30,6 +33,7 @@ func defaultParallel() int { return runtime.NumCPU() }
 func (b *batchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&b.parallel, "parallel", defaultParallel(), "how many clusters run at once (each a few etcd members in a child process of its own)")
 	fs.StringVar(&b.clock, "clock", "", "the clock every run goes on: virtual (in a synctest bubble, costing CPU time, not wall time) or real (embedded etcd on loopback sockets); default each scenario's own")
+	fs.BoolVar(&b.memberProcs, "member-processes", false, "run every run's etcd members as processes of their own, on the real clock: a freeze is SIGSTOP, a kill SIGKILL (the member program is built once, with go build)")
 	fs.StringVar(&b.out, "out", "", "directory for the results (default results/<timestamp>)")
 	fs.BoolVar(&b.inProcess, "inprocess", defaultInProcess(),
 		"run every run in this process, not each in a child process (for debugging; a run that hangs then holds up simrun)")
@@ -51,6 +55,9 @@ func (b *batchFlags) check(e *env) error {
 	}
 	if _, err := cluster.ParseClock(b.clock); err != nil {
 		return usagef("-clock %q: want virtual or real (default each scenario's own)", b.clock)
+	}
+	if b.memberProcs && b.clock == string(cluster.ClockVirtual) {
+		return usagef("-member-processes runs members as processes on the real clock; it cannot go with -clock virtual")
 	}
 	if !b.inProcess && !childSupported {
 		return configErr(errNoChild)
@@ -84,9 +91,15 @@ func writable(dir string) error {
 // exit code.
 func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]results.SummaryRun) (int, error) {
 	applyClock(jobs, b.clock)
+	applyMemberProcesses(jobs, b.memberProcs)
 	if err := validateJobs(jobs); err != nil {
 		return exitUsage, configErr(err)
 	}
+	cleanup, err := e.provideMemberProgram(jobs)
+	if err != nil {
+		return exitUsage, configErr(err)
+	}
+	defer cleanup()
 	sum.Planned = len(jobs)
 	sum.Started = time.Now()
 	r := runner{inProcess: b.inProcess, timeout: b.runTimeout, replay: e.replayCommand, hard: e.hardDone()}

@@ -73,6 +73,7 @@ func runCampaign(e *env, args []string) (int, error) {
 	}
 	// -clock changes what runs, so it is part of what the campaign is.
 	applyClock(all, f.clock)
+	applyMemberProcesses(all, f.memberProcs)
 	hash, err := campaignHash(all)
 	if err != nil {
 		return exitUsage, configErr(err)
