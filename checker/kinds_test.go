@@ -343,6 +343,12 @@ var violationCases = []violationCase{
 		h:     hist(rd("c1", "k", 0, 1, 9), rd("c1", "k", 2, 3, 7)),
 		want:  ViolationRevisionBackwards,
 	},
+	{
+		name:  "a write on a keep-alive answer taken after the revoke",
+		judge: CheckerRevokedLease,
+		h:     hist(revoke("c2", 7, 1, 1.1, 9), ka("c1", 7, 1.2, 1.2, time.Second, 8), gw("c1", 1.3)),
+		want:  ViolationActedAfterRevoke,
+	},
 }
 
 // TestViolationKinds runs violationCases.

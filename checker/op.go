@@ -175,6 +175,22 @@ const (
 // the lease while the client still waits.
 const KindSession Kind = "session"
 
+// Leases: read by RevokedLease.
+const (
+	// KindKeepAlive: Client took an answer to a keep-alive of lease
+	// Output.Lease — off clientv3's KeepAlive channel, or from a
+	// KeepAliveOnce — between Call and Return, and judged by it whether it
+	// still holds what the lease stands for. Output.TTL is the TTL the
+	// answer carried, 0 when it said the lease is gone (or the channel
+	// closed); Output.Header is the revision in the answer's header, 0 if
+	// not recorded. Record it ok; failed when no answer came.
+	KindKeepAlive Kind = "keepalive"
+	// KindRevoke: Client revoked lease Output.Lease; Output.Revision is the
+	// revision in the revoke's response header, 0 if not recorded. Ok means
+	// the lease was gone from the cluster when the call returned.
+	KindRevoke Kind = "revoke"
+)
+
 // KindCrash: Client crashed (or lost its session for good) at Call. Every
 // lock it held and every election it led is freed at some unknown later
 // time, at the latest when its lease expires; every endpoint it registered
@@ -203,6 +219,7 @@ func Kinds() []Kind {
 		KindRLock, KindRUnlock, KindSession, KindEnqueue, KindDequeue,
 		KindEnter, KindLeave,
 		KindHold, KindLift, KindWait,
+		KindKeepAlive, KindRevoke,
 		KindCrash,
 	}
 }
@@ -298,6 +315,9 @@ type Output struct {
 	// campaign, register), 0 if not recorded. Faults aimed at a client's
 	// session lease read the lease of its latest such operation.
 	Lease int64 `json:"lease,omitempty"`
+	// TTL: the time to live a keep-alive answer gave the lease
+	// (keepalive); 0 means it said the lease is gone.
+	TTL time.Duration `json:"ttl,omitempty"`
 }
 
 // Operation is one call a client made and what came of it. Times are on the
@@ -431,6 +451,9 @@ func (out Output) describe() string {
 	}
 	if out.Lease != 0 {
 		f = append(f, fmt.Sprintf("lease=%x", out.Lease))
+	}
+	if out.TTL != 0 {
+		f = append(f, fmt.Sprintf("ttl=%v", out.TTL))
 	}
 	return strings.Join(f, " ")
 }

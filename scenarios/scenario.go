@@ -26,8 +26,10 @@ import (
 // result's violations name (checker.HistoryVersion 3); version 7 workload.command, the program a recipe in another process runs,
 // and the result's not_applicable and recipe_faults
 // (an older etcdsim would run the registry's recipe of that name instead,
-// or refuse a name it does not know, where the run was of the program).
-const SchemaVersion = 7
+// or refuse a name it does not know, where the run was of the program);
+// version 8 the operations' output.ttl, which a result's violations name
+// (checker.HistoryVersion 4).
+const SchemaVersion = 8
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
