@@ -57,7 +57,9 @@ type revocation struct {
 //     and txn, and crashes.
 //
 // A violation is a keepalive answer with a TTL above 0, taken by a client
-// that began to take it only after a revoke of its lease had returned,
+// that began to take it only after a revoke of its lease had returned
+// (strictly after: at the same instant of a virtual clock either may come
+// first),
 // followed by an act of the same client called after the answer and
 // before it took its next answer about the lease (or crashed). Taking the
 // answer is no violation by itself: reading on until the channel closes
@@ -65,7 +67,7 @@ type revocation struct {
 // first act.
 //
 // Invalid: whatever History.Validate rejects, and a keepalive or revoke
-// without Output.Lease. With no keepalive answer recorded the verdict is
+// with outcome ok without Output.Lease. With no keepalive answer recorded the verdict is
 // unknown: the history says nothing about what the clients took for proof.
 func RevokedLease(h History, opts RevokedLeaseOptions) Result {
 	rep := newReport(CheckerRevokedLease, opts.MaxViolations)
@@ -74,7 +76,7 @@ func RevokedLease(h History, opts RevokedLeaseOptions) Result {
 	}
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		if (op.Kind == KindKeepAlive || op.Kind == KindRevoke) && op.Output.Lease == 0 {
+		if (op.Kind == KindKeepAlive || op.Kind == KindRevoke) && op.Outcome == OutcomeOK && op.Output.Lease == 0 {
 			return rep.invalid(invalidOp(op, "a %s must name its lease in Output.Lease", op.Kind))
 		}
 	}
@@ -104,7 +106,7 @@ func RevokedLease(h History, opts RevokedLeaseOptions) Result {
 				continue
 			}
 			r, ok := revoked[ka.Output.Lease]
-			if !ok || ka.Call < r.done {
+			if !ok || ka.Call <= r.done {
 				continue
 			}
 			stale++

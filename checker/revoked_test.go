@@ -66,6 +66,11 @@ func TestRevokedLease(t *testing.T) {
 			revoke("c2", lease, 1, 1.1, 9),
 			gw("c1", 1.25),
 		), VerdictOK, "0 answers taken after its revoke"},
+		{"the answer began to be taken as the revoke returned", hist(
+			revoke("c2", lease, 1, 1.1, 9),
+			ka("c1", lease, 1.1, 1.1, 5*time.Second, 8),
+			gw("c1", 1.25),
+		), VerdictOK, "0 answers taken after its revoke"},
 		{"a write already under way when the answer came", hist(
 			revoke("c2", lease, 1, 1.1, 9),
 			gw("c1", 1.15),

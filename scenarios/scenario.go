@@ -130,8 +130,10 @@ type Workload struct {
 	// OwnerCheck is how a lock holder makes sure it still holds the lock
 	// before each write: "done" watches its Held's Done channel; "read"
 	// asks the recipe (lock.Checker's Owned, a read of its key in etcd)
-	// and ignores Done, as a holder that polls etcd does. "" means "done".
-	// Lock family only.
+	// and ignores Done, as a holder that polls etcd does; "keepalive"
+	// asks for an answer to a keep-alive of its lease
+	// (lock.KeepAliveChecker), records it, and holds on while the answer
+	// gives the lease a TTL. "" means "done". Lock family only.
 	OwnerCheck string `json:"owner_check,omitempty"`
 	// Serializable has register clients read serializably: the member a
 	// read reaches answers from its own copy without asking the leader, so
@@ -213,8 +215,9 @@ type Workload struct {
 
 // How a lock holder makes sure it still holds the lock (Workload.OwnerCheck).
 const (
-	OwnerCheckDone = "done"
-	OwnerCheckRead = "read"
+	OwnerCheckDone      = "done"
+	OwnerCheckRead      = "read"
+	OwnerCheckKeepAlive = "keepalive"
 )
 
 // Faults is a scenario's fault schedule: a Timeline, a Nemesis, a
