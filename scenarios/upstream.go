@@ -178,7 +178,7 @@ var upstreamReports = []upstreamReport{
 		id: "etcd-21638", url: "https://github.com/etcd-io/etcd/issues/21638",
 		also:   []string{"https://github.com/etcd-io/etcd/pull/21991"},
 		status: "open", note: "documented by etcd PR #21991: answers buffered before a Revoke may still be delivered after it; read until the channel closes",
-		api:    "client/v3: Lease.KeepAlive",
+		api: "client/v3: Lease.KeepAlive",
 		what: "answers that waited on a lease's KeepAlive channel are taken after the lease was revoked, each saying the lease " +
 			"lives; a holder that takes one as proof writes on a lock whose key is gone",
 		fix: "the holder asks with KeepAliveOnce, a request sent when it checks, which after a revoke finds the lease gone",
