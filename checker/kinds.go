@@ -152,3 +152,11 @@ const (
 	// acted on it.
 	ViolationActedAfterRevoke ViolationKind = "acted-after-revoke"
 )
+
+// Reported by LeftBehind.
+const (
+	// ViolationLeftBehind: a key stayed in the registry well past the TTL
+	// after its registrar had stopped keeping it (registered under another
+	// key, deregistered or crashed).
+	ViolationLeftBehind ViolationKind = "left-behind"
+)

@@ -96,7 +96,8 @@ const (
 // Service discovery: read by DiscoveryConvergence.
 const (
 	// KindRegister: Client (a backend) registered endpoint Input.Value
-	// under service Key.
+	// under service Key; Output.Key is the etcd key it wrote, "" if not
+	// recorded (LeftBehind reads it).
 	KindRegister Kind = "register"
 	// KindDeregister: Client removed endpoint Input.Value from service Key.
 	KindDeregister Kind = "deregister"
@@ -118,7 +119,9 @@ const (
 	// Output.Key at Output.Revision (its mod revision).
 	KindWatchEvent Kind = "watch-event"
 	// KindList: Client listed prefix Key; Output.Revision is the revision
-	// the listing was read at (the response header's revision).
+	// the listing was read at (the response header's revision), and
+	// Output.Values the keys it found, when recorded (LeftBehind reads
+	// them).
 	KindList Kind = "list"
 )
 
@@ -284,7 +287,8 @@ type Output struct {
 	Empty bool `json:"empty,omitempty"`
 	// Succeeded: a cas's comparison held and the value was swapped.
 	Succeeded bool `json:"succeeded,omitempty"`
-	// Values: the elements of a set (set-read).
+	// Values: the elements of a set (set-read); the keys a listing found
+	// (list), when it recorded them.
 	Values []string `json:"values,omitempty"`
 	// Count: the value of a counter (counter-read).
 	Count int64 `json:"count,omitempty"`
@@ -304,7 +308,8 @@ type Output struct {
 	// CompactRevision: a watch was cancelled because the revision it asked
 	// for had been compacted (etcd's ErrCompacted); the compact revision.
 	CompactRevision int64 `json:"compact_revision,omitempty"`
-	// Key: the key a watch event is about.
+	// Key: the key a watch event is about; the etcd key a registration
+	// was written under (register), "" if not recorded.
 	Key string `json:"key,omitempty"`
 	// Endpoints: a resolver's endpoint set (resolve).
 	Endpoints []string `json:"endpoints,omitempty"`
