@@ -17,6 +17,13 @@ func slowRenewal() *faults.Timeline {
 	}}
 }
 
+// fieldDiscoveryPitfalls are the discovery pitfalls of faults seen in the
+// field: a flapping partition (discovery_flap.go), and a slow spell that
+// the left-behind checker judges.
+func fieldDiscoveryPitfalls() []Scenario {
+	return append(flapPitfalls(), leftBehindPitfalls()...)
+}
+
 // leftBehindPitfalls are the discovery pitfalls left-behind judges: the
 // rekey registrar under a slow spell of c1's links, judged by left-behind
 // beside discovery-convergence; a lister records the registry's keys.
