@@ -26,11 +26,6 @@ var upstreamRecipes = []Recipe{
 			"the key stays, and the process leads again with the term it resigned"},
 	Recipe{Name: "resign-retry-fixed", New: newResignRetryFixed,
 		Summary: "resign-retry with the fix proposed for etcd #22123: a failed Resign keeps its key, and the retry deletes it"},
-	// Not a report against etcd but a field class on its Election: the
-	// fix twin of election/rechecked/delete-leader-key, kept apart from
-	// the gallery with the other twins.
-	Recipe{Name: "keywatched", New: NewKeyWatched,
-		Summary: "rechecked whose leader watches its own key: a key deleted from outside the recipe ends the term"},
 }
 
 // UpstreamRecipes returns the recipes that reproduce reports against etcd

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
@@ -20,8 +21,21 @@ func slowRenewal() *faults.Timeline {
 // fieldDiscoveryPitfalls are the discovery pitfalls of faults seen in the
 // field: a flapping partition (discovery_flap.go), and a slow spell that
 // the left-behind checker judges.
+//
+// Beside each, its twin: the correct keepalive registrar under the same
+// schedule, expecting a pass, so that the failure is the recipe's.
 func fieldDiscoveryPitfalls() []Scenario {
-	return append(flapPitfalls(), leftBehindPitfalls()...)
+	var out []Scenario
+	for _, s := range append(flapPitfalls(), leftBehindPitfalls()...) {
+		twin := s
+		twin.Name = strings.Replace(s.Name, "/"+s.Workload.Recipe+"/", "/keepalive/", 1)
+		twin.Description = "keepalive under " + s.Workload.Recipe + "'s schedule: " + s.Description[:strings.Index(s.Description, ":")] +
+			"; the registrar keeps one key and registers again as often as it loses its lease"
+		twin.Workload.Recipe = "keepalive"
+		twin.Expect = checker.Expectation{}
+		out = append(out, s, twin)
+	}
+	return out
 }
 
 // leftBehindPitfalls are the discovery pitfalls left-behind judges: the
