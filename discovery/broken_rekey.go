@@ -10,6 +10,8 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // BROKEN (deliberately): a registrar that registers again under a new key
@@ -114,9 +116,14 @@ func (r *rekey) Register(ctx context.Context) error {
 // put grants a lease, keeps it alive under the registrar's context, and
 // writes the instance's record under the next key.
 func (r *rekey) put(ctx context.Context) error {
-	g, err := r.cli.Grant(ctx, int64(r.ttl/time.Second))
+	want := int64(r.ttl / time.Second)
+	g, err := r.cli.Grant(ctx, want)
 	if err != nil {
 		return fmt.Errorf("discovery: register %s: %w", r.service, err)
+	}
+	if g.TTL != want { // etcd raised a TTL below its minimum
+		r.cli.Revoke(context.WithoutCancel(ctx), g.ID) //nolint:errcheck // best effort: the error below is the news
+		return fmt.Errorf("%w for %s: asked for %v, the cluster granted %ds: %w", ErrBadTTL, r.service, r.ttl, g.TTL, lease.ErrBadTTL)
 	}
 	r.mu.Lock()
 	r.n++
