@@ -33,15 +33,7 @@ import (
 // newRekey returns a Registrar that registers again under a new key on a
 // failed check and leaves the old key behind.
 func newRekey(cli *clientv3.Client, service, addr string, opts Options) (Registrar, error) {
-	switch {
-	case cli == nil:
-		return nil, errors.New("discovery: nil client")
-	case service == "":
-		return nil, ErrBadService
-	case addr == "":
-		return nil, fmt.Errorf("%w for service %s", ErrBadAddr, service)
-	}
-	opts, err := opts.check()
+	opts, err := checkRegistrar(cli, service, addr, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,9 @@ package election
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/etcdsim/etcdsim/lock/lease"
 )
@@ -36,33 +34,16 @@ type keyWatched struct {
 }
 
 func (e *keyWatched) Campaign(ctx context.Context, value string) (Leadership, error) {
-	g, err := e.hold(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s, err := g.Session()
-	if err != nil {
-		e.drop(ctx, g)
-		return nil, fmt.Errorf("election: campaign on %s: %w", e.prefix, err)
-	}
-	el := concurrency.NewElection(s, e.prefix)
-	if err := waitGuarded(ctx, g, func(ctx context.Context) error { return el.Campaign(ctx, value) }); err != nil {
-		e.drop(ctx, g)
-		return nil, fmt.Errorf("election: campaign on %s with lease %x: %w", e.prefix, int64(g.ID()), err)
-	}
-	// Watched from the revision after the key's creation, so that a
-	// delete between the wait and the recheck is seen too.
-	wch := e.cli.Watch(g.Context(), el.Key(), clientv3.WithRev(el.Rev()+1))
-	e.watches.Add(1)
-	go func() {
-		defer e.watches.Done()
-		watchOwnKey(wch, g)
-	}()
-	if err := recheck(ctx, e.cli, el.Key(), el.Rev(), g); err != nil {
-		e.drop(ctx, g)
-		return nil, err
-	}
-	return e.lead(el.Key(), el.Rev(), value, g), nil
+	return e.campaign(ctx, value, func(key string, rev int64, g *lease.Guard) {
+		// Watched from the revision after the key's creation, so that a
+		// delete between the wait and the recheck is seen too.
+		wch := e.cli.Watch(g.Context(), key, clientv3.WithRev(rev+1))
+		e.watches.Add(1)
+		go func() {
+			defer e.watches.Done()
+			watchOwnKey(wch, g)
+		}()
+	})
 }
 
 // watchOwnKey stops g when the leader key it watches is deleted, or when
