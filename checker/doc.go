@@ -48,6 +48,10 @@
 //     writes have a serial order (no G0, G1 or G2 cycle, no aborted read).
 //   - MonotonicReads (monotonic-reads): a client's reads never answer at a
 //     revision below an earlier read's.
+//   - RevokedLease (revoked-lease): no client acts on a keep-alive answer
+//     it took after its lease had been revoked.
+//   - LeftBehind (left-behind): no registration stays in the registry
+//     under a key its registrar no longer keeps.
 //
 // Each checker's doc comment lists the operation kinds and fields it reads.
 //

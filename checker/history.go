@@ -16,8 +16,10 @@ import (
 // enqueue's priority moved from Input.Token to Input.Priority, and a
 // dequeue that found its queue empty from Output.Missing to Output.Empty.
 // ReadHistory moves them when it reads an older history, whose enqueues and
-// dequeues meant nothing else by those fields (see upgrade).
-const HistoryVersion = 3
+// dequeues meant nothing else by those fields (see upgrade). Version 4
+// added the lease operations (keepalive, revoke) and Output.TTL; a
+// version 3 history is a version 4 history without them.
+const HistoryVersion = 4
 
 // Meta describes the run a history was recorded in.
 type Meta struct {

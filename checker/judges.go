@@ -31,6 +31,8 @@ const (
 	CheckerBankTotal            Name = "bank-total"
 	CheckerSerializable         Name = "serializable"
 	CheckerMonotonicReads       Name = "monotonic-reads"
+	CheckerRevokedLease         Name = "revoked-lease"
+	CheckerLeftBehind           Name = "left-behind"
 )
 
 // JudgeOptions are what a judge is run with when a scenario names it: the
@@ -167,6 +169,22 @@ var judges = []Judge{
 		Reports: []ViolationKind{ViolationRevisionBackwards},
 		Summary: "a client's reads never answer at a revision below an earlier read's.",
 		Run:     func(h History, _ JudgeOptions) Result { return MonotonicReads(h, MonotonicOptions{}) },
+	},
+	{
+		Name:    CheckerRevokedLease,
+		Reads:   []Kind{KindKeepAlive, KindRevoke, KindAcquire, KindCampaign, KindRegister, KindRLock, KindSession, KindGuardedWrite, KindCounterIncr, KindSetAdd, KindWrite, KindCAS, KindDelete, KindTxn, KindCrash},
+		Reports: []ViolationKind{ViolationActedAfterRevoke},
+		Summary: "no client acts on a keep-alive answer it took after its lease had been revoked.",
+		Run:     func(h History, _ JudgeOptions) Result { return RevokedLease(h, RevokedLeaseOptions{}) },
+	},
+	{
+		Name:    CheckerLeftBehind,
+		Reads:   []Kind{KindRegister, KindDeregister, KindList, KindCrash},
+		Reports: []ViolationKind{ViolationLeftBehind},
+		Summary: "no registration stays in the registry under a key its registrar no longer keeps.",
+		Run: func(h History, o JudgeOptions) Result {
+			return LeftBehind(h, LeftBehindOptions{TTL: o.TTL, Bound: o.Bound})
+		},
 	},
 }
 

@@ -144,3 +144,19 @@ const (
 	// below that of an earlier read of the same client.
 	ViolationRevisionBackwards ViolationKind = "revision-backwards"
 )
+
+// Reported by RevokedLease.
+const (
+	// ViolationActedAfterRevoke: a client took a keep-alive answer saying
+	// its lease was alive after a revoke of the lease had returned, and
+	// acted on it.
+	ViolationActedAfterRevoke ViolationKind = "acted-after-revoke"
+)
+
+// Reported by LeftBehind.
+const (
+	// ViolationLeftBehind: a key stayed in the registry well past the TTL
+	// after its registrar had stopped keeping it (registered under another
+	// key, deregistered or crashed).
+	ViolationLeftBehind ViolationKind = "left-behind"
+)

@@ -343,6 +343,19 @@ var violationCases = []violationCase{
 		h:     hist(rd("c1", "k", 0, 1, 9), rd("c1", "k", 2, 3, 7)),
 		want:  ViolationRevisionBackwards,
 	},
+	{
+		name:  "a write on a keep-alive answer taken after the revoke",
+		judge: CheckerRevokedLease,
+		h:     hist(revoke("c2", 7, 1, 1.1, 9), ka("c1", 7, 1.2, 1.2, time.Second, 8), gw("c1", 1.3)),
+		want:  ViolationActedAfterRevoke,
+	},
+	{
+		name:  "a key its registrar moved away from, still listed",
+		judge: CheckerLeftBehind,
+		opts:  JudgeOptions{TTL: time.Second},
+		h:     hist(regAt("c1", "svc/a#1", 0, 0.1), regAt("c1", "svc/a#2", 1, 1.1), listAt(5, "svc/a#1", "svc/a#2")),
+		want:  ViolationLeftBehind,
+	},
 }
 
 // TestViolationKinds runs violationCases.

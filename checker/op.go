@@ -96,7 +96,8 @@ const (
 // Service discovery: read by DiscoveryConvergence.
 const (
 	// KindRegister: Client (a backend) registered endpoint Input.Value
-	// under service Key.
+	// under service Key; Output.Key is the etcd key it wrote, "" if not
+	// recorded (LeftBehind reads it).
 	KindRegister Kind = "register"
 	// KindDeregister: Client removed endpoint Input.Value from service Key.
 	KindDeregister Kind = "deregister"
@@ -118,7 +119,9 @@ const (
 	// Output.Key at Output.Revision (its mod revision).
 	KindWatchEvent Kind = "watch-event"
 	// KindList: Client listed prefix Key; Output.Revision is the revision
-	// the listing was read at (the response header's revision).
+	// the listing was read at (the response header's revision), and
+	// Output.Values the keys it found, when recorded (LeftBehind reads
+	// them).
 	KindList Kind = "list"
 )
 
@@ -175,6 +178,22 @@ const (
 // the lease while the client still waits.
 const KindSession Kind = "session"
 
+// Leases: read by RevokedLease.
+const (
+	// KindKeepAlive: Client took an answer to a keep-alive of lease
+	// Output.Lease — off clientv3's KeepAlive channel, or from a
+	// KeepAliveOnce — between Call and Return, and judged by it whether it
+	// still holds what the lease stands for. Output.TTL is the TTL the
+	// answer carried, 0 when it said the lease is gone (or the channel
+	// closed); Output.Header is the revision in the answer's header, 0 if
+	// not recorded. Record it ok; failed when no answer came.
+	KindKeepAlive Kind = "keepalive"
+	// KindRevoke: Client revoked lease Output.Lease; Output.Revision is the
+	// revision in the revoke's response header, 0 if not recorded. Ok means
+	// the lease was gone from the cluster when the call returned.
+	KindRevoke Kind = "revoke"
+)
+
 // KindCrash: Client crashed (or lost its session for good) at Call. Every
 // lock it held and every election it led is freed at some unknown later
 // time, at the latest when its lease expires; every endpoint it registered
@@ -203,6 +222,7 @@ func Kinds() []Kind {
 		KindRLock, KindRUnlock, KindSession, KindEnqueue, KindDequeue,
 		KindEnter, KindLeave,
 		KindHold, KindLift, KindWait,
+		KindKeepAlive, KindRevoke,
 		KindCrash,
 	}
 }
@@ -267,7 +287,8 @@ type Output struct {
 	Empty bool `json:"empty,omitempty"`
 	// Succeeded: a cas's comparison held and the value was swapped.
 	Succeeded bool `json:"succeeded,omitempty"`
-	// Values: the elements of a set (set-read).
+	// Values: the elements of a set (set-read); the keys a listing found
+	// (list), when it recorded them.
 	Values []string `json:"values,omitempty"`
 	// Count: the value of a counter (counter-read).
 	Count int64 `json:"count,omitempty"`
@@ -287,7 +308,8 @@ type Output struct {
 	// CompactRevision: a watch was cancelled because the revision it asked
 	// for had been compacted (etcd's ErrCompacted); the compact revision.
 	CompactRevision int64 `json:"compact_revision,omitempty"`
-	// Key: the key a watch event is about.
+	// Key: the key a watch event is about; the etcd key a registration
+	// was written under (register), "" if not recorded.
 	Key string `json:"key,omitempty"`
 	// Endpoints: a resolver's endpoint set (resolve).
 	Endpoints []string `json:"endpoints,omitempty"`
@@ -298,6 +320,9 @@ type Output struct {
 	// campaign, register), 0 if not recorded. Faults aimed at a client's
 	// session lease read the lease of its latest such operation.
 	Lease int64 `json:"lease,omitempty"`
+	// TTL: the time to live a keep-alive answer gave the lease
+	// (keepalive); 0 means it said the lease is gone.
+	TTL time.Duration `json:"ttl,omitempty"`
 }
 
 // Operation is one call a client made and what came of it. Times are on the
@@ -431,6 +456,9 @@ func (out Output) describe() string {
 	}
 	if out.Lease != 0 {
 		f = append(f, fmt.Sprintf("lease=%x", out.Lease))
+	}
+	if out.TTL != 0 {
+		f = append(f, fmt.Sprintf("ttl=%v", out.TTL))
 	}
 	return strings.Join(f, " ")
 }

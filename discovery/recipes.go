@@ -37,6 +37,12 @@ var registrars = recipe.NewRegistry(recipe.Discovery,
 	RegistrarRecipe{Name: "noreregister", Broken: true, New: newNoReregister, Expect: notConverged,
 		Upstream: "https://github.com/zeromicro/go-zero/issues/1926",
 		Summary:  "gives up when its lease is lost: the instance vanishes from discovery while it still serves"},
+	RegistrarRecipe{Name: "oneretry", Broken: true, New: newOneRetry, Expect: notConverged,
+		Upstream: "https://github.com/go-kratos/kratos/issues/3464",
+		Summary:  "registers again once when its lease is lost, never twice: the second dip of a flapping network removes the instance for good"},
+	RegistrarRecipe{Name: "rekey", Broken: true, New: newRekey,
+		Expect:  checker.Expectation{Checker: checker.CheckerLeftBehind, Violation: checker.ViolationLeftBehind},
+		Summary: "registers again under a new key whenever a renewal is slow, and keeps renewing the old one: the registry holds the instance twice"},
 )
 
 var resolvers = recipe.NewRegistry(recipe.Discovery,

@@ -38,26 +38,35 @@ func (r *keepAlive) Register(ctx context.Context) error {
 func (r *keepAlive) keep(g *lease.Guard, rev int64) {
 	for {
 		r.hold(g, rev)
-		for {
-			if r.ctx.Err() != nil {
-				return // Close removes the key and ends the guard
-			}
-			// Each attempt is bounded by the TTL: a request sent while the
-			// process was cut off can be lost with the link's bytes and never
-			// answered, and a lease granted a TTL ago is no use by the time
-			// its guard starts.
-			actx, cancel := context.WithTimeout(r.ctx, r.opts.TTL)
-			ng, nrev, err := r.put(actx, false)
-			cancel()
-			if err == nil {
-				// Best effort: the key is on the new lease now, and the
-				// old one, no longer renewed, expires anyway.
-				r.replace(ng).Close(context.WithoutCancel(r.ctx)) //nolint:errcheck // see above
-				g, rev = ng, nrev
-				break
-			}
-			pause(r.ctx, retryPause)
+		var ok bool
+		if g, rev, ok = r.again(); !ok {
+			return // Close removes the key and ends the guard
 		}
+	}
+}
+
+// again registers the instance again on a new lease, retrying until it
+// succeeds, and returns the new lease's guard and the revision of the put;
+// false once the registrar is closed.
+func (r *keepAlive) again() (*lease.Guard, int64, bool) {
+	for {
+		if r.ctx.Err() != nil {
+			return nil, 0, false
+		}
+		// Each attempt is bounded by the TTL: a request sent while the
+		// process was cut off can be lost with the link's bytes and never
+		// answered, and a lease granted a TTL ago is no use by the time
+		// its guard starts.
+		actx, cancel := context.WithTimeout(r.ctx, r.opts.TTL)
+		ng, nrev, err := r.put(actx, false)
+		cancel()
+		if err == nil {
+			// Best effort: the key is on the new lease now, and the
+			// old one, no longer renewed, expires anyway.
+			r.replace(ng).Close(context.WithoutCancel(r.ctx)) //nolint:errcheck // see above
+			return ng, nrev, true
+		}
+		pause(r.ctx, retryPause)
 	}
 }
 

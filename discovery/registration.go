@@ -37,15 +37,7 @@ type registration struct {
 }
 
 func newRegistration(cli *clientv3.Client, service, addr string, opts Options) (*registration, error) {
-	switch {
-	case cli == nil:
-		return nil, errors.New("discovery: nil client")
-	case service == "":
-		return nil, ErrBadService
-	case addr == "":
-		return nil, fmt.Errorf("%w for service %s", ErrBadAddr, service)
-	}
-	opts, err := opts.check()
+	opts, err := checkRegistrar(cli, service, addr, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +48,20 @@ func newRegistration(cli *clientv3.Client, service, addr string, opts Options) (
 	r := &registration{cli: cli, em: em, key: service + "/" + addr, addr: addr, opts: opts, done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r, nil
+}
+
+// checkRegistrar checks what every registrar constructor is given, and
+// returns opts with its defaults.
+func checkRegistrar(cli *clientv3.Client, service, addr string, opts Options) (Options, error) {
+	switch {
+	case cli == nil:
+		return opts, errors.New("discovery: nil client")
+	case service == "":
+		return opts, ErrBadService
+	case addr == "":
+		return opts, fmt.Errorf("%w for service %s", ErrBadAddr, service)
+	}
+	return opts.check()
 }
 
 func (r *registration) Key() string           { return r.key }

@@ -44,6 +44,13 @@ func NewRechecked(cli *clientv3.Client, prefix string, opts Options) (Elector, e
 type rechecked struct{ *base }
 
 func (e *rechecked) Campaign(ctx context.Context, value string) (Leadership, error) {
+	return e.campaign(ctx, value, nil)
+}
+
+// campaign is Campaign; won, if set, is called once the wait has ended and
+// before the recheck, with the candidate's key, its create revision and
+// the guard of its lease.
+func (e *rechecked) campaign(ctx context.Context, value string, won func(key string, rev int64, g *lease.Guard)) (Leadership, error) {
 	g, err := e.hold(ctx)
 	if err != nil {
 		return nil, err
@@ -59,6 +66,9 @@ func (e *rechecked) Campaign(ctx context.Context, value string) (Leadership, err
 	if err != nil {
 		e.drop(ctx, g)
 		return nil, fmt.Errorf("election: campaign on %s with lease %x: %w", e.prefix, int64(g.ID()), err)
+	}
+	if won != nil {
+		won(el.Key(), el.Rev(), g)
 	}
 	if err := recheck(ctx, e.cli, el.Key(), el.Rev(), g); err != nil {
 		e.drop(ctx, g)

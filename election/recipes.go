@@ -29,6 +29,8 @@ var twoLeaders = checker.Expectation{Checker: checker.CheckerElectionSafety, Vio
 var registry = recipe.NewRegistry(recipe.Election,
 	Recipe{Name: "rechecked", New: NewRechecked,
 		Summary: "concurrency.Election; the wait ends with the lease and a linearizable read checks the key after it"},
+	Recipe{Name: "keywatched", New: NewKeyWatched,
+		Summary: "rechecked whose leader also watches its own key: a key deleted from outside the recipe ends the term"},
 	Recipe{Name: "server", New: NewServer,
 		Summary: "etcd's election service (v3election), with the same lease guard and recheck"},
 	Recipe{Name: "modrevision", Broken: true, New: newModRevision, Expect: twoLeaders,

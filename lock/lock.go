@@ -132,6 +132,25 @@ type Checker interface {
 	Owned(ctx context.Context) (bool, error)
 }
 
+// KeepAliveChecker is implemented by a Held that tells whether it still
+// holds the lock by an answer to a keep-alive of its lease, as a holder
+// that reads clientv3's KeepAlive channel does; needed only by a workload
+// whose owner check is "keepalive".
+type KeepAliveChecker interface {
+	// KeepAlive returns the keep-alive answer the holder judges by. An
+	// answer whose TTL is 0 says the lease is gone.
+	KeepAlive(ctx context.Context) (KeepAliveAnswer, error)
+}
+
+// KeepAliveAnswer is what a keep-alive answer said of a lease.
+type KeepAliveAnswer struct {
+	// TTL is the time to live the answer gave the lease; 0 means it said
+	// the lease is gone (or the keep-alive channel had closed).
+	TTL time.Duration
+	// Header is the revision in the answer's header, 0 if there was none.
+	Header int64
+}
+
 // Writer is implemented by a Held whose writes to etcd commit only while
 // it owns the lock.
 type Writer interface {

@@ -21,6 +21,14 @@ var upstreamRecipes = []Recipe{
 	Recipe{Name: "unlock-retry-fenced", New: newUnlockRetryFenced,
 		Summary: "unlock-retry with the fix proposed for etcd #22082: the release deletes the key only if it " +
 			"still has the create revision the Mutex acquired"},
+	Recipe{Name: "keepalive-channel", Broken: true, New: newKeepAliveChannel,
+		Expect:   expect(checker.CheckerRevokedLease, checker.ViolationActedAfterRevoke),
+		Upstream: "https://github.com/etcd-io/etcd/issues/21638",
+		Summary: "concurrency.Mutex whose holder takes the next answer off clientv3's KeepAlive channel as proof that it " +
+			"holds: an answer buffered before its lease was revoked, taken after, and the holder writes on a lease that is gone"},
+	Recipe{Name: "keepalive-once", New: newKeepAliveOnce,
+		Summary: "keepalive-channel with the fix: the holder asks with KeepAliveOnce, sent when it checks, so that after a " +
+			"revoke the answer says the lease is gone"},
 }
 
 // UpstreamRecipes returns the recipes that reproduce reports against etcd

@@ -298,5 +298,5 @@ func discoveryPitfalls() []Scenario {
 	again := pitfall(keepalive, resolver("debounced"), "reregister",
 		"each backend's lease is revoked in turn and its registrar deletes and puts the same key again within milliseconds: the resolver applies the put before the delete and drops the backend for good",
 		discoveryReregisterRun, reregisterBackends())
-	return []Scenario{revoke, compact, each, again}
+	return append([]Scenario{revoke, compact, each, again}, fieldDiscoveryPitfalls()...)
 }

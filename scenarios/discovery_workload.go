@@ -63,6 +63,9 @@ func (w *world) discoveryWorkload(ctx context.Context) error {
 		name := fmt.Sprintf("o%d", i)
 		g.Go(func() error { return w.resolverClient(ctx, res, name) })
 	}
+	if w.s.judgedBy(checker.CheckerLeftBehind) {
+		g.Go(func() error { return w.lister(ctx) })
+	}
 	return g.Wait()
 }
 
@@ -100,8 +103,9 @@ type backendInstance struct {
 	cli        *clientv3.Client
 	b          *discovery.Backend
 	reg        discovery.Registrar
-	registered bool // the last register was ok
-	attempted  bool // a register was recorded, ok or unknown
+	registered bool   // the last register was ok
+	attempted  bool   // a register was recorded, ok or unknown
+	key        string // the key the last recorded registration named
 }
 
 // backend is one backend of the discovery workload.
@@ -134,6 +138,8 @@ func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name s
 		err := w.step(ctx, name, func() error {
 			if !in.registered {
 				w.register(ctx, name, in)
+			} else {
+				w.moved(ctx, name, in)
 			}
 			return nil
 		})
@@ -179,7 +185,22 @@ func (w *world) register(ctx context.Context, name string, in *backendInstance) 
 		return
 	}
 	in.registered = true
-	p.OK(ctx, checker.Output{Lease: w.registeredLease(ctx, in.cli, in.reg)})
+	in.key = in.reg.Key()
+	p.OK(ctx, checker.Output{Lease: w.registeredLease(ctx, in.cli, in.reg), Key: in.key})
+}
+
+// moved records, as a registration at this instant, that the registrar has
+// registered the instance again under a key of its own choosing (its Key
+// changed since the last registration recorded), so that left-behind
+// knows which key it keeps now.
+func (w *world) moved(ctx context.Context, name string, in *backendInstance) {
+	key := in.reg.Key()
+	if key == in.key {
+		return
+	}
+	in.key = key
+	w.env.Recorder().Instant(ctx, name, checker.KindRegister, w.s.Workload.Key, checker.Input{Value: in.b.Addr()},
+		checker.Output{Lease: w.registeredLease(ctx, in.cli, in.reg), Key: key})
 }
 
 // registeredLease returns the lease of a registration, so that faults

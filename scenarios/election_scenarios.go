@@ -49,7 +49,7 @@ func electionScenarios() []Scenario {
 			out = append(out, ElectionSafety(r)...)
 		}
 	}
-	return append(out, electionPitfalls()...)
+	return append(append(out, electionPitfalls()...), electionForeignScenarios()...)
 }
 
 // ElectionSafety returns the scenarios a correct election recipe — one of

@@ -46,7 +46,7 @@ func (w *world) hold(ctx context.Context, name string, h lock.Held, res *lockRes
 	owned := true
 	for i := 0; i < wl.Writes && owned; i++ {
 		var err error
-		if owned, err = w.owns(ctx, h); err != nil {
+		if owned, err = w.owns(ctx, name, h); err != nil {
 			return err
 		}
 		if owned {
@@ -68,7 +68,10 @@ func (w *world) hold(ctx context.Context, name string, h lock.Held, res *lockRes
 
 // owns reports whether the holder believes it still holds the lock, as the
 // workload's OwnerCheck decides.
-func (w *world) owns(ctx context.Context, h lock.Held) (bool, error) {
+func (w *world) owns(ctx context.Context, name string, h lock.Held) (bool, error) {
+	if w.s.Workload.OwnerCheck == OwnerCheckKeepAlive {
+		return w.keepAliveOwns(ctx, name, h)
+	}
 	if w.s.Workload.OwnerCheck != OwnerCheckRead {
 		select {
 		case <-h.Done():

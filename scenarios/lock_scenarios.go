@@ -66,8 +66,8 @@ func lockValidate(s Scenario, bad func(format string, args ...any)) {
 	if w.Writes < 1 || w.Writes > maxWrites {
 		bad("workload.writes %d: want 1 to %d writes per hold", w.Writes, maxWrites)
 	}
-	if w.OwnerCheck != OwnerCheckDone && w.OwnerCheck != OwnerCheckRead {
-		bad("workload.owner_check %q: want %q or %q", w.OwnerCheck, OwnerCheckDone, OwnerCheckRead)
+	if !slices.Contains([]string{OwnerCheckDone, OwnerCheckRead, OwnerCheckKeepAlive}, w.OwnerCheck) {
+		bad("workload.owner_check %q: want %q, %q or %q", w.OwnerCheck, OwnerCheckDone, OwnerCheckRead, OwnerCheckKeepAlive)
 	}
 }
 

@@ -26,8 +26,10 @@ import (
 // result's violations name (checker.HistoryVersion 3); version 7 workload.command, the program a recipe in another process runs,
 // and the result's not_applicable and recipe_faults
 // (an older etcdsim would run the registry's recipe of that name instead,
-// or refuse a name it does not know, where the run was of the program).
-const SchemaVersion = 7
+// or refuse a name it does not know, where the run was of the program);
+// version 8 the operations' output.ttl, which a result's violations name
+// (checker.HistoryVersion 4).
+const SchemaVersion = 8
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -133,8 +135,10 @@ type Workload struct {
 	// OwnerCheck is how a lock holder makes sure it still holds the lock
 	// before each write: "done" watches its Held's Done channel; "read"
 	// asks the recipe (lock.Checker's Owned, a read of its key in etcd)
-	// and ignores Done, as a holder that polls etcd does. "" means "done".
-	// Lock family only.
+	// and ignores Done, as a holder that polls etcd does; "keepalive"
+	// asks for an answer to a keep-alive of its lease
+	// (lock.KeepAliveChecker), records it, and holds on while the answer
+	// gives the lease a TTL. "" means "done". Lock family only.
 	OwnerCheck string `json:"owner_check,omitempty"`
 	// Serializable has register clients read serializably: the member a
 	// read reaches answers from its own copy without asking the leader, so
@@ -216,8 +220,9 @@ type Workload struct {
 
 // How a lock holder makes sure it still holds the lock (Workload.OwnerCheck).
 const (
-	OwnerCheckDone = "done"
-	OwnerCheckRead = "read"
+	OwnerCheckDone      = "done"
+	OwnerCheckRead      = "read"
+	OwnerCheckKeepAlive = "keepalive"
 )
 
 // Faults is a scenario's fault schedule: a Timeline, a Nemesis, a

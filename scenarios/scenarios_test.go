@@ -130,7 +130,7 @@ func TestValidateBadInput(t *testing.T) {
 			s.Workload = scenarios.Workload{Family: scenarios.FamilyRegister, Recipe: "leased"}
 			s.Checkers, s.Faults = nil, scenarios.Faults{}
 		}, []string{`register: no recipe named "leased"`, "have leasing, kv, ordering"}},
-		{"unknown owner check", func(s *scenarios.Scenario) { s.Workload.OwnerCheck = "lease" }, []string{`workload.owner_check "lease"`, `"done" or "read"`}},
+		{"unknown owner check", func(s *scenarios.Scenario) { s.Workload.OwnerCheck = "lease" }, []string{`workload.owner_check "lease"`, `"done", "read" or "keepalive"`}},
 		{"unknown checker", func(s *scenarios.Scenario) { s.Checkers = []scenarios.Check{{Name: "mutex"}} }, []string{"checkers[0]", `"mutex"`}},
 		{"expectation no checker of the run makes", func(s *scenarios.Scenario) {
 			s.Expect.Checker, s.Expect.Violation = "liveness", "starvation"

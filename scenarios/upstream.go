@@ -194,6 +194,15 @@ var upstreamReports = []upstreamReport{
 		fix:  "after the wait, a linearizable read checks that the caller's key is still there (rwmutex recipe checked)",
 	},
 	{
+		id: "etcd-21638", url: "https://github.com/etcd-io/etcd/issues/21638",
+		also:   []string{"https://github.com/etcd-io/etcd/pull/21991"},
+		status: "open", note: "documented by etcd PR #21991: answers buffered before a Revoke may still be delivered after it; read until the channel closes",
+		api: "client/v3: Lease.KeepAlive",
+		what: "answers that waited on a lease's KeepAlive channel are taken after the lease was revoked, each saying the lease " +
+			"lives; a holder that takes one as proof writes on a lock whose key is gone",
+		fix: "the holder asks with KeepAliveOnce, a request sent when it checks, which after a revoke finds the lease gone",
+	},
+	{
 		id: "etcdsim-barrier-wait", status: "not reported upstream", note: "a finding of etcdsim's own",
 		api: "client/v3/experimental/recipes: Barrier.Wait",
 		what: "a waiter whose watch resumes, after its connection drops, from a revision etcd has compacted sees " +
@@ -284,6 +293,7 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream15247()...)
 	out = append(out, upstream20418()...)
 	out = append(out, upstream16221()...)
+	out = append(out, upstream21638()...)
 	out = append(out, upstreamBarrierWait()...)
 	out = append(out, upstreamDoubleBarrierEnter()...)
 	return out
