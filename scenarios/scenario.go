@@ -28,7 +28,8 @@ import (
 // (an older etcdsim would run the registry's recipe of that name instead,
 // or refuse a name it does not know, where the run was of the program);
 // version 8 the operations' output.ttl, which a result's violations name
-// (checker.HistoryVersion 4).
+// (checker.HistoryVersion 4), and cluster.member_processes (an older
+// etcdsim would run the members embedded).
 const SchemaVersion = 8
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
