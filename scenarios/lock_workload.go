@@ -36,10 +36,7 @@ func (w *world) lockWorkload(ctx context.Context) error {
 	for i := 1; i <= w.s.Workload.Clients; i++ { // every process made before any thread runs
 		p := &lockProcess{w: w, r: r, name: fmt.Sprintf("c%d", i)}
 		if err := p.start(ctx); err != nil {
-			for _, made := range procs {
-				made.end()
-			}
-			return err
+			return err // the run's end closes the Lockers made
 		}
 		procs = append(procs, p)
 	}
@@ -53,25 +50,22 @@ func (w *world) lockWorkload(ctx context.Context) error {
 			g.Go(func() error { return w.locker(ctx, p, thread, res) })
 		}
 	}
-	err = g.Wait()
-	for _, p := range procs {
-		p.end()
-	}
-	return err
+	return g.Wait()
 }
 
 // lockProcess is one lock client: an etcd client and the Locker its
-// threads share, both made anew when the process restarts after a crash.
+// threads share, both made anew when the process restarts after a crash
+// (the crashed process's Locker is closed then, the last one as the run
+// ends: see adopt).
 type lockProcess struct {
 	w    *world
 	r    lock.Recipe
 	name string
 
-	mu   sync.Mutex // guards cli, l and gen
-	cli  *clientv3.Client
-	l    lock.Locker
-	gen  int            // counts starts; a restart by one thread serves them all
-	dead sync.WaitGroup // the Close calls of crashed processes' Lockers
+	mu  sync.Mutex // guards cli, l and gen
+	cli *clientv3.Client
+	l   lock.Locker
+	gen int // counts starts; a restart by one thread serves them all
 }
 
 // start makes the process's client and Locker: at the run's start and
@@ -82,7 +76,7 @@ func (p *lockProcess) start(ctx context.Context) error {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
 	wl := p.w.s.Workload
-	l, err := construct(ctx, "lock", p.r.Name, p.name, "lock.Locker", wl.Patience.D(), func() (lock.Locker, error) {
+	l, err := construct(ctx, p.w, "lock", p.r.Name, p.name, "lock.Locker", func() (lock.Locker, error) {
 		return p.r.New(cli, wl.Key, lock.Options{TTL: wl.TTL.D()})
 	})
 	if err != nil {
@@ -91,23 +85,10 @@ func (p *lockProcess) start(ctx context.Context) error {
 	if u, ok := l.(lock.Unfenced); ok {
 		p.w.notes.setUnfenced("lock", u.Unfenced())
 	}
-	if old := p.l; old != nil { // the crashed process's, closed as it dies
-		p.dead.Go(func() { p.w.closeRecipe("lock", p.r.Name, p.name, old) })
-	}
 	attachProcess(p.w.env, p.name, l)
 	p.cli, p.l = cli, l
 	p.gen++
 	return nil
-}
-
-// end closes the process's Locker as the run ends, and waits for the
-// crashed processes' Close calls.
-func (p *lockProcess) end() {
-	p.mu.Lock()
-	l := p.l
-	p.mu.Unlock()
-	p.w.closeRecipe("lock", p.r.Name, p.name, l)
-	p.dead.Wait()
 }
 
 // locker returns the process's current Locker and its generation.
