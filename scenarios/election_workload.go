@@ -261,7 +261,9 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 	var seen <-chan election.LeaderInfo
 	var poll election.LeaderReader
 	var last election.LeaderInfo // the last leader polled
-	fresh := func() error { // the dead process's Elector is closed, which ends its Observe (adopt)
+	// fresh starts a new process; the dead one's Elector is closed, which
+	// ends its Observe (adopt).
+	fresh := func() error {
 		var err error
 		if _, e, err = w.newElector(ctx, r, name); err != nil {
 			return err

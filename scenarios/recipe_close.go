@@ -13,11 +13,11 @@ import (
 // dial of an address the harness had not given. The run is judged all
 // the same, and Result.RecipeFaults says each in a sentence.
 type recipeNotes struct {
-	mu       sync.Mutex // guards list and unfenced
+	mu       sync.Mutex // guards list, unfenced, family and made
 	list     []string
-	unfenced string         // why the recipe hands out no fencing token (lock.Unfenced, election.Unfenced), "" if it does
-	family   string         // the family of the recipe that declared it
-	made     []madeValue    // the kinds of recipe values the run made
+	unfenced string      // why the recipe hands out no fencing token (lock.Unfenced, election.Unfenced), "" if it does
+	family   string      // the family of the recipe that declared it
+	made     []madeValue // the kinds of recipe values the run made
 }
 
 func (n *recipeNotes) add(format string, args ...any) {
@@ -61,4 +61,3 @@ func (n *recipeNotes) all() []string {
 	defer n.mu.Unlock()
 	return append([]string(nil), n.list...)
 }
-
