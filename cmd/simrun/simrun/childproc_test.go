@@ -22,11 +22,7 @@ func TestChildProcessFailures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program and runs real clusters in child processes for about 15s")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "badsim")
-	if b, err := exec.Command("go", "build", "-o", bin, "./testdata/badsim").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./testdata/badsim: %v\n%s", err, b)
-	}
+	dir, bin := buildBadsim(t)
 	tmp, out := t.TempDir(), filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", "-parallel", "3", "-run-timeout", "10s", "-out", out,
 		"lock/hang/healthy", "lock/panic/healthy", short)
@@ -141,11 +137,7 @@ func TestReplayInChildProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program and runs real clusters in child processes")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "badsim")
-	if b, err := exec.Command("go", "build", "-o", bin, "./testdata/badsim").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./testdata/badsim: %v\n%s", err, b)
-	}
+	dir, bin := buildBadsim(t)
 	out := filepath.Join(dir, "out")
 	simrun := func(args ...string) (string, string) {
 		t.Helper()
@@ -191,4 +183,16 @@ func TestReplayInChildProcess(t *testing.T) {
 	if err != nil || len(res.RecipeFaults) == 0 || !strings.Contains(res.RecipeFaults[0], "standard output directly") {
 		t.Errorf("result.json's recipe_faults = %q (%v), want the writes to standard output", res.RecipeFaults, err)
 	}
+}
+
+// buildBadsim builds ./testdata/badsim into a directory of the test's, and
+// returns both.
+func buildBadsim(t *testing.T) (dir, bin string) {
+	t.Helper()
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "badsim")
+	if b, err := exec.Command("go", "build", "-o", bin, "./testdata/badsim").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./testdata/badsim: %v\n%s", err, b)
+	}
+	return dir, bin
 }
