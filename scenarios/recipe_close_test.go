@@ -135,6 +135,17 @@ func TestRecipeClose(t *testing.T) {
 		{name: "closed-twice", new: func(*atomic.Int32) lock.NewLocker { return newSelfClosingLock }, never: true,
 			says: []string{`'s lock.Locker (*scenarios_test.selfClosingLock) panicked: close of closed channel; Close must stop what the recipe started for the process and return nil; ` +
 				`it found the value closed before — the scenarios call Close once for each process, when it crashes or when the run ends, so something else closed it first`}},
+		{name: "shared", new: func(c *atomic.Int32) lock.NewLocker {
+			var once sync.Once
+			var shared lock.Locker
+			var serr error
+			mk := newProcessLock(c, func(*processLock) error { return nil })
+			return func(cli *clientv3.Client, name string, opts lock.Options) (lock.Locker, error) {
+				once.Do(func() { shared, serr = mk(cli, name, opts) })
+				return shared, serr
+			}
+		}, never: true, // one value for every process: closed once
+			says: []string{`lock recipe "process-shared": New returned the same *scenarios_test.processLock to clients c1 and c2; each process needs a value of its own`}},
 		{name: "leaks", new: func(*atomic.Int32) lock.NewLocker { return newLeakyLock }, never: true,
 			says: []string{
 				`lock recipe "process-leaks" left `, ` goroutines behind when the run ended, blocked for good: `,
