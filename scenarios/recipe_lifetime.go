@@ -46,6 +46,7 @@ type procValue struct {
 	what           string // its type in the family's interface: "lock.Locker"
 	v              any
 	crashed        bool // its process crashed: Close cannot reach etcd, and an error it returns is no fault
+	recorded       bool // the workload records what Close returns (a deregistration): an error is its outcome, no fault
 
 	once sync.Once
 	err  error // what Close returned, or what it did wrong
@@ -106,8 +107,10 @@ func (w *world) adopt(family, recipe, client, what string, v any) {
 
 // retire closes now, and once, the value (of type what) of client's
 // process, as the workload ends that process in order — a registrar's
-// Close is its deregistration — and returns what Close returned. It is
-// nil for a value with no Close.
+// Close is its deregistration — and returns what Close returned, which
+// the workload records: an error is the operation's outcome, not noted
+// as a fault (faults may still be in force). It is nil for a value with
+// no Close.
 func (w *world) retire(client, what string) error {
 	l := &w.lives
 	l.mu.Lock()
@@ -116,7 +119,7 @@ func (w *world) retire(client, what string) error {
 	if p == nil {
 		return nil
 	}
-	w.closeValue(p)
+	p.once.Do(func() { p.recorded = true; w.close(p) })
 	return p.err
 }
 
@@ -185,50 +188,53 @@ func sameValue(a, b any) bool {
 // recipe's fault. One that never returns is left behind, and named again
 // when the run ends (see Run).
 func (w *world) closeValue(p *procValue) {
-	p.once.Do(func() {
-		c, ok := p.v.(io.Closer)
-		if !ok || isNil(p.v) {
-			return
-		}
-		done := make(chan error, 1)
-		returned := make(chan struct{})
-		w.lives.mu.Lock()
-		w.lives.returns = append(w.lives.returns, returned)
-		w.lives.mu.Unlock()
-		go func() {
-			defer close(returned)
-			defer func() {
-				if r := recover(); r != nil {
-					done <- fmt.Errorf("panicked: %v", r)
-				}
-			}()
-			if err := c.Close(); err != nil {
-				done <- fmt.Errorf("returned an error: %w", err)
-				return
+	p.once.Do(func() { w.close(p) })
+}
+
+// close is closeValue's body, called once.
+func (w *world) close(p *procValue) {
+	c, ok := p.v.(io.Closer)
+	if !ok || isNil(p.v) {
+		return
+	}
+	done := make(chan error, 1)
+	returned := make(chan struct{})
+	w.lives.mu.Lock()
+	w.lives.returns = append(w.lives.returns, returned)
+	w.lives.mu.Unlock()
+	go func() {
+		defer close(returned)
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("panicked: %v", r)
 			}
-			done <- nil
 		}()
-		t := time.NewTimer(closeLimit)
-		defer t.Stop()
-		select {
-		case p.err = <-done:
-		case <-t.C:
-			p.err = fmt.Errorf("did not return within %v on the run's clock", closeLimit)
-			w.notes.add("%s recipe %q: Close of client %s's %s (%T) did not return within %v on the run's clock; Close must stop and wait for what the recipe started for the process without waiting on etcd, which a crashed process cannot reach, and return",
-				p.family, p.recipe, p.client, p.what, p.v, closeLimit)
+		if err := c.Close(); err != nil {
+			done <- fmt.Errorf("returned an error: %w", err)
 			return
 		}
-		if p.err == nil || (p.crashed && !strings.HasPrefix(p.err.Error(), "panicked")) {
-			return
-		}
-		msg := fmt.Sprintf("%s recipe %q: Close of client %s's %s (%T) %v; Close must stop what the recipe started for the process and return nil",
-			p.family, p.recipe, p.client, p.what, p.v, p.err)
-		if closedBefore(p.err) {
-			msg += "; it found the value closed before — the scenarios call Close once for each process, when it crashes or when the run ends, so something else closed it first " +
-				"(the recipe, or its library, when its session ended, say): a Close called again must return nil, as one behind a sync.Once does"
-		}
-		w.notes.add("%s", msg)
-	})
+		done <- nil
+	}()
+	t := time.NewTimer(closeLimit)
+	defer t.Stop()
+	select {
+	case p.err = <-done:
+	case <-t.C:
+		p.err = fmt.Errorf("did not return within %v on the run's clock", closeLimit)
+		w.notes.add("%s recipe %q: Close of client %s's %s (%T) did not return within %v on the run's clock; Close must stop and wait for what the recipe started for the process without waiting on etcd, which a crashed process cannot reach, and return",
+			p.family, p.recipe, p.client, p.what, p.v, closeLimit)
+		return
+	}
+	if p.err == nil || ((p.crashed || p.recorded) && !strings.HasPrefix(p.err.Error(), "panicked")) {
+		return
+	}
+	msg := fmt.Sprintf("%s recipe %q: Close of client %s's %s (%T) %v; Close must stop what the recipe started for the process and return nil",
+		p.family, p.recipe, p.client, p.what, p.v, p.err)
+	if closedBefore(p.err) {
+		msg += "; it found the value closed before — the scenarios call Close once for each process, when it crashes or when the run ends, so something else closed it first " +
+			"(the recipe, or its library, when its session ended, say): a Close called again must return nil, as one behind a sync.Once does"
+	}
+	w.notes.add("%s", msg)
 }
 
 // closedBefore reports whether err, a Close's, says the value had been
