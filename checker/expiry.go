@@ -53,6 +53,39 @@ const neverSignalled = "the recipe never signalled the loss: its Done had not cl
 	"a leadership must close Done once its lease can no longer be known to be alive — a lease guard of its own, " +
 	"or the session's Done — or the library gives its caller no way to stop"
 
+// neverSignalledLock is the fix for a lock holder whose recipe did not
+// close Done while it held: the workload released the lock, at %s, %s
+// after the server had ended the lease, with Done still open.
+const neverSignalledLock = "the recipe never signalled the loss while it held: its holder's Done was still open when the workload released the lock at %s, " +
+	"%s after the server had ended the lease; a holder must close Done once its lease can no longer be known to be alive — a lease guard of its own, " +
+	"or the session's Done — or the library gives its caller no way to stop in time"
+
+// lockSignal says, for the lock hold hd whose lease had ended on the server
+// as e says, whether and when its recipe told the holder (KindLost), and
+// the fix: signalled late, by how much; never signalled, when the workload
+// released with Done open (ReleaseDoneOpen); lateDone when the history
+// cannot tell.
+func lockSignal(h *History, hd hold, e expiry) string {
+	process, _, _ := strings.Cut(hd.client, "/")
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Kind != KindLost || op.Outcome != OutcomeOK || op.Key != h.Ops[hd.take].Key ||
+			(op.Client != hd.client && op.Client != process) || op.Call < hd.start || op.Call > hd.end {
+			continue
+		}
+		if op.Call < e.at {
+			break // it signalled in time: what went on was not for want of a signal
+		}
+		return sprintf("the recipe signalled the loss only at %s (its holder's Done closed), %s after the server had ended the lease: %s",
+			fmtTime(op.Call), fmtDur(op.Call-e.at), lateDone)
+	}
+	if hd.give >= 0 && h.Ops[hd.give].Kind == KindRelease && h.Ops[hd.give].Input.Value == ReleaseDoneOpen {
+		give := h.Ops[hd.give].Call
+		return sprintf(neverSignalledLock, fmtTime(give), fmtDur(give-e.at))
+	}
+	return lateDone
+}
+
 // pausedFix is the fix for a holder paused between its last check and its
 // next step: nothing it runs can notice in time.
 const pausedFix = "no check in the holder can catch a pause between its last check and its next step; " +

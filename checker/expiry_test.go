@@ -15,6 +15,13 @@ func aimed(action, client string, start, end float64) FaultEvent {
 	return f
 }
 
+// withOp adds op to h, numbered after the rest.
+func withOp(h History, op Operation) History {
+	op.ID = len(h.Ops)
+	h.Ops = append(h.Ops, op)
+	return h
+}
+
 func lease(id int64) mod { return func(op *Operation) { op.Output.Lease = id } }
 
 // TestLeaseExpirySentences: when the faults prove a holder's lease was gone
@@ -103,6 +110,55 @@ func TestLeaseExpirySentences(t *testing.T) {
 			want: "c2 acquired lock L at 3.000s while c1 held it since 0.500s; c1 never released; c1 went on holding it to the end of the run " +
 				"after its lease 694d had expired on the server (by 2.000s: TTL 1s, and no renewal could reach the server once " +
 				"isolate(client c1) cut c1 off at 1.000s)" + lateDoneTail,
+		},
+		{
+			name:  "a lock holder whose recipe signalled the loss late",
+			check: func(h History) Result { return MutualExclusion(h, MutexOptions{}) },
+			h: func() History {
+				h := overlapping(aimed("isolate", "c1", 1, 6))
+				h = withOp(h, mk("c1", KindLost, "L", 3.5, 3.5))
+				return h
+			}(),
+			kind: ViolationOverlap,
+			want: overlapMsg + "; " + expired + "isolate(client c1) cut c1 off at 1.000s); the recipe signalled the loss only at 3.500s " +
+				"(its holder's Done closed), 1.5s after the server had ended the lease: " + lateDoneTail[2:],
+		},
+		{
+			name:  "a lock holder whose recipe never signalled the loss",
+			check: func(h History) Result { return MutualExclusion(h, MutexOptions{}) },
+			h: func() History {
+				h := overlapping(aimed("isolate", "c1", 1, 6))
+				h.Ops[2].Input.Value = ReleaseDoneOpen
+				return h
+			}(),
+			kind: ViolationOverlap,
+			want: overlapMsg + "; " + expired + "isolate(client c1) cut c1 off at 1.000s); the recipe never signalled the loss while it held: " +
+				"its holder's Done was still open when the workload released the lock at 4.500s, 2.5s after the server had ended the lease; a holder must close Done once its lease " +
+				"can no longer be known to be alive — a lease guard of its own, or the session's Done — or the library gives its caller no way to stop in time",
+		},
+		{
+			name:  "a lock holder that was told in time",
+			check: func(h History) Result { return MutualExclusion(h, MutexOptions{}) },
+			h: func() History {
+				h := overlapping(aimed("isolate", "c1", 1, 6))
+				h = withOp(h, mk("c1", KindLost, "L", 1.9, 1.9))
+				return h
+			}(),
+			kind: ViolationOverlap,
+			want: overlapMsg + "; " + expired + "isolate(client c1) cut c1 off at 1.000s)" + lateDoneTail,
+		},
+		{
+			name:  "a write by a holder whose recipe signalled the loss after it",
+			check: func(h History) Result { return MutualExclusion(h, MutexOptions{ResourceOnly: true}) },
+			h: func() History {
+				h := staleWrite(4.4, aimed("isolate", "c1", 1, 6))
+				h = withOp(h, mk("c1", KindLost, "L", 5, 5))
+				return h
+			}(),
+			kind: ViolationStaleWrite,
+			want: staleMsg + "; c1 wrote 2.5s after its lease 694d had expired on the server (by 2.000s: TTL 1s, and no renewal " +
+				"could reach the server once isolate(client c1) cut c1 off at 1.000s); the recipe signalled the loss only at 5.000s " +
+				"(its holder's Done closed), 3s after the server had ended the lease: " + lateDoneTail[2:],
 		},
 		{
 			name:  "a leader whose Done closed late",

@@ -312,5 +312,8 @@ func heldPastExpiry(h *History, p pairKinds, hd hold) string {
 	if p.take == KindCampaign && (hd.give < 0 || h.Ops[hd.give].Input.Value == ResignAsked) {
 		return msg + "; " + neverSignalled
 	}
+	if p.take == KindAcquire {
+		return msg + "; " + lockSignal(h, hd, e)
+	}
 	return msg + "; " + lateDone
 }

@@ -76,7 +76,7 @@ type Judge struct {
 var judges = []Judge{
 	{
 		Name:    CheckerMutualExclusion,
-		Reads:   []Kind{KindAcquire, KindRelease, KindCrash, KindGuardedWrite, KindSetAdd, KindSetRead, KindCounterIncr, KindCounterRead},
+		Reads:   []Kind{KindAcquire, KindRelease, KindLost, KindCrash, KindGuardedWrite, KindSetAdd, KindSetRead, KindCounterIncr, KindCounterRead},
 		Reports: []ViolationKind{ViolationOverlap, ViolationUnguardedWrite, ViolationStaleWrite, ViolationLostUpdate, ViolationPhantomUpdate},
 		Summary: "lock holds never overlap; the guarded resource accepts writes only from the holder; no lost updates (Jepsen's lock-set, or a counter).",
 		Run: func(h History, o JudgeOptions) Result {
@@ -85,7 +85,7 @@ var judges = []Judge{
 	},
 	{
 		Name:    CheckerFencing,
-		Reads:   []Kind{KindAcquire, KindGuardedWrite},
+		Reads:   []Kind{KindAcquire, KindLost, KindGuardedWrite},
 		Reports: []ViolationKind{ViolationTokenRegression, ViolationStaleAccepted},
 		Summary: "accepted fencing tokens increase; stale writes are rejected and counted.",
 		Run:     func(h History, _ JudgeOptions) Result { return Fencing(h, FencingOptions{}) },

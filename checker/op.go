@@ -31,6 +31,12 @@ const (
 	// may be freed at any later time; failed means it definitely is still
 	// held.
 	KindRelease Kind = "release"
+	// KindLost: the recipe told Client, holding the lock Key since its
+	// last acquire, that it may have lost it — its holder's Done closed —
+	// at Call: an instant, Outcome ok. It ends no hold: MutualExclusion
+	// and Fencing read it only to say, of a holder that went on past its
+	// lease, whether its recipe signalled the loss late or never.
+	KindLost Kind = "lost"
 	// KindGuardedWrite: Client wrote Input.Value to the resource guarded by
 	// lock Key, presenting fencing token Input.Token. Outcome ok means the
 	// resource accepted the write, failed that it rejected it (stale token).
@@ -213,7 +219,7 @@ var knownKinds = func() map[Kind]bool {
 // documents them.
 func Kinds() []Kind {
 	return []Kind{
-		KindAcquire, KindRelease, KindGuardedWrite, KindSetAdd, KindSetRead, KindCounterIncr, KindCounterRead,
+		KindAcquire, KindRelease, KindLost, KindGuardedWrite, KindSetAdd, KindSetRead, KindCounterIncr, KindCounterRead,
 		KindCampaign, KindResign, KindLeaderObserved,
 		KindRead, KindWrite, KindCAS, KindDelete,
 		KindTxn,
@@ -252,6 +258,12 @@ const (
 // recipe's Done closed: a leader that went on past its lease and then
 // resigned so was never told by its recipe that it had lost the lease.
 const ResignAsked = "asked"
+
+// ReleaseDoneOpen is the Input.Value of a release the workload made while
+// its holder's Done was still open: had the holder gone on past its lease,
+// its recipe never told it so. A workload that records it records each
+// Done that closes during a hold (KindLost) too.
+const ReleaseDoneOpen = "done-open"
 
 type Input struct {
 	// Value: the value written (write, cas, guarded-write), the element

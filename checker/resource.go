@@ -274,5 +274,5 @@ func wrotePastExpiry(h *History, hd hold, wi int) string {
 		return msg + sprintf("; its last step before the write was at %s, before the pause ended at %s: %s",
 			fmtTime(last), fmtTime(e.fault.End), pausedFix)
 	}
-	return msg + "; " + lateDone
+	return msg + "; " + lockSignal(h, hd, e)
 }

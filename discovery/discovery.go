@@ -60,10 +60,14 @@ type Registrar interface {
 	// registered: after Close, or when a broken registrar gives up.
 	Done() <-chan struct{}
 	// Close stops, removes the registration and waits for every goroutine
-	// the registrar started. It is idempotent. The scenarios call it when
-	// the backend's simulated process crashes and at the end of the run:
-	// a library that dialed etcd itself must close that client here, or a
-	// crashed process's lease lives on.
+	// the registrar started. It is idempotent. The scenarios call it once,
+	// when the backend's simulated process crashes and at the end of the
+	// run, where it is the backend's deregistration: a library that dialed
+	// etcd itself must close that client here, or a crashed process's
+	// lease lives on. One that panics, fails, blocks past 10 s on the run's
+	// clock or finds itself closed already, and goroutines the recipe
+	// leaves behind, are reported as the recipe's fault, by the rules
+	// lock.Locker's documentation gives, and the run is judged all the same.
 	Close() error
 }
 
@@ -90,7 +94,10 @@ type Resolver interface {
 	// when a broken resolver gives up.
 	Done() <-chan struct{}
 	// Close stops the resolver and waits for its goroutines. gRPC clients
-	// built from it keep their last addresses. It is idempotent.
+	// built from it keep their last addresses. It is idempotent. The
+	// scenarios call it once, when the resolving client's simulated process
+	// crashes and at the end of the run, after closing the gRPC client
+	// built from it, and report what it does wrong as the Registrar's.
 	Close() error
 }
 

@@ -45,9 +45,13 @@ type Elector interface {
 	Campaign(ctx context.Context, value string) (Leadership, error)
 	// Close ends every campaign, observer and lease the Elector holds
 	// (a leader it holds is resigned by its lease's revocation) and waits
-	// for its goroutines. It is idempotent. The scenarios call it when the
-	// simulated process the Elector stands for crashes and at the end of
-	// the run; one that panics or blocks is reported as the recipe's fault.
+	// for its goroutines. It is idempotent. The scenarios call it once,
+	// when the simulated process the Elector stands for crashes and at the
+	// end of the run; one that panics, fails, blocks past 10 s on the
+	// run's clock or finds itself closed already, and goroutines the
+	// recipe leaves behind, are reported as the recipe's fault, by the
+	// rules lock.Locker's documentation gives, and the run is judged all
+	// the same.
 	Close() error
 }
 

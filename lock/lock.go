@@ -43,21 +43,37 @@ var (
 // the exception that proves why).
 //
 // A Locker stands for one simulated process. If it also has a method
-// Close() error (io.Closer), the scenarios call it once when that process
-// ends: when faults.Crash takes its client down, and at the end of the
-// run. Close must stop and wait for everything the recipe started for the
-// process — goroutines, lease keep-alives (a lease.Guard it keeps across
-// holds), an etcd client a library dialed itself — and return; a crashed
-// process's leases must then expire rather than be kept alive by a client
-// that outlived it. It is called after the process's holders are done or
-// abandoned, and may be called when some hold was never unlocked. A Close
-// that panics, blocks or fails is reported as the recipe's fault, naming
-// it, and the run is still judged. A recipe that leaves goroutines behind
-// and has no Close is told to implement one. Every family's recipe value
-// (rwmutex.Locker, queue.Queue, barrier.Barrier and DoubleBarrier) may
-// have the same Close, to the same end; election.Elector and
-// discovery's Registrar and Resolver have it already, and are closed the
-// same way.
+// Close() error (io.Closer), the scenarios call it exactly once, when that
+// process ends: when faults.Crash takes its client down (as the restarted
+// process gets a new Locker), or at the end of the run, once the faults
+// are healed. Close must stop and wait for everything the recipe started
+// for the process — goroutines, lease keep-alives (a lease.Guard it keeps
+// across holds), an etcd client a library dialed itself — and return nil;
+// a crashed process's leases must then expire rather than be kept alive by
+// a client that outlived it. It is called after the process's holders are
+// done or abandoned, and may be called when some hold was never unlocked.
+//
+// What a Close does wrong is the recipe's fault, said in a sentence in the
+// run's Result.RecipeFaults, and the run is judged all the same:
+//
+//   - it panics;
+//   - it returns an error — except for a crashed process's, whose client is
+//     closed, so that what Close asks of etcd fails;
+//   - it does not return within 10 s on the run's clock (the run goes on,
+//     and waits 50 s more for it at its end);
+//   - it finds the value closed already (an error such as ErrClosed, a
+//     panic closing a closed channel): the recipe or its library closed it
+//     itself, when its session ended, say, and a Close called again must
+//     return nil, as one behind a sync.Once does;
+//   - New returned one value to two processes.
+//
+// A recipe that leaves goroutines behind when the run ends — with no Close,
+// or with one that did not stop them — is told so in the same way, naming
+// each goroutine and what to implement. Every family's recipe value is
+// closed by the same rules: rwmutex.Locker, queue.Queue, barrier.Barrier
+// and DoubleBarrier, stm.Txner and register's KV may have a Close;
+// election.Elector and discovery's Registrar and Resolver have it in their
+// interfaces.
 type Locker interface {
 	// Lock blocks until the caller holds the lock, or returns ctx's error
 	// once ctx ends; a Lock that fails leaves nothing behind that blocks

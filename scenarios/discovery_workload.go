@@ -18,6 +18,12 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// The discovery family's recipe values, as the faults they make name them.
+const (
+	registrarWhat = "discovery.Registrar"
+	resolverWhat  = "discovery.Resolver"
+)
+
 // kindUnroutedRPC is a call no endpoint took: the resolver had given gRPC
 // none, or none could be reached. DiscoveryConvergence reads only calls
 // that reached an endpoint (checker.KindRPC); these are recorded, failed,
@@ -112,9 +118,7 @@ type backendInstance struct {
 func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name string, live *echoServers) error {
 	wl := w.s.Workload
 	var in *backendInstance
-	var dead sync.WaitGroup // closes what dead processes left
-	defer dead.Wait()
-	fresh := func() error { // a new process: a new server, client and registrar
+	fresh := func() error { // a new process: a new server, client and registrar; the dead one's registrar is closed (adopt)
 		b, err := w.startBackend(name)
 		if err != nil {
 			return err
@@ -124,7 +128,9 @@ func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name s
 		if err != nil {
 			return errors.Join(err, b.Close())
 		}
-		reg, err := r.New(cli, wl.Key, b.Addr(), discovery.Options{TTL: wl.TTL.D()})
+		reg, err := construct(ctx, w, "discovery", r.Name, name, registrarWhat, func() (discovery.Registrar, error) {
+			return r.New(cli, wl.Key, b.Addr(), discovery.Options{TTL: wl.TTL.D()})
+		})
 		if err != nil {
 			return errors.Join(err, b.Close())
 		}
@@ -148,9 +154,7 @@ func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name s
 			// The process died with its server and registrar: its client
 			// is closed, so the registrar cannot deregister (trying can
 			// only time out), and its endpoint leaves when the lease
-			// expires.
-			reg := in.reg
-			dead.Go(func() { reg.Close() })
+			// expires. Its registrar is closed as the new one is made.
 			if err := in.b.Close(); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -225,11 +229,11 @@ func (w *world) registeredLease(ctx context.Context, cli *clientv3.Client, reg d
 // the server.
 func (w *world) deregister(ctx context.Context, name string, in *backendInstance) error {
 	if !in.attempted {
-		in.reg.Close() // nothing registered: nothing to record
+		w.retire(name, registrarWhat) // nothing registered: nothing to record
 		return in.b.Close()
 	}
 	p := w.env.Recorder().Invoke(ctx, name, checker.KindDeregister, w.s.Workload.Key, checker.Input{Value: in.b.Addr()})
-	if err := in.reg.Close(); err != nil {
+	if err := w.retire(name, registrarWhat); err != nil {
 		p.Unknown(ctx, err) // the endpoint leaves when its lease expires
 	} else {
 		p.OK(ctx, checker.Output{})
@@ -248,34 +252,27 @@ func (w *world) resolverClient(ctx context.Context, r discovery.ResolverRecipe, 
 	var res discovery.Resolver
 	var cc *grpc.ClientConn
 	var states <-chan discovery.State
-	var dead sync.WaitGroup // closes what dead processes left
-	defer dead.Wait()
-	closeAll := func() error {
-		var errs []error
+	closeAll := func() error { // the gRPC client, then the resolver it used
+		var err error
 		if cc != nil {
-			errs = append(errs, cc.Close())
+			err = cc.Close()
 		}
-		if res != nil {
-			errs = append(errs, res.Close())
-		}
+		w.retire(name, resolverWhat) // what it did wrong is the recipe's fault, noted
 		cc, res = nil, nil
-		return errors.Join(errs...)
+		return err
 	}
 	fresh := func() error { // a new process: a new client, resolver and gRPC client
-		if oldCC, oldRes := cc, res; oldRes != nil {
-			dead.Go(func() { // the dead process's
-				if oldCC != nil {
-					oldCC.Close()
-				}
-				oldRes.Close()
-			})
+		if cc != nil {
+			cc.Close() // the dead process's; its resolver is closed as the new one is made (adopt)
 			cc, res = nil, nil
 		}
 		cli, err := w.env.Cluster().Client(name)
 		if err != nil {
 			return err
 		}
-		if res, err = r.New(cli, wl.Key, discovery.Options{}); err != nil {
+		if res, err = construct(ctx, w, "discovery", r.Name, name, resolverWhat, func() (discovery.Resolver, error) {
+			return r.New(cli, wl.Key, discovery.Options{})
+		}); err != nil {
 			return err
 		}
 		if cc, err = discovery.Dial(res, wl.Key, w.env.Cluster().DialOptions()...); err != nil {

@@ -26,6 +26,22 @@
 //		}
 //	}
 //
+// How a lock holder makes sure it still holds the lock before each write
+// is Workload.OwnerCheck, which LockSafety's scenarios leave at its
+// default: OwnerCheckDone ("done") watches the holder's Done channel, so a
+// recipe whose Done closes late, or never, writes on after its lease is
+// gone and the run says which; OwnerCheckRead ("read") asks the holder
+// instead — lock.Checker's Owned, a read of its key in etcd, as a library
+// with a Check method is meant to be used — and ignores Done. Set it on
+// each scenario to run a recipe the way its library is used
+// (s.Workload.OwnerCheck = scenarios.OwnerCheckRead); a holder without
+// Owned then cannot run, and the run says so.
+//
+// Each process's recipe value — a Locker, an Elector, a Registrar… — that
+// has a method Close() error is closed once, as its process crashes or
+// the run ends; what a Close does wrong, and goroutines a recipe leaves
+// behind, are Result.RecipeFaults (see lock.Locker).
+//
 // Every family takes a user's recipe this way: ElectionSafety,
 // DiscoverySafety, DiscoveryResolverSafety and DiscoveryPairSafety,
 // RegisterSafety, RWMutexSafety, QueueSafety, BarrierSafety,

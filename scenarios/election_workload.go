@@ -67,7 +67,7 @@ func (w *world) newElector(ctx context.Context, r election.Recipe, name string) 
 		return nil, nil, err
 	}
 	wl := w.s.Workload
-	e, err := construct(ctx, "election", r.Name, name, "election.Elector", wl.Patience.D(), func() (election.Elector, error) {
+	e, err := construct(ctx, w, "election", r.Name, name, "election.Elector", func() (election.Elector, error) {
 		return r.New(cli, wl.Key, election.Options{TTL: wl.TTL.D()})
 	})
 	if u, ok := e.(election.Unfenced); ok && err == nil {
@@ -86,23 +86,11 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 	think := w.thinker(name)
 	var cli *clientv3.Client
 	var e election.Elector
-	var dead sync.WaitGroup // closes what dead processes left
-	defer dead.Wait()
-	fresh := func() error { // a new process: a new client and Elector
-		if old := e; old != nil {
-			// The dead process's: its client is closed, so revoking its
-			// leases can only time out; they expire anyway.
-			dead.Go(func() { old.Close() })
-		}
+	fresh := func() error { // a new process: a new client and Elector; the dead one's is closed (adopt)
 		var err error
 		cli, e, err = w.newElector(ctx, r, name)
 		return err
 	}
-	defer func() {
-		if e != nil {
-			e.Close() // after the last resign: a lease it cannot revoke expires
-		}
-	}()
 	if err := fresh(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -273,12 +261,9 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 	var seen <-chan election.LeaderInfo
 	var poll election.LeaderReader
 	var last election.LeaderInfo // the last leader polled
-	var dead sync.WaitGroup      // closes what dead processes left
-	defer dead.Wait()
+	// fresh starts a new process; the dead one's Elector is closed, which
+	// ends its Observe (adopt).
 	fresh := func() error {
-		if old := e; old != nil {
-			dead.Go(func() { old.Close() }) // ends its Observe
-		}
 		var err error
 		if _, e, err = w.newElector(ctx, r, name); err != nil {
 			return err
@@ -294,11 +279,6 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 		}
 		return nil
 	}
-	defer func() {
-		if e != nil {
-			e.Close()
-		}
-	}()
 	if err := fresh(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

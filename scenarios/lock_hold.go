@@ -40,7 +40,7 @@ func dataKey(lockName string) string { return "etcdsim/data/" + lockName }
 // pause would. Then, if the recipe has a guarded write, it writes once to
 // etcd through it, and releases. A holder that finds it may have lost the
 // lock stops at once and releases.
-func (w *world) hold(ctx context.Context, name string, h lock.Held, res *lockResources) error {
+func (w *world) hold(ctx context.Context, name string, h lock.Held, res *lockResources, watch *lostWatch) error {
 	wl := w.s.Workload
 	work := wl.Hold.D() / time.Duration(wl.Writes)
 	owned := true
@@ -61,7 +61,7 @@ func (w *world) hold(ctx context.Context, name string, h lock.Held, res *lockRes
 		}
 	}
 	return w.step(ctx, name, func() error {
-		release(ctx, w.env.Recorder(), name, wl.Key, h, wl.TTL.D())
+		release(ctx, w.env.Recorder(), name, wl.Key, h, wl.TTL.D(), watch)
 		return nil
 	})
 }

@@ -36,10 +36,7 @@ func (w *world) lockWorkload(ctx context.Context) error {
 	for i := 1; i <= w.s.Workload.Clients; i++ { // every process made before any thread runs
 		p := &lockProcess{w: w, r: r, name: fmt.Sprintf("c%d", i)}
 		if err := p.start(ctx); err != nil {
-			for _, made := range procs {
-				made.end()
-			}
-			return err
+			return err // the run's end closes the Lockers made
 		}
 		procs = append(procs, p)
 	}
@@ -53,25 +50,22 @@ func (w *world) lockWorkload(ctx context.Context) error {
 			g.Go(func() error { return w.locker(ctx, p, thread, res) })
 		}
 	}
-	err = g.Wait()
-	for _, p := range procs {
-		p.end()
-	}
-	return err
+	return g.Wait()
 }
 
 // lockProcess is one lock client: an etcd client and the Locker its
-// threads share, both made anew when the process restarts after a crash.
+// threads share, both made anew when the process restarts after a crash
+// (the crashed process's Locker is closed then, the last one as the run
+// ends: see adopt).
 type lockProcess struct {
 	w    *world
 	r    lock.Recipe
 	name string
 
-	mu   sync.Mutex // guards cli, l and gen
-	cli  *clientv3.Client
-	l    lock.Locker
-	gen  int            // counts starts; a restart by one thread serves them all
-	dead sync.WaitGroup // the Close calls of crashed processes' Lockers
+	mu  sync.Mutex // guards cli, l and gen
+	cli *clientv3.Client
+	l   lock.Locker
+	gen int // counts starts; a restart by one thread serves them all
 }
 
 // start makes the process's client and Locker: at the run's start and
@@ -82,7 +76,7 @@ func (p *lockProcess) start(ctx context.Context) error {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
 	wl := p.w.s.Workload
-	l, err := construct(ctx, "lock", p.r.Name, p.name, "lock.Locker", wl.Patience.D(), func() (lock.Locker, error) {
+	l, err := construct(ctx, p.w, "lock", p.r.Name, p.name, "lock.Locker", func() (lock.Locker, error) {
 		return p.r.New(cli, wl.Key, lock.Options{TTL: wl.TTL.D()})
 	})
 	if err != nil {
@@ -91,30 +85,18 @@ func (p *lockProcess) start(ctx context.Context) error {
 	if u, ok := l.(lock.Unfenced); ok {
 		p.w.notes.setUnfenced("lock", u.Unfenced())
 	}
-	if old := p.l; old != nil { // the crashed process's, closed as it dies
-		p.dead.Go(func() { p.w.closeRecipe("lock", p.r.Name, p.name, old) })
-	}
 	attachProcess(p.w.env, p.name, l)
 	p.cli, p.l = cli, l
 	p.gen++
 	return nil
 }
 
-// end closes the process's Locker as the run ends, and waits for the
-// crashed processes' Close calls.
-func (p *lockProcess) end() {
-	p.mu.Lock()
-	l := p.l
-	p.mu.Unlock()
-	p.w.closeRecipe("lock", p.r.Name, p.name, l)
-	p.dead.Wait()
-}
-
-// locker returns the process's current Locker and its generation.
-func (p *lockProcess) locker() (lock.Locker, int) {
+// locker returns the process's current Locker, its client and its
+// generation.
+func (p *lockProcess) locker() (lock.Locker, *clientv3.Client, int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.l, p.gen
+	return p.l, p.cli, p.gen
 }
 
 // crashed reports whether the process is down: crashed and not yet back.
@@ -145,9 +127,10 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 	rec := w.env.Recorder()
 	key := wl.Key
 	for n := 0; wl.Ops == 0 || n < wl.Ops; n++ {
-		l, gen := p.locker()
+		l, cli, gen := p.locker()
 		r := p.r
 		var held lock.Held
+		var watch *lostWatch
 		err := w.step(ctx, name, func() error {
 			p := rec.Invoke(ctx, name, checker.KindAcquire, key, checker.Input{})
 			lctx, cancel := context.WithTimeout(ctx, wl.Patience.D())
@@ -164,14 +147,17 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 			}
 			out := checker.Output{Token: h.Token(), Lease: w.holderLease(r, name, h)}
 			held = h
-			return p.OK(ctx, out)
+			err = p.OK(ctx, out)
+			watch = w.watchLost(ctx, name, key, h, cli) // after the acquire is recorded
+			return err
 		})
 		if err == nil && held != nil {
-			err = w.hold(ctx, name, held, res)
+			err = w.hold(ctx, name, held, res, watch)
 			if err == nil {
 				held = nil // released
 			}
 		}
+		watch.end() // the hold is over: released, or ended by a crash
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
 			if err := p.restart(ctx, gen); err != nil {
@@ -183,12 +169,12 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 			continue
 		case ctx.Err() != nil:
 			if held != nil && !p.crashed() { // a crash ended the hold already
-				release(ctx, rec, name, key, held, wl.TTL.D())
+				release(ctx, rec, name, key, held, wl.TTL.D(), watch)
 			}
 			return nil
 		case err != nil:
 			if held != nil { // a holder the workload gives up on (ErrRecipe) is released, not left to its lease
-				release(ctx, rec, name, key, held, wl.TTL.D())
+				release(ctx, rec, name, key, held, wl.TTL.D(), watch)
 			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -216,11 +202,19 @@ func (w *world) holderLease(r lock.Recipe, client string, h lock.Held) int64 {
 	return id
 }
 
-// release unlocks h and records it. A holder that finds it had lost the
-// lock (ErrNotHeld) holds it no more: that is recorded as done. The
-// release goes on as the run ends, for at most grace more.
-func release(ctx context.Context, rec *checker.Recorder, name, key string, h lock.Held, grace time.Duration) {
-	p := rec.Invoke(ctx, name, checker.KindRelease, key, checker.Input{})
+// release unlocks h and records it, first ending the watch on its Done. A
+// release made while Done is still open says so (checker.ReleaseDoneOpen):
+// had the holder gone on past its lease, its recipe never told it. A
+// holder that finds it had lost the lock (ErrNotHeld) holds it no more:
+// that is recorded as done. The release goes on as the run ends, for at
+// most grace more.
+func release(ctx context.Context, rec *checker.Recorder, name, key string, h lock.Held, grace time.Duration, watch *lostWatch) {
+	watch.end()
+	var in checker.Input
+	if !closed(h.Done()) {
+		in.Value = checker.ReleaseDoneOpen
+	}
+	p := rec.Invoke(ctx, name, checker.KindRelease, key, in)
 	uctx, cancel := finishing(ctx, 10*time.Second, grace)
 	defer cancel()
 	ctx = context.WithoutCancel(ctx)
@@ -232,4 +226,47 @@ func release(ctx context.Context, rec *checker.Recorder, name, key string, h loc
 	default:
 		p.Unknown(ctx, err)
 	}
+}
+
+// lostWatch records the instant a holder's Done closes while it holds
+// (checker.KindLost): the recipe telling it that it may have lost the
+// lock, which the checkers' sentences set against when the server ended
+// its lease.
+type lostWatch struct {
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+// watchLost watches the Done of h, the holder of client name on the lock
+// key, whose process's client is cli, until its end. A Done closed by a
+// crash (the client is closed first) records nothing: the crash, recorded
+// by the Env, ended the hold.
+func (w *world) watchLost(ctx context.Context, name, key string, h lock.Held, cli *clientv3.Client) *lostWatch {
+	lw := &lostWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	rec := w.env.Recorder()
+	go func() {
+		defer close(lw.done)
+		select {
+		case <-h.Done():
+		case <-lw.stop:
+			if !closed(h.Done()) {
+				return
+			}
+		}
+		if cli.Ctx().Err() == nil {
+			rec.Instant(ctx, name, checker.KindLost, key, checker.Input{}, checker.Output{})
+		}
+	}()
+	return lw
+}
+
+// end stops the watch and waits for it. It may be called again, and on
+// nil.
+func (lw *lostWatch) end() {
+	if lw == nil {
+		return
+	}
+	lw.once.Do(func() { close(lw.stop) })
+	<-lw.done
 }

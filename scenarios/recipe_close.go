@@ -3,10 +3,9 @@ package scenarios
 import (
 	"fmt"
 
-	"github.com/etcdsim/etcdsim/checker"
-	"io"
 	"sync"
-	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
 )
 
 // recipeNotes collects what a run's recipes did wrong that does not stop
@@ -14,27 +13,11 @@ import (
 // dial of an address the harness had not given. The run is judged all
 // the same, and Result.RecipeFaults says each in a sentence.
 type recipeNotes struct {
-	mu       sync.Mutex // guards list and unfenced
+	mu       sync.Mutex // guards list, unfenced, family and made
 	list     []string
-	unfenced string         // why the recipe hands out no fencing token (lock.Unfenced, election.Unfenced), "" if it does
-	family   string         // the family of the recipe that declared it
-	pending  sync.WaitGroup // Close calls that outlived closeLimit
-}
-
-// wait gives the Close calls that outlived closeLimit up to limit more to
-// return, so that a slow one does not outlive the run.
-func (n *recipeNotes) wait(limit time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		n.pending.Wait()
-		close(done)
-	}()
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
+	unfenced string      // why the recipe hands out no fencing token (lock.Unfenced, election.Unfenced), "" if it does
+	family   string      // the family of the recipe that declared it
+	made     []madeValue // the kinds of recipe values the run made
 }
 
 func (n *recipeNotes) add(format string, args ...any) {
@@ -77,47 +60,4 @@ func (n *recipeNotes) all() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return append([]string(nil), n.list...)
-}
-
-// closeLimit is how long a recipe's Close may take before the run goes on
-// without it.
-const closeLimit = 10 * time.Second
-
-// closeRecipe calls the Close method of v — the recipe value of the
-// process of client, of the recipe called name of family — if it has one
-// (io.Closer), once, as that process ends: crashed, or at the run's end.
-// A Close that fails, panics or does not return within closeLimit is
-// noted as the recipe's fault; the run goes on, and waits for a late one
-// at its end (recipeNotes.wait). One that never returns leaves the run's
-// bubble stuck, and the bubble's error names it.
-func (w *world) closeRecipe(family, name, client string, v any) {
-	c, ok := v.(io.Closer)
-	if !ok || isNil(v) {
-		return
-	}
-	done := make(chan error, 1)
-	w.notes.pending.Add(1)
-	go func() {
-		defer w.notes.pending.Done()
-		defer func() {
-			if p := recover(); p != nil {
-				done <- fmt.Errorf("panicked: %v", p)
-			}
-		}()
-		if err := c.Close(); err != nil {
-			done <- fmt.Errorf("returned an error: %w", err)
-			return
-		}
-		done <- nil
-	}()
-	t := time.NewTimer(closeLimit)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			w.notes.add("%s recipe %q: Close of client %s's %T %v; Close must stop what the recipe started for the process and return nil", family, name, client, v, err)
-		}
-	case <-t.C:
-		w.notes.add("%s recipe %q: Close of client %s's %T did not return within %v; Close must stop what the recipe started for the process without waiting on etcd, which a crashed process cannot reach", family, name, client, v, closeLimit)
-	}
 }

@@ -19,11 +19,13 @@ var ErrRecipe = errors.New("scenarios: unusable recipe")
 // family ("lock", "election") for client, and turns what a user's
 // constructor can do wrong into an error wrapping ErrRecipe that says so:
 // a nil value (of type what) with no error, a panic, a call that does not
-// return within limit (the workload's patience) or before ctx ends. A call
-// that does not return is left behind: nothing can stop it. An error the
+// return within the workload's patience or before ctx ends. A call that
+// does not return is left behind: nothing can stop it. An error the
 // constructor returns is the recipe refusing the scenario's options; it is
-// returned as it is, with the recipe and the client.
-func construct[T any](ctx context.Context, family, name, client, what string, limit time.Duration, build func() (T, error)) (T, error) {
+// returned as it is, with the recipe and the client. The value it returns
+// is the process's: w closes it as the process ends (adopt).
+func construct[T any](ctx context.Context, w *world, family, name, client, what string, build func() (T, error)) (T, error) {
+	limit := w.s.Workload.Patience.D()
 	type result struct {
 		v   T
 		err error
@@ -52,6 +54,7 @@ func construct[T any](ctx context.Context, family, name, client, what string, li
 		case isNil(r.v):
 			return zero, fmt.Errorf("%w: %s recipe %q: its constructor (New) returned a nil %s and no error for client %s", ErrRecipe, family, name, what, client)
 		}
+		w.adopt(family, name, client, what, r.v)
 		return r.v, nil
 	case <-t.C:
 		return zero, fmt.Errorf("%w: %s recipe %q: its constructor (New) did not return within %v (the workload's patience) for client %s; a constructor must not block: wait in Lock or Campaign, which take a ctx",

@@ -64,7 +64,6 @@ func (w *world) registerClient(ctx context.Context, name string, keys []string, 
 	if err != nil {
 		return err
 	}
-	defer func() { register.Close(kv) }() //nolint:errcheck // the process is gone; nothing acts on it
 	// last is the value the client last saw in each key ("" for missing),
 	// which its compare-and-swaps expect, so that some of them succeed.
 	last := make(map[string]string, len(keys))
@@ -93,9 +92,7 @@ func (w *world) registerClient(ctx context.Context, name string, keys []string, 
 			if cli, err = w.env.Cluster().Client(name); err != nil {
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
-			register.Close(kv) //nolint:errcheck // the crashed process's KV
-			if kv, err = w.registerKV(ctx, r, cli, name); err != nil {
-				kv = cli.KV
+			if kv, err = w.registerKV(ctx, r, cli, name); err != nil { // the crashed process's KV is closed (adopt)
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
 			clear(last) // a new process remembers nothing
@@ -305,9 +302,10 @@ func (w *world) watch(ctx context.Context, cli *clientv3.Client, name, prefix st
 // registerKV makes client name's KV of recipe r over cli, for a process
 // that starts.
 func (w *world) registerKV(ctx context.Context, r register.Recipe, cli *clientv3.Client, name string) (clientv3.KV, error) {
-	kv, err := r.New(ctx, cli, w.s.Workload.TTL.D())
+	kv, err := r.New(ctx, cli, w.s.Workload.TTL.D()) // it takes ctx: no patience of construct's, which a leasing KV's first session may need
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: register recipe %s: New: %w", ErrRecipe, name, r.Name, err)
 	}
+	w.adopt("register", r.Name, name, "clientv3.KV", kv)
 	return kv, nil
 }

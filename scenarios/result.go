@@ -53,6 +53,7 @@ type Result struct {
 	Dir string `json:"dir,omitempty"`
 
 	history checker.History
+	made    []madeValue // the kinds of recipe values the run made
 }
 
 // Timings are the durations of a run's phases on the run's clock — virtual

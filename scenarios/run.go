@@ -81,6 +81,19 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 		// recipe is what to report.
 		return nil, fmt.Errorf("%w (and the run's bubble was left with goroutines: %w)", err, berr)
 	}
+	if berr != nil && err == nil {
+		// The run was judged, and then goroutines the recipe started
+		// outlived it: the recipe's fault, said in a sentence.
+		if msg, ok := leftBehind(s, res.made, berr); ok {
+			res.RecipeFaults = append(res.RecipeFaults, msg)
+			if opts.Out != "" {
+				if werr := runfile.WriteRun(opts.Out, res, res.history); werr != nil {
+					return nil, fmt.Errorf("%w: %s: %w", ErrHarness, s.Name, werr)
+				}
+			}
+			return res, nil
+		}
+	}
 	if berr != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrHarness, s.Name, berr)
 	}
@@ -128,9 +141,9 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	stopLeaders := watchLeaders(ctx, c, rec)
 	notes := &recipeNotes{}
 	werr, serr := s.drive(ctx, env, notes)
-	notes.wait(6 * closeLimit)
 	stopLeaders()
 	res.RecipeFaults = notes.all()
+	res.made = notes.made
 	for _, err := range c.StrayDials() {
 		res.RecipeFaults = append(res.RecipeFaults, err.Error())
 	}
@@ -213,7 +226,15 @@ func (s Scenario) drive(ctx context.Context, env *faults.Env, notes *recipeNotes
 	defer cancel()
 	w := &world{s: s, env: env, rng: s.Seed.Rand(workloadStream), notes: notes}
 	workErr = w.run(wctx)
-	return workErr, stopAll()
+	last := w.ending()
+	schedErr = stopAll()
+	w.endAll(last)
+	w.lives.mu.Lock()
+	notes.mu.Lock()
+	notes.made = slices.Clone(w.lives.made)
+	notes.mu.Unlock()
+	w.lives.mu.Unlock()
+	return workErr, schedErr
 }
 
 // workloadStream separates the workload's random choices from the
@@ -260,6 +281,7 @@ type world struct {
 	env   *faults.Env
 	rng   *rand.Rand   // the workload's choices; not safe for concurrent use
 	notes *recipeNotes // what the recipes did wrong that does not stop the run
+	lives lifetimes    // the processes' recipe values, closed as each process ends
 }
 
 // run runs the family's workload until ctx ends or the clients are done.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -160,18 +159,13 @@ func (w *world) stmTxner(ctx context.Context, r stm.Recipe, name string) (stm.Tx
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	t, err := r.New(cli)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: stm recipe %s: New: %w", ErrRecipe, name, r.Name, err)
-	}
-	return t, nil
-}
-
-// closeTxner closes t if it has a Close method.
-func closeTxner(t stm.Txner) {
-	if c, ok := t.(io.Closer); ok {
-		c.Close() //nolint:errcheck // the process is gone; nothing acts on it
-	}
+	return construct(ctx, w, "stm", r.Name, name, "stm.Txner", func() (stm.Txner, error) {
+		t, err := r.New(cli)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: stm recipe %s: New: %w", ErrRecipe, name, r.Name, err)
+		}
+		return t, nil
+	})
 }
 
 // stmClient is one transferring or auditing client.
@@ -180,7 +174,6 @@ func (w *world) stmClient(ctx context.Context, r stm.Recipe, name string, keys [
 	if err != nil {
 		return err
 	}
-	defer func() { closeTxner(t) }()
 	think := w.thinker(name)
 	for n := 0; w.s.Workload.Ops == 0 || n < w.s.Workload.Ops; n++ {
 		err := w.step(ctx, name, func() error {
@@ -198,9 +191,7 @@ func (w *world) stmClient(ctx context.Context, r stm.Recipe, name string, keys [
 		})
 		switch {
 		case errors.Is(err, faults.ErrRestarted):
-			closeTxner(t)
-			if t, err = w.stmTxner(ctx, r, name); err != nil {
-				t = nil
+			if t, err = w.stmTxner(ctx, r, name); err != nil { // the dead process's Txner is closed (adopt)
 				return fmt.Errorf("%s: restarting: %w", name, err)
 			}
 			continue

@@ -41,7 +41,9 @@ var (
 //
 // It may also have a method Close() error, which the scenarios call once
 // when the simulated process it stands for crashes and at the end of the
-// run, to stop what the recipe started for it (see lock.Locker).
+// run, to stop what the recipe started for it; what Close does wrong, and
+// goroutines the recipe leaves behind, are the recipe's fault, by the
+// rules lock.Locker's documentation gives.
 type DoubleBarrier interface {
 	Enter(ctx context.Context) error
 	Leave(ctx context.Context) error

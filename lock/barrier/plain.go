@@ -24,7 +24,9 @@ var ErrHeld = errors.New("barrier: already held")
 //
 // It may also have a method Close() error, which the scenarios call once
 // when the simulated process it stands for crashes and at the end of the
-// run, to stop what the recipe started for it (see lock.Locker).
+// run, to stop what the recipe started for it; what Close does wrong, and
+// goroutines the recipe leaves behind, are the recipe's fault, by the
+// rules lock.Locker's documentation gives.
 type Barrier interface {
 	Hold(ctx context.Context) error
 	Release(ctx context.Context) error

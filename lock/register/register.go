@@ -14,8 +14,10 @@ import (
 
 // New makes the KV one register client reads and writes through, over its
 // etcd client cli; ttl is the scenario's session TTL, for a KV that keeps
-// leases. A KV that also has a Close() error method is closed when its
-// process ends: when the run crashes it, and at the end of the run.
+// leases. A KV that also has a Close() error method is closed once, when
+// its process ends: when the run crashes it, and at the end of the run;
+// what Close does wrong is the recipe's fault, by the rules lock.Locker's
+// documentation gives.
 type New func(ctx context.Context, cli *clientv3.Client, ttl time.Duration) (clientv3.KV, error)
 
 // Recipe is a register KV scenarios can run by name, of the registry type

@@ -35,7 +35,9 @@ var (
 //
 // It may also have a method Close() error, which the scenarios call once
 // when the simulated process it stands for crashes and at the end of the
-// run, to stop what the recipe started for it (see lock.Locker).
+// run, to stop what the recipe started for it; what Close does wrong, and
+// goroutines the recipe leaves behind, are the recipe's fault, by the
+// rules lock.Locker's documentation gives.
 type Locker interface {
 	// RLock blocks until the caller shares the lock with readers only, or
 	// returns ctx's error once ctx ends.

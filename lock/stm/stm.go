@@ -21,8 +21,9 @@ type Tx interface {
 }
 
 // Txner runs one process's transactions. A Txner that also has a Close()
-// error method is closed when its process ends: when the run crashes it,
-// and at the end of the run.
+// error method is closed once, when its process ends: when the run crashes
+// it, and at the end of the run; what Close does wrong is the recipe's
+// fault, by the rules lock.Locker's documentation gives.
 type Txner interface {
 	// Txn runs apply as one transaction: apply reads through the Tx it is
 	// given and stages its writes there, and Txn commits them as the

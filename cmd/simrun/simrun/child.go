@@ -30,7 +30,8 @@ const childCommand = "__run"
 // history.json (written by the child), which package results owns.
 const (
 	childPIDFile     = "child.pid"         // the child's process id, written first
-	childLogFile     = "child.log"         // the child's stdout and stderr, a panic's trace included
+	childLogFile     = "child.log"         // the child's stderr — what the run's libraries log — a panic's trace included
+	childStdoutFile  = "stdout.log"        // the child's stdout, which only a recipe writing to it directly fills
 	harnessErrorFile = "harness-error.txt" // why the child has no result
 	processFile      = "process.json"      // the child's procStats once its cluster had closed
 	frozenStacksFile = "frozen-stacks.txt" // every goroutine's stack when the run's virtual clock froze

@@ -22,11 +22,7 @@ func TestChildProcessFailures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program and runs real clusters in child processes for about 15s")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "badsim")
-	if b, err := exec.Command("go", "build", "-o", bin, "./testdata/badsim").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./testdata/badsim: %v\n%s", err, b)
-	}
+	dir, bin := buildBadsim(t)
 	tmp, out := t.TempDir(), filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", "-parallel", "3", "-run-timeout", "10s", "-out", out,
 		"lock/hang/healthy", "lock/panic/healthy", short)
@@ -130,4 +126,73 @@ func noTempLeft(t *testing.T, tmp string) {
 			t.Errorf("left behind in TMPDIR: %s", e.Name())
 		}
 	}
+}
+
+// TestReplayInChildProcess replays, in a child process, the run of a
+// recipe whose library prints to standard output and logs to standard
+// error: both go to the run's files, not simrun's output, which ends with
+// the verdict; and writing to standard output is named as the recipe's
+// fault.
+func TestReplayInChildProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program and runs real clusters in child processes")
+	}
+	dir, bin := buildBadsim(t)
+	out := filepath.Join(dir, "out")
+	simrun := func(args ...string) (string, string) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, &stdout, &stderr)
+		}
+		return stdout.String(), stderr.String()
+	}
+	simrun("run", "-out", out, "lock/chatty/healthy")
+	run := filepath.Join(out, "lock-chatty-healthy", "seed-1")
+	stdout, stderr := simrun("replay", filepath.Join(run, "result.json"))
+	for _, l := range strings.Split(stdout+stderr, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "chatty: locking") { // the fault's sentence quotes it, the output would not
+			t.Errorf("the library's output reached simrun's:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+			break
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if last := lines[len(lines)-1]; last != "reproduced: lock/chatty/healthy seed 1" {
+		t.Errorf("replay's last line = %q, want the verdict", last)
+	}
+	if !strings.Contains(stdout, "the recipe's fault: the recipe wrote ") || !strings.Contains(stdout, `beginning "chatty: locking"`) {
+		t.Errorf("replay's output does not name the writes to standard output as the recipe's fault:\n%s", stdout)
+	}
+	replayDir := filepath.Join(run, "replay")
+	for file, want := range map[string]string{"stdout.log": "chatty: locking\n", "child.log": "chatty: locking, the log says"} {
+		b, err := os.ReadFile(filepath.Join(replayDir, file))
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %v; want it to hold %q, got:\n%s", file, err, want, b)
+		}
+	}
+	var res struct {
+		RecipeFaults []string `json:"recipe_faults"`
+	}
+	b, err := os.ReadFile(filepath.Join(replayDir, "result.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &res)
+	}
+	if err != nil || len(res.RecipeFaults) == 0 || !strings.Contains(res.RecipeFaults[0], "standard output directly") {
+		t.Errorf("result.json's recipe_faults = %q (%v), want the writes to standard output", res.RecipeFaults, err)
+	}
+}
+
+// buildBadsim builds ./testdata/badsim into a directory of the test's, and
+// returns both.
+func buildBadsim(t *testing.T) (dir, bin string) {
+	t.Helper()
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "badsim")
+	if b, err := exec.Command("go", "build", "-o", bin, "./testdata/badsim").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./testdata/badsim: %v\n%s", err, b)
+	}
+	return dir, bin
 }

@@ -90,9 +90,14 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 		return nil, nil, harness("%v", err)
 	}
 	defer log.Close()
+	stdout, err := os.Create(filepath.Join(dir, childStdoutFile))
+	if err != nil {
+		return nil, nil, harness("%v", err)
+	}
+	defer stdout.Close()
 
 	cmd := exec.Command(r.exe, childCommand, "-out", dir, "-replay", replay)
-	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Stdout, cmd.Stderr = stdout, log
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	setChildGroup(cmd)
 	if err := cmd.Start(); err != nil {
@@ -132,6 +137,19 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 		return nil, stats, harness("the child process %d exited 0, but %v", pid, err)
 	}
 	return res, stats, nil
+}
+
+// wroteStdout says, in a sentence for Result.RecipeFaults, that the run
+// in dir wrote to its process's standard output — which simrun's child
+// never does itself, so the recipe or its library did — or returns "".
+func wroteStdout(dir string) string {
+	path := filepath.Join(dir, childStdoutFile)
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return fmt.Sprintf("the recipe wrote %d bytes to the process's standard output directly, beginning %q: a library should write through a logger its caller can point elsewhere; simrun kept them in %s", len(b), first, path)
 }
 
 // stopChild tells the child's process group to stop, kills it if it has
@@ -191,6 +209,8 @@ func childSaid(dir, logPath string) string {
 
 // readChildResult reads the run a child wrote into dir and checks that it
 // is the run of s, with its whole history.
+// A recipe that wrote to standard output is named in it (wroteStdout),
+// and the result written again.
 func readChildResult(dir string, s scenarios.Scenario) (*scenarios.Result, error) {
 	r, err := results.ReadRun(dir)
 	if err != nil {
@@ -198,6 +218,12 @@ func readChildResult(dir string, s scenarios.Scenario) (*scenarios.Result, error
 	}
 	if got := r.Result.Scenario; got.Name != s.Name || got.Seed != s.Seed {
 		return nil, fmt.Errorf("%s holds a run of %s seed %s, not of %s seed %s", filepath.Join(dir, results.ResultFile), got.Name, got.Seed, s.Name, s.Seed)
+	}
+	if note := wroteStdout(dir); note != "" {
+		r.Result.RecipeFaults = append(r.Result.RecipeFaults, note)
+		if err := results.WriteRun(dir, r); err != nil {
+			return nil, err
+		}
 	}
 	return r.Result, nil
 }

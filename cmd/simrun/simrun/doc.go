@@ -5,15 +5,20 @@
 //	simrun list [-json]
 //	simrun run [-seed N] [-runs N] [-parallel P] [-duration D] [-members M] [-out DIR] [-run-timeout D] [-inprocess] NAME...
 //	simrun gallery [-parallel P] [-out DIR] [-run-timeout D] [-inprocess]
-//	simrun replay [-out DIR] RESULT.json
+//	simrun replay [-out DIR] [-inprocess] RESULT.json
 //	simrun campaign -f FILE [-shard i/n | -shard auto -shards N] [-parallel P] [-out DIR] [-run-timeout D] [-inprocess]
 //	simrun merge -out DIR SHARD-DIR...
 //
-// Each run of run, gallery and campaign goes to a child process of its
-// own: simrun starts its own binary again with a hidden command, __run,
+// Each run of run, gallery, campaign and replay goes to a child process of
+// its own: simrun starts its own binary again with a hidden command, __run,
 // which runs the scenario the parent wrote to DIR/scenario.json into DIR
-// (result.json, history.json, child.log with its output, child.pid) and
-// exits; the parent reads the result back. A run that panics, is killed,
+// (result.json, history.json, child.log with its standard error — what
+// the run's libraries log —, stdout.log with its standard output,
+// child.pid) and exits; the parent reads the result back. simrun's child
+// writes nothing to standard output itself: a run whose stdout.log is not
+// empty had a recipe print there directly, and its result says so among
+// the recipe's faults. So a replay's output ends with its verdict, the
+// library's chatter kept in the run's files. A run that panics, is killed,
 // exits nonzero, leaves no result, a truncated one or another run's, or
 // outlives its deadline (its workload's duration plus 2m, or -run-timeout)
 // is a harness failure: it has no verdict, its error names the run and its

@@ -1,6 +1,7 @@
 // Command badsim is a simrun whose own scenarios run deliberately bad
 // recipes, for simrun's tests of runs in child processes: one lock's Lock
-// blocks forever, ignoring its context, and another's panics.
+// blocks forever, ignoring its context, another's panics, and a third
+// prints to standard output and logs to standard error at every Lock.
 //
 //	go build -o badsim ./testdata/badsim
 //	badsim run -run-timeout 20s lock/hang/healthy lock/panic/healthy
@@ -8,6 +9,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"log"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -23,6 +26,11 @@ func main() {
 			New: func(*clientv3.Client, string, lock.Options) (lock.Locker, error) { return hang{}, nil }}),
 		healthy(lock.Recipe{Name: "panic", Summary: "Lock panics",
 			New: func(*clientv3.Client, string, lock.Options) (lock.Locker, error) { return panics{}, nil }}),
+		healthy(lock.Recipe{Name: "chatty", Summary: "a correct mutex that prints at every Lock",
+			New: func(cli *clientv3.Client, name string, opts lock.Options) (lock.Locker, error) {
+				l, err := lock.NewMutex(cli, name, opts)
+				return chatty{l}, err
+			}}),
 	)
 }
 
@@ -44,3 +52,13 @@ func (hang) Lock(context.Context) (lock.Held, error) { select {} }
 type panics struct{}
 
 func (panics) Lock(context.Context) (lock.Held, error) { panic("badsim: this Lock panics") }
+
+// chatty is a correct Locker whose library prints to standard output and
+// logs to standard error at every Lock.
+type chatty struct{ lock.Locker }
+
+func (c chatty) Lock(ctx context.Context) (lock.Held, error) {
+	fmt.Println("chatty: locking")
+	log.Print("chatty: locking, the log says")
+	return c.Locker.Lock(ctx)
+}
