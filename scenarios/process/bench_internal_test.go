@@ -47,7 +47,7 @@ func median(ds []time.Duration) time.Duration {
 func BenchmarkRoundTrip(b *testing.B) {
 	for name, argv := range programs(b) {
 		b.Run(name, func(b *testing.B) {
-			s, err := begin(Config{Argv: argv}, lazyClient(b), "lock", "L", time.Second, func(answer) {})
+			s, err := begin(Config{Argv: argv}, lazyClient(b), request{Family: "lock", Name: "L", TTL: 1}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func BenchmarkStart(b *testing.B) {
 			var ds []time.Duration
 			for b.Loop() {
 				t := time.Now()
-				s, err := begin(Config{Argv: argv}, cli, "lock", "L", time.Second, func(answer) {})
+				s, err := begin(Config{Argv: argv}, cli, request{Family: "lock", Name: "L", TTL: 1}, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -35,6 +35,7 @@ type proc struct {
 	exits chan struct{} // closed when the process has been waited for
 	dead  chan struct{} // closed when the process is to be seen as gone
 	done  sync.WaitGroup
+	taken bool // a constructor took it from Prestart's programs; guarded by warm.mu
 
 	wmu sync.Mutex // guards writes to stdin
 	tmu sync.Mutex // guards writes to cfg.Trace
@@ -138,7 +139,12 @@ func (p *proc) handle(line []byte) {
 			p.fail(fmt.Errorf("wrote %q: an event has no id and no ok%s", line, p.pendingText()))
 			return
 		}
-		p.onEvent(a)
+		p.mu.Lock()
+		onEvent := p.onEvent
+		p.mu.Unlock()
+		if onEvent != nil {
+			onEvent(a)
+		}
 		return
 	}
 	if a.OK == nil {
@@ -378,6 +384,13 @@ func (p *proc) Thaw() {
 	p.frozenIn += time.Since(p.frozen)
 	p.frozen = time.Time{}
 	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT) //nolint:errcheck
+}
+
+// setOnEvent sets the function the program's events go to.
+func (p *proc) setOnEvent(f func(answer)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.onEvent = f
 }
 
 // OnExit sets the function fail calls when the process goes on its own.
