@@ -55,9 +55,11 @@ func (w *world) barrierOf(ctx context.Context, r barrier.Recipe, name string) (b
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	wl := w.s.Workload
-	return construct(ctx, "barrier", r.Name, name, "barrier.DoubleBarrier", wl.Patience.D(), func() (barrier.DoubleBarrier, error) {
+	b, err := construct(ctx, "barrier", r.Name, name, "barrier.DoubleBarrier", wl.Patience.D(), func() (barrier.DoubleBarrier, error) {
 		return r.New(cli, wl.Key, wl.Clients, lock.Options{TTL: wl.TTL.D()})
 	})
+	attachProcess(w.env, name, b)
+	return b, err
 }
 
 // barrierClient is one client of the barrier workload.

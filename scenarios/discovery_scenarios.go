@@ -29,6 +29,7 @@ var discoveryFamily = family{
 		}
 	},
 	checkers: []checker.Name{checker.CheckerDiscoveryConvergence},
+	command:  discoveryCommand,
 	slots: []slot{
 		slotOf("registrar", "WithRegistrar", func(w *Workload) **discovery.RegistrarRecipe { return &w.Registrar }, discovery.LookupRegistrar),
 		resolverSlot,

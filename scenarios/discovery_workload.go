@@ -124,6 +124,7 @@ func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name s
 		if err != nil {
 			return errors.Join(err, b.Close())
 		}
+		attachProcess(w.env, name, reg)
 		in = &backendInstance{cli: cli, b: b, reg: reg}
 		return nil
 	}
@@ -257,6 +258,7 @@ func (w *world) resolverClient(ctx context.Context, r discovery.ResolverRecipe, 
 		if res, err = r.New(cli, wl.Key, discovery.Options{}); err != nil {
 			return err
 		}
+		attachProcess(w.env, name, res)
 		if cc, err = discovery.Dial(res, wl.Key, w.env.Cluster().DialOptions()...); err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ var plainBarrierFamily = family{
 	key:      "B",
 	knobs:    []string{"writes"},
 	checkers: []checker.Name{checker.CheckerBarrierSafety},
+	command:  plainBarrierCommand,
 	slots:    []slot{slotOf("plain_barrier", "WithPlainBarrier", func(w *Workload) **barrier.PlainRecipe { return &w.PlainBarrier }, barrier.LookupPlain)},
 	run:      (*world).plainBarrierWorkload,
 	safety:   []string{"PlainBarrierSafety"},

@@ -63,6 +63,7 @@ func (w *world) plainBarrierOf(ctx context.Context, r barrier.PlainRecipe, name 
 	b, err := construct(ctx, "plain-barrier", r.Name, name, "barrier.Barrier", wl.Patience.D(), func() (barrier.Barrier, error) {
 		return r.New(cli, wl.Key)
 	})
+	attachProcess(w.env, name, b)
 	return cli, b, err
 }
 

@@ -32,6 +32,7 @@ var queueFamily = family{
 		}
 	},
 	checkers: []checker.Name{checker.CheckerQueueDelivery},
+	command:  queueCommand,
 	slots:    []slot{slotOf("queue", "WithQueue", func(w *Workload) **queue.Recipe { return &w.Queue }, queue.Lookup)},
 	run:      (*world).queueWorkload,
 	safety:   []string{"QueueSafety"},

@@ -71,6 +71,7 @@ func (w *world) queueOf(ctx context.Context, r queue.Recipe, name string) (queue
 	if err != nil {
 		return nil, err
 	}
+	attachProcess(w.env, name, q)
 	if _, ok := q.(queue.PriorityQueue); wl.Priorities > 0 && !ok {
 		return nil, fmt.Errorf("%w: queue recipe %q: workload.priorities is %d but its Queue (%T) is no queue.PriorityQueue",
 			ErrRecipe, r.Name, wl.Priorities, q)

@@ -309,5 +309,6 @@ func (w *world) registerKV(ctx context.Context, r register.Recipe, cli *clientv3
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: register recipe %s: New: %w", ErrRecipe, name, r.Name, err)
 	}
+	attachProcess(w.env, name, kv)
 	return kv, nil
 }

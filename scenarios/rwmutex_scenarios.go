@@ -18,6 +18,7 @@ var rwmutexFamily = family{
 	key:      "RW",
 	knobs:    []string{"readers"},
 	checkers: []checker.Name{checker.CheckerRWExclusion, checker.CheckerLiveness},
+	command:  rwmutexCommand,
 	slots:    []slot{slotOf("rwmutex", "WithRWMutex", func(w *Workload) **rwmutex.Recipe { return &w.RWMutex }, rwmutex.Lookup)},
 	run:      (*world).rwmutexWorkload,
 	safety:   []string{"RWMutexSafety"},

@@ -51,9 +51,11 @@ func (w *world) rwLocker(ctx context.Context, r rwmutex.Recipe, name string) (rw
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	wl := w.s.Workload
-	return construct(ctx, "rwmutex", r.Name, name, "rwmutex.Locker", wl.Patience.D(), func() (rwmutex.Locker, error) {
+	l, err := construct(ctx, "rwmutex", r.Name, name, "rwmutex.Locker", wl.Patience.D(), func() (rwmutex.Locker, error) {
 		return r.New(cli, wl.Key, lock.Options{TTL: wl.TTL.D()})
 	})
+	attachProcess(w.env, name, l)
+	return l, err
 }
 
 // rwClient is one client of the rwmutex workload.

@@ -33,6 +33,7 @@ var stmFamily = family{
 		}
 	},
 	checkers: []checker.Name{checker.CheckerBankTotal, checker.CheckerSerializable},
+	command:  stmCommand,
 	slots:    []slot{slotOf("stm", "WithSTM", func(w *Workload) **stm.Recipe { return &w.STM }, stm.Lookup)},
 	run:      (*world).stmWorkload,
 	safety:   []string{"STMSafety"},
@@ -164,6 +165,7 @@ func (w *world) stmTxner(ctx context.Context, r stm.Recipe, name string) (stm.Tx
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: stm recipe %s: New: %w", ErrRecipe, name, r.Name, err)
 	}
+	attachProcess(w.env, name, t)
 	return t, nil
 }
 

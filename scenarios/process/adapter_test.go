@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,17 +18,24 @@ import (
 // adapter is a program speaking the protocol, written in Go, run as a
 // process of this test binary. Mode "mutex" is a correct lock and election
 // on concurrency.Mutex and concurrency.Election, with tokens, leases,
-// guarded writes and done events; the other modes are that, until they
-// break the protocol in one way each at the second acquire (the first
-// shows the program is up, however slowly it started):
+// guarded writes, done events and observe, and every other family on
+// etcdsim's own correct recipes (adapter_families_test.go). The other
+// modes are that, until they break the protocol in one way each at the
+// second acquire — or the second of the op after a colon, "garbage:enqueue"
+// (the first shows the program is up, however slowly it started):
 //
 //	exit        exits
 //	garbage     answers with a line that is not JSON
 //	stranger    answers an id that was never sent
 //	late        answers 3s after its deadline
 //	silent      never answers
-//	noinit      exits before init
+//	noinit      exits before its first line
+//	sleepy      waits 3s before it reads its first line
 func adapter(mode string) int {
+	mode, breakOp, ok := strings.Cut(mode, ":")
+	if !ok {
+		breakOp = "acquire"
+	}
 	in := bufio.NewScanner(os.Stdin)
 	var mu sync.Mutex // guards stdout
 	send := func(m map[string]any) {
@@ -36,13 +44,18 @@ func adapter(mode string) int {
 		defer mu.Unlock()
 		os.Stdout.Write(append(b, '\n'))
 	}
-	if mode == "noinit" {
+	switch mode {
+	case "noinit":
+		fmt.Fprintln(os.Stderr, "adapter: cannot load my libraries")
 		return 3
+	case "sleepy":
+		time.Sleep(3 * time.Second)
 	}
 	a := &goAdapter{send: send, held: map[string]*concurrency.Mutex{}, sessions: map[string]*concurrency.Session{},
 		terms: map[string]*concurrency.Election{}}
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	defer a.close()
 	acquires := 0
 	for in.Scan() {
 		var m map[string]any
@@ -59,7 +72,7 @@ func adapter(mode string) int {
 			send(a.init(id, m))
 			continue
 		}
-		if op == "acquire" {
+		if op == breakOp {
 			acquires++
 		}
 		switch broken := acquires >= 2; {
@@ -67,22 +80,22 @@ func adapter(mode string) int {
 		default:
 			switch mode {
 			case "exit":
-				if op == "acquire" {
+				if op == breakOp {
 					fmt.Fprintln(os.Stderr, "adapter: giving up")
 					return 1
 				}
 			case "garbage":
-				if op == "acquire" {
+				if op == breakOp {
 					fmt.Println("lock acquired!")
 					continue
 				}
 			case "stranger":
-				if op == "acquire" {
+				if op == breakOp {
 					send(map[string]any{"id": id + 100, "ok": true})
 					continue
 				}
 			case "late":
-				if op == "acquire" {
+				if op == breakOp {
 					wg.Go(func() {
 						time.Sleep(time.Duration(num(m["timeout_ms"]))*time.Millisecond + 3*time.Second)
 						send(map[string]any{"id": id, "ok": false, "error": "timeout"})
@@ -90,7 +103,7 @@ func adapter(mode string) int {
 					continue
 				}
 			case "silent":
-				if op == "acquire" {
+				if op == breakOp {
 					continue
 				}
 			}
@@ -109,6 +122,8 @@ type goAdapter struct {
 	cli  *clientv3.Client
 	name string
 	ttl  int
+	fam  *familyAdapter // the family's, past lock and election
+	obs  *familyAdapter // an election's observer; guarded by mu
 
 	mu       sync.Mutex // guards the maps and next
 	held     map[string]*concurrency.Mutex
@@ -128,8 +143,33 @@ func (a *goAdapter) init(id int64, m map[string]any) map[string]any {
 	if err != nil {
 		return map[string]any{"id": id, "ok": false, "error": "unavailable", "text": err.Error()}
 	}
-	a.cli, a.name, a.ttl = cli, m["name"].(string), int(num(m["ttl"]))
-	return map[string]any{"id": id, "ok": true, "recipe": "go-mutex", "features": []string{"lease", "put", "owned", "leader"}}
+	a.cli, a.ttl = cli, int(num(m["ttl"]))
+	a.name, _ = m["name"].(string)
+	switch m["family"] {
+	case "lock", "election":
+		return map[string]any{"id": id, "ok": true, "recipe": "go-mutex", "features": []string{"lease", "put", "owned", "leader", "observe"}}
+	}
+	fam, features, err := newFamilyAdapter(a, m)
+	if err != nil {
+		return map[string]any{"id": id, "ok": false, "error": "unsupported", "text": err.Error()}
+	}
+	a.fam = fam
+	return map[string]any{"id": id, "ok": true, "recipe": "go-" + fam.family, "features": features}
+}
+
+// close ends what the recipes started: a registrar deregisters, a
+// lease is revoked.
+func (a *goAdapter) close() {
+	if a.fam == nil {
+		return
+	}
+	a.fam.mu.Lock()
+	defer a.fam.mu.Unlock()
+	for _, v := range []any{a.fam.reg, a.fam.rw, a.fam.q, a.fam.db, a.fam.pb} {
+		if c, ok := v.(interface{ Close() error }); ok && c != nil {
+			c.Close()
+		}
+	}
 }
 
 func (a *goAdapter) ctx(m map[string]any) (context.Context, context.CancelFunc) {
@@ -157,9 +197,21 @@ func (a *goAdapter) serve(op string, m map[string]any) map[string]any {
 	a.mu.Lock()
 	mx, s, el := a.held[h], a.sessions[h], a.terms[h]
 	a.mu.Unlock()
-	switch op {
-	case "ping":
+	switch {
+	case op == "ping":
 		return map[string]any{"ok": true}
+	case a.fam != nil:
+		return a.fam.serve(ctx, op, m)
+	case op == "observe":
+		a.mu.Lock()
+		if a.obs == nil {
+			a.obs = &familyAdapter{a: a}
+		}
+		obs := a.obs
+		a.mu.Unlock()
+		return obs.observe(a.name)
+	}
+	switch op {
 	case "acquire", "campaign":
 		s, err := concurrency.NewSession(a.cli, concurrency.WithTTL(a.ttl))
 		if err != nil {
