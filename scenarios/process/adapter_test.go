@@ -21,13 +21,14 @@ import (
 // guarded writes, done events and observe, and every other family on
 // etcdsim's own correct recipes (adapter_families_test.go). The other
 // modes are that, until they break the protocol in one way each at the
-// second acquire — or the second of the op after a colon, "garbage:enqueue"
-// (the first shows the program is up, however slowly it started):
+// second acquire — or the second of the op after a colon, "garbage:enqueue",
+// or its nth, "garbage:watch:1" (the first shows the program is up,
+// however slowly it started):
 //
 //	exit        exits
 //	garbage     answers with a line that is not JSON
 //	stranger    answers an id that was never sent
-//	late        answers 3s after its deadline
+//	late        answers 4s after its deadline
 //	silent      never answers
 //	noinit      exits before its first line
 //	sleepy      waits 3s before it reads its first line
@@ -35,6 +36,11 @@ func adapter(mode string) int {
 	mode, breakOp, ok := strings.Cut(mode, ":")
 	if !ok {
 		breakOp = "acquire"
+	}
+	breakOp, nth, ok := strings.Cut(breakOp, ":")
+	breakAt := 2
+	if ok {
+		breakAt, _ = strconv.Atoi(nth)
 	}
 	in := bufio.NewScanner(os.Stdin)
 	var mu sync.Mutex // guards stdout
@@ -75,7 +81,7 @@ func adapter(mode string) int {
 		if op == breakOp {
 			acquires++
 		}
-		switch broken := acquires >= 2; {
+		switch broken := acquires >= breakAt; {
 		case !broken:
 		default:
 			switch mode {
@@ -97,7 +103,7 @@ func adapter(mode string) int {
 			case "late":
 				if op == breakOp {
 					wg.Go(func() {
-						time.Sleep(time.Duration(num(m["timeout_ms"]))*time.Millisecond + 3*time.Second)
+						time.Sleep(time.Duration(num(m["timeout_ms"]))*time.Millisecond + 4*time.Second)
 						send(map[string]any{"id": id, "ok": false, "error": "timeout"})
 					})
 					continue

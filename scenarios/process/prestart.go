@@ -24,7 +24,7 @@ import (
 // and sends it init, which is a matter of milliseconds.
 
 // DefaultReadyLimit is how long Prestart waits for a program to say it is
-// ready, when Config.Limit is not set higher.
+// ready when Config.Limit is 0.
 const DefaultReadyLimit = 60 * time.Second
 
 // warm holds the programs Prestart started that no constructor has taken
@@ -57,12 +57,15 @@ type Started struct {
 // Prestart starts cfg's program once for each client of clis (by name)
 // and waits until every one has answered its first line, a ping: it is
 // ready. A program that exits, breaks the protocol or is not ready within
-// the ready limit (Config.Limit if set, else DefaultReadyLimit) is an
+// the ready limit (Config.Limit, 0 meaning DefaultReadyLimit) is an
 // error that names the client, the program, why, and the end of its
 // stderr; every program started is then ended. A recipe of cfg's program
 // built afterwards for one of clis's clients takes its started program.
 func Prestart(ctx context.Context, cfg Config, clis map[string]*clientv3.Client) (*Started, error) {
-	limit := max(cfg.Limit, DefaultReadyLimit)
+	limit := cfg.Limit
+	if limit == 0 {
+		limit = DefaultReadyLimit
+	}
 	st := &Started{procs: make(map[*clientv3.Client]*proc)}
 	names := make([]string, 0, len(clis))
 	for name := range clis {
