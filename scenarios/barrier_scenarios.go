@@ -49,7 +49,7 @@ func barrierBase(r barrier.Recipe, w Workload) Scenario {
 		rr := r
 		s.Workload.Barrier = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // barrierRounds is four processes going through the barrier round after

@@ -133,6 +133,7 @@ func discoverySafety(name string, reg discovery.RegistrarRecipe, res discovery.R
 		rr := res
 		base.Workload.ResolverRecipe = &rr
 	}
+	base = base.recordCommand()
 
 	mix := base
 	mix.Name = "discovery/" + name + "/standard-mix"

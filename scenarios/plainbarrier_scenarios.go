@@ -51,7 +51,7 @@ func plainBarrierBase(r barrier.PlainRecipe, w Workload) Scenario {
 		rr := r
 		s.Workload.PlainBarrier = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // plainBarrierRounds is a holder and two waiters: the holder keeps the

@@ -75,7 +75,7 @@ func queueBase(r queue.Recipe, w Workload) Scenario {
 		rr := r
 		s.Workload.Queue = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // queueMix is two producers and two consumers: items every 20 ms or so

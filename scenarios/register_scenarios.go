@@ -57,7 +57,7 @@ func RegisterSafety(r register.Recipe) []Scenario {
 		rr := r
 		s.Workload.Register = &rr
 	}
-	return []Scenario{s}
+	return []Scenario{s.recordCommand()}
 }
 
 // registerScenarios are the register family's registered scenarios: etcd's

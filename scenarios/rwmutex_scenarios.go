@@ -50,7 +50,7 @@ func rwBase(r rwmutex.Recipe, w Workload) Scenario {
 		rr := r
 		s.Workload.RWMutex = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // revokeWaiter is the schedule of etcd #16221: two writers take turns;

@@ -84,7 +84,7 @@ func stmBase(r stm.Recipe) Scenario {
 		rr := r
 		s.Workload.STM = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // stmScenarios are the stm family's registered scenarios: the bank under

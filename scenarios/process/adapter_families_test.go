@@ -9,9 +9,9 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/lock/barrier"
 	"github.com/etcdsim/etcdsim/lock/queue"
@@ -30,6 +30,8 @@ type familyAdapter struct {
 	count  int
 
 	mu    sync.Mutex // guards the fields below
+	el    election.Elector
+	terms map[string]election.Leadership
 	rw    rwmutex.Locker
 	holds map[string]lock.Held
 	q     queue.Queue
@@ -41,7 +43,7 @@ type familyAdapter struct {
 }
 
 func newFamilyAdapter(a *goAdapter, m map[string]any) (*familyAdapter, []string, error) {
-	f := &familyAdapter{a: a, holds: map[string]lock.Held{}, txs: map[string]*stmAttempt{}}
+	f := &familyAdapter{a: a, holds: map[string]lock.Held{}, txs: map[string]*stmAttempt{}, terms: map[string]election.Leadership{}}
 	f.family, _ = m["family"].(string)
 	f.role, _ = m["role"].(string)
 	f.name, _ = m["name"].(string)
@@ -49,6 +51,9 @@ func newFamilyAdapter(a *goAdapter, m map[string]any) (*familyAdapter, []string,
 	ttl := lock.Options{TTL: time.Duration(a.ttl) * time.Second}
 	var err error
 	switch f.family {
+	case "election":
+		f.el, err = mustNew(election.Lookup("rechecked")).New(a.cli, f.name, election.Options{TTL: ttl.TTL})
+		return f, []string{"lease", "leader", "observe"}, err
 	case "rwmutex":
 		f.rw, err = mustNew(rwmutex.Lookup("checked")).New(a.cli, f.name, ttl)
 		return f, []string{"lease"}, err
@@ -92,6 +97,45 @@ func (f *familyAdapter) serve(ctx context.Context, op string, m map[string]any) 
 	errAns := func(err error, codes map[error]string) map[string]any { return fail(code(err, codes), err) }
 	cli := f.a.cli
 	switch f.family + "/" + op {
+	case "election/campaign":
+		l, err := f.el.Campaign(ctx, str("value"))
+		if err != nil {
+			return errAns(err, nil)
+		}
+		id := f.a.handle("e")
+		f.mu.Lock()
+		f.terms[id] = l
+		f.mu.Unlock()
+		go func() { <-l.Done(); f.a.send(map[string]any{"event": "done", "handle": id}) }()
+		return map[string]any{"ok": true, "handle": id, "key": l.Key(), "term": l.Term(), "lease": strconv.FormatInt(int64(l.(election.Leaser).Lease()), 10)}
+	case "election/proclaim", "election/resign":
+		f.mu.Lock()
+		l := f.terms[str("handle")]
+		if op == "resign" {
+			delete(f.terms, str("handle"))
+		}
+		f.mu.Unlock()
+		if l == nil {
+			return fail("not_leader", fmt.Errorf("no handle %q", str("handle")))
+		}
+		var err error
+		if op == "resign" {
+			err = l.Resign(ctx)
+		} else {
+			err = l.Proclaim(ctx, str("value"))
+		}
+		if err != nil {
+			return errAns(err, map[error]string{election.ErrNotLeader: "not_leader"})
+		}
+		return ok
+	case "election/leader":
+		info, err := f.el.(election.LeaderReader).Leader(ctx)
+		if err != nil {
+			return errAns(err, map[error]string{election.ErrNoLeader: "no_leader"})
+		}
+		return map[string]any{"ok": true, "key": info.Key, "value": info.Value, "term": info.Term, "rev": info.Rev}
+	case "election/observe":
+		return f.observe()
 	case "rwmutex/acquire":
 		var h lock.Held
 		var err error
@@ -305,12 +349,17 @@ func (t *stmAttempt) get(ctx context.Context, cli *clientv3.Client, key string) 
 }
 
 func (t *stmAttempt) commit(ctx context.Context, cli *clientv3.Client, writes any) map[string]any {
+	ws, _ := writes.([]any)
+	if len(ws) == 0 && t.rev != 0 {
+		// Every read was at one revision: a read-only attempt is
+		// serializable there, with nothing to validate.
+		return map[string]any{"ok": true, "revision": t.rev}
+	}
 	var cmps []clientv3.Cmp
 	for k, rev := range t.reads {
 		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", rev))
 	}
 	var puts []clientv3.Op
-	ws, _ := writes.([]any)
 	for _, w := range ws {
 		w := w.(map[string]any)
 		puts = append(puts, clientv3.OpPut(w["key"].(string), w["value"].(string)))
@@ -325,24 +374,19 @@ func (t *stmAttempt) commit(ctx context.Context, cli *clientv3.Client, writes an
 	return map[string]any{"ok": true, "revision": r.Header.Revision}
 }
 
-// observe follows the election with concurrency.Election's Observe, each
-// leader an event.
-func (f *familyAdapter) observe(name string) map[string]any {
+// observe follows the election with the recipe's Observe, each leader an
+// event.
+func (f *familyAdapter) observe() map[string]any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.obs {
-		return map[string]any{"ok": true}
+	if !f.obs {
+		f.obs = true
+		seen := f.el.(election.Observer).Observe(context.Background())
+		go func() {
+			for info := range seen {
+				f.a.send(map[string]any{"event": "leader", "key": info.Key, "value": info.Value, "term": info.Term, "rev": info.Rev})
+			}
+		}()
 	}
-	s, err := concurrency.NewSession(f.a.cli, concurrency.WithTTL(f.a.ttl))
-	if err != nil {
-		return fail("unavailable", err)
-	}
-	f.obs = true
-	go func() {
-		for r := range concurrency.NewElection(s, name).Observe(f.a.cli.Ctx()) {
-			kv := r.Kvs[0]
-			f.a.send(map[string]any{"event": "leader", "key": string(kv.Key), "value": string(kv.Value), "term": kv.CreateRevision, "rev": kv.ModRevision})
-		}
-	}()
 	return map[string]any{"ok": true}
 }

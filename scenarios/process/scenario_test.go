@@ -151,3 +151,36 @@ func TestNeverReady(t *testing.T) {
 	require.ErrorContains(t, err, "exited (exit status 3)")
 	require.ErrorContains(t, err, "adapter: cannot load my libraries")
 }
+
+// TestProcessFamilies: every family's recipe in a process — etcdsim's own
+// correct recipes behind the protocol — passes a safety scenario of its
+// family, with its faults: what a run in Go passes, a run through the
+// protocol passes too.
+func TestProcessFamilies(t *testing.T) {
+	skipUnderRace(t)
+	if testing.Short() {
+		t.Skip("real-clock runs of every family")
+	}
+	argv := adapterArgv("mutex")
+	for _, tc := range []struct {
+		name string
+		ss   []scenarios.Scenario
+	}{
+		{"rwmutex", scenarios.RWMutexSafety(process.RWMutex("go-rwmutex", argv...))},
+		{"queue", scenarios.QueueSafety(process.Queue("go-queue", argv...))},
+		{"barrier", scenarios.BarrierSafety(process.Barrier("go-barrier", argv...))},
+		{"plain-barrier", scenarios.PlainBarrierSafety(process.PlainBarrier("go-plain-barrier", argv...))},
+		{"register", scenarios.RegisterSafety(process.Register("go-register", argv...))},
+		{"stm", scenarios.STMSafety(process.STM("go-stm", argv...))},
+		{"discovery/registrar", scenarios.DiscoverySafety(process.Registrar("go-registrar", argv...))},
+		{"discovery/resolver", scenarios.DiscoveryResolverSafety(process.Resolver("go-resolver", argv...))},
+		{"election/observe", scenarios.ElectionSafety(process.Election("go-election", argv...))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.ss[0]
+			require.Equal(t, argv, s.Workload.Command)
+			res := scenarios.Test(t, s)
+			require.True(t, res.Met, "%s: %s", s.Name, res.Why)
+		})
+	}
+}
