@@ -99,8 +99,8 @@ func begin(cfg Config, cli *clientv3.Client, init request, onEvent func(answer))
 		if p, err = start(cfg, onEvent); err != nil {
 			return nil, err
 		}
-		watchClient(p, cli)
 	}
+	watchClient(p, cli)
 	s := &session{proc: p, ready: make(chan struct{})}
 	go func() {
 		defer close(s.ready)
