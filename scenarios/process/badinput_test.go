@@ -157,7 +157,11 @@ func TestBadInput(t *testing.T) {
 				if !bo.first {
 					require.NoError(t, bo.do(ctx, v), "the program is up")
 				}
-				octx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+				wait := 300 * time.Millisecond
+				if bo.first { // room for init first, however slowly the program started
+					wait = 5 * time.Second
+				}
+				octx, cancel := context.WithTimeout(ctx, wait)
 				err = bo.do(octx, v)
 				cancel()
 				require.Error(t, err)

@@ -87,6 +87,7 @@ func TestProcessElectionSafety(t *testing.T) {
 // enqueue, are recorded as their clients' crashes, each with why, and the
 // run is still judged.
 func TestBrokenProgramJudged(t *testing.T) {
+	skipUnderRace(t)
 	t.Run("lock", func(t *testing.T) {
 		brokenJudged(t, find(t, scenarios.LockSafety(process.LockWith("exits", process.Config{Argv: adapterArgv("exit")})), "/contention"), "acquire")
 	})
@@ -124,6 +125,7 @@ func brokenJudged(t *testing.T, s scenarios.Scenario, op string) {
 // faults start, so the run's first acquires find it ready: a run of 2s
 // whose programs started on the run's clock would have none.
 func TestReadyBeforeTheClock(t *testing.T) {
+	skipUnderRace(t)
 	s := find(t, scenarios.LockSafety(process.Lock("sleepy", adapterArgv("sleepy")...)), "/contention")
 	s.Faults = scenarios.Faults{}
 	s.Workload.Duration = scenarios.Duration(2 * time.Second)
