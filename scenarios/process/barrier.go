@@ -52,12 +52,6 @@ func (b *doubleBarrier) Leave(ctx context.Context) error {
 	return err
 }
 
-// Close ends the program.
-func (b *doubleBarrier) Close() error {
-	b.close()
-	return nil
-}
-
 // PlainBarrier is a plain-barrier recipe called name whose every client
 // is a process of argv (docs/protocol.md, family "plain-barrier"): hold,
 // release and wait.
@@ -100,10 +94,4 @@ func (b *plainBarrier) Release(ctx context.Context) error {
 func (b *plainBarrier) Wait(ctx context.Context) error {
 	_, err := b.op(ctx, request{Op: "wait"})
 	return err
-}
-
-// Close ends the program.
-func (b *plainBarrier) Close() error {
-	b.close()
-	return nil
 }

@@ -147,6 +147,14 @@ func ttlSeconds(ttl, def time.Duration) int64 {
 	return max(int64(ttl/time.Second), 1)
 }
 
+// Close ends the program: stdin closed, so that it finishes what is in
+// flight and exits (a registrar deregisters, a lease is revoked), then
+// killed after the grace. It waits for the process and is idempotent.
+func (s *session) Close() error {
+	s.close()
+	return nil
+}
+
 // wait waits for init's answer.
 func (s *session) wait(ctx context.Context) error {
 	select {

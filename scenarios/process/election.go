@@ -132,12 +132,6 @@ func (e *elector) Campaign(ctx context.Context, value string) (election.Leadersh
 	return t, nil
 }
 
-// Close ends the program: its leaderships end with its leases.
-func (e *elector) Close() error {
-	e.close()
-	return nil
-}
-
 func (e *elector) leader(ctx context.Context) (election.LeaderInfo, error) {
 	if err := e.wait(ctx); err != nil {
 		return election.LeaderInfo{}, err

@@ -126,12 +126,6 @@ func (l *locker) acquire(ctx context.Context, read bool) (lock.Held, error) {
 	return h, nil
 }
 
-// Close ends the program.
-func (l *locker) Close() error {
-	l.close()
-	return nil
-}
-
 // held is one holder, by its program's handle.
 type held struct {
 	l      *locker

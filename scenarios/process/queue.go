@@ -70,10 +70,4 @@ func (q *queueClient) Pending(ctx context.Context) (int, error) {
 	return a.Count, err
 }
 
-// Close ends the program.
-func (q *queueClient) Close() error {
-	q.close()
-	return nil
-}
-
 var _ queue.PriorityQueue = (*queueClient)(nil)

@@ -117,12 +117,6 @@ func (k *kvClient) Do(ctx context.Context, op clientv3.Op) (clientv3.OpResponse,
 
 func (k *kvClient) Txn(ctx context.Context) clientv3.Txn { return &casTxn{k: k, ctx: ctx} }
 
-// Close ends the program.
-func (k *kvClient) Close() error {
-	k.close()
-	return nil
-}
-
 // casTxn is the one transaction the protocol carries: put a key if it
 // holds a value, or if it is missing (create revision 0).
 type casTxn struct {

@@ -77,12 +77,6 @@ func (t *txner) attempt(ctx context.Context, apply func(stm.Tx) error) (int64, e
 	return a.Revision, nil
 }
 
-// Close ends the program.
-func (t *txner) Close() error {
-	t.close()
-	return nil
-}
-
 // attempt is one attempt's Tx: reads go to the program, writes wait for
 // the commit.
 type attempt struct {
