@@ -191,6 +191,9 @@ func conformRegistrar(cs *contexts, cfg Config, cli *clientv3.Client, step stepF
 	g, err := cli.Get(cs.within(5*time.Second), reg.Key())
 	step("the instance's key holds the endpoints manager's record of its addr", firstErr(err, check(err != nil || len(g.Kvs) == 1 && recordAddr(g.Kvs[0].Value) == addr && g.Kvs[0].Lease != 0,
 		"key %s: %v, want a record of %s on a lease", reg.Key(), g, addr)))
+	if err == nil && len(g.Kvs) == 1 {
+		step("register's lease, if it names one, is the key's", check(reg.Lease() == clientv3.LeaseID(g.Kvs[0].Lease), "lease %x, the key is on %x", reg.Lease(), g.Kvs[0].Lease))
+	}
 	step("the program exits when its stdin closes", exits(reg.proc))
 	g, err = cli.Get(cs.within(5*time.Second), reg.Key())
 	step("it deregistered as it exited", firstErr(err, check(err != nil || len(g.Kvs) == 0, "key %s is still there", reg.Key())))

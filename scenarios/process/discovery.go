@@ -34,7 +34,7 @@ func RegistrarWith(name string, cfg Config) discovery.RegistrarRecipe {
 			case addr == "":
 				return nil, discovery.ErrBadAddr
 			}
-			r := &registrar{addr: addr, key: service + "/" + addr, done: make(chan struct{})}
+			r := &registrar{cli: cli, addr: addr, key: service + "/" + addr, done: make(chan struct{})}
 			s, err := begin(cfg, cli, request{Family: "discovery", Role: "registrar", Name: service,
 				TTL: ttlSeconds(opts.TTL, discovery.DefaultTTL)}, r.event)
 			if err != nil {
@@ -50,13 +50,15 @@ func RegistrarWith(name string, cfg Config) discovery.RegistrarRecipe {
 // registrar is one backend's registrar: its program.
 type registrar struct {
 	*session
+	cli  *clientv3.Client
 	addr string
 	once sync.Once
 	done chan struct{}
 
-	mu  sync.Mutex // guards key and registered
-	key string
-	reg bool
+	mu    sync.Mutex // guards key, reg and lease
+	key   string
+	reg   bool
+	lease clientv3.LeaseID
 }
 
 func (r *registrar) event(a answer) {
@@ -78,13 +80,28 @@ func (r *registrar) Register(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	key := r.Key()
+	if a.Key != "" {
+		key = a.Key
+	}
+	lease := clientv3.LeaseID(a.Lease)
+	if lease == 0 { // the program did not say: the lease the key is on
+		if g, err := r.cli.Get(ctx, key); err == nil && len(g.Kvs) == 1 {
+			lease = clientv3.LeaseID(g.Kvs[0].Lease)
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.reg = true
-	if a.Key != "" {
-		r.key = a.Key
-	}
+	r.reg, r.key, r.lease = true, key, lease
 	return nil
+}
+
+// Lease is the lease register's answer named, or else the one its key
+// was on when it registered: faults aimed at the backend's lease find it.
+func (r *registrar) Lease() clientv3.LeaseID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lease
 }
 
 func (r *registrar) Key() string {
@@ -101,6 +118,8 @@ func (r *registrar) Close() error {
 	r.stop()
 	return nil
 }
+
+var _ discovery.Leaser = (*registrar)(nil)
 
 // Resolver is a discovery resolver recipe called name whose every client
 // is a process of argv (docs/protocol.md, family "discovery", role
