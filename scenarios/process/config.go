@@ -91,7 +91,7 @@ func begin(cfg Config, cli *clientv3.Client, init request, onEvent func(answer))
 	if len(eps) == 0 {
 		return nil, errors.New("process: the etcd client has no endpoints to hand the program")
 	}
-	p, warm := takeWarm(cfg.Argv, cli)
+	p, warm := takeWarm(cfg, cli)
 	if warm {
 		p.setOnEvent(onEvent)
 	} else {

@@ -47,13 +47,13 @@ type warmProc struct {
 func endpointsKey(cli *clientv3.Client) string { return strings.Join(cli.Endpoints(), " ") }
 
 // takeWarm returns the ready program Prestart started for cli's client,
-// if it runs argv and is still up, takes it from the pool, and has its
+// if it runs cfg's program and is still up, takes it from the pool, and has its
 // Started start a spare in its place.
-func takeWarm(argv []string, cli *clientv3.Client) (*proc, bool) {
+func takeWarm(cfg Config, cli *clientv3.Client) (*proc, bool) {
 	key := endpointsKey(cli)
 	warm.mu.Lock()
 	w := warm.m[key]
-	if w == nil || !slices.Equal(w.p.cfg.Argv, argv) || w.p.gone() != nil {
+	if w == nil || !sameProgram(w.p.cfg, cfg) || w.p.gone() != nil {
 		warm.mu.Unlock()
 		return nil, false
 	}
@@ -62,6 +62,11 @@ func takeWarm(argv []string, cli *clientv3.Client) (*proc, bool) {
 	warm.mu.Unlock()
 	w.st.spare(key)
 	return w.p, true
+}
+
+// sameProgram reports whether a and b start the same program the same way.
+func sameProgram(a, b Config) bool {
+	return slices.Equal(a.Argv, b.Argv) && a.Dir == b.Dir && slices.Equal(a.Env, b.Env)
 }
 
 // Started is the programs Prestart started; Close ends those no

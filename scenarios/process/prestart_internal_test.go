@@ -27,7 +27,10 @@ func TestSpareAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	first, ok := takeWarm(cfg.Argv, cli)
+	if _, ok := takeWarm(Config{Argv: cfg.Argv, Dir: "/"}, cli); ok {
+		t.Fatal("a program started in another directory was handed out")
+	}
+	first, ok := takeWarm(cfg, cli)
 	if !ok {
 		t.Fatal("the constructor found no program Prestart started")
 	}
@@ -42,7 +45,7 @@ func TestSpareAfterCrash(t *testing.T) {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		p, ok := takeWarm(cfg.Argv, again)
+		p, ok := takeWarm(cfg, again)
 		if ok {
 			if p == first {
 				t.Fatal("the crashed program was handed out again")
