@@ -38,7 +38,6 @@ type proc struct {
 	taken bool // a constructor took it from Prestart's programs; guarded by warm.mu
 
 	wmu sync.Mutex // guards writes to stdin
-	tmu sync.Mutex // guards writes to cfg.Trace
 
 	mu       sync.Mutex // guards the fields below
 	next     int64
@@ -354,11 +353,15 @@ func (p *proc) write(line []byte) error {
 	return nil
 }
 
+// traceMu guards writes to every Config.Trace: programs may share one
+// (conform's two programs of a read-write lock do).
+var traceMu sync.Mutex
+
 // trace writes line to Config.Trace, if set.
 func (p *proc) trace(dir string, line []byte) {
 	if p.cfg.Trace != nil {
-		p.tmu.Lock()
-		defer p.tmu.Unlock()
+		traceMu.Lock()
+		defer traceMu.Unlock()
 		fmt.Fprintf(p.cfg.Trace, "%s%s\n", dir, line)
 	}
 }
