@@ -18,6 +18,7 @@ var barrierFamily = family{
 	key:      "B",
 	knobs:    []string{"stagger"},
 	checkers: []checker.Name{checker.CheckerBarrierSafety},
+	command:  barrierCommand,
 	slots:    []slot{slotOf("barrier", "WithBarrier", func(w *Workload) **barrier.Recipe { return &w.Barrier }, barrier.Lookup)},
 	run:      (*world).barrierWorkload,
 	safety:   []string{"BarrierSafety"},
@@ -48,7 +49,7 @@ func barrierBase(r barrier.Recipe, w Workload) Scenario {
 		rr := r
 		s.Workload.Barrier = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // barrierRounds is four processes going through the barrier round after

@@ -1,6 +1,15 @@
 package scenarios
 
 import (
+	"context"
+	"fmt"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/scenarios/process"
 )
@@ -50,6 +59,106 @@ func lockCommand(w *Workload, name string, argv []string) {
 func electionCommand(w *Workload, name string, argv []string) {
 	r := process.Election(name, argv...)
 	w.Election = &r
+}
+
+func rwmutexCommand(w *Workload, name string, argv []string) {
+	r := process.RWMutex(name, argv...)
+	w.RWMutex = &r
+}
+
+func queueCommand(w *Workload, name string, argv []string) {
+	r := process.Queue(name, argv...)
+	w.Queue = &r
+}
+
+func barrierCommand(w *Workload, name string, argv []string) {
+	r := process.Barrier(name, argv...)
+	w.Barrier = &r
+}
+
+func plainBarrierCommand(w *Workload, name string, argv []string) {
+	r := process.PlainBarrier(name, argv...)
+	w.PlainBarrier = &r
+}
+
+func registerCommand(w *Workload, name string, argv []string) {
+	r := process.Register(name, argv...)
+	w.Register = &r
+}
+
+func stmCommand(w *Workload, name string, argv []string) {
+	r := process.STM(name, argv...)
+	w.STM = &r
+}
+
+// discoveryCommand puts the program in the slot, registrar or resolver,
+// whose recipe name the registries do not have — the one under test; in
+// both if neither is registered, the program then serving both roles.
+func discoveryCommand(w *Workload, _ string, argv []string) {
+	if _, err := discovery.LookupRegistrar(w.Recipe); err != nil && w.Registrar == nil {
+		r := process.Registrar(w.Recipe, argv...)
+		w.Registrar = &r
+	}
+	if _, err := discovery.LookupResolver(w.Resolver); err != nil && w.ResolverRecipe == nil && w.Resolver != "" {
+		r := process.Resolver(w.Resolver, argv...)
+		w.ResolverRecipe = &r
+	}
+}
+
+// WithCommand is s with a recipe called name whose every client is a
+// process running argv (package scenarios/process), in place of the
+// recipe under test: the one the scenario's name names ("lock/mutex/…"
+// names the lock; "discovery/relisting/…" the resolver). The scenario is
+// renamed after it and expects a pass, as With… does. A family that
+// cannot run a recipe in another process is an error.
+func (s Scenario) WithCommand(name string, argv []string) (Scenario, error) {
+	f := familyOf(s.Workload.Family)
+	switch {
+	case f == nil || f.command == nil || len(f.slots) == 0:
+		return s, fmt.Errorf("scenarios: %s: the %s family cannot run a recipe in another process", s.Name, s.Workload.Family)
+	case len(argv) == 0 || argv[0] == "":
+		return s, fmt.Errorf("scenarios: %s: a command names the program to run first, and %q does not", s.Name, argv)
+	}
+	under := f.slots[0]
+	if parts := strings.Split(s.Name, "/"); len(parts) == 3 {
+		for _, sl := range f.slots {
+			if sl.named(s.Workload) == parts[1] {
+				under = sl
+				break
+			}
+		}
+	}
+	w := &s.Workload
+	for _, sl := range f.slots {
+		sl.carry(w, Workload{}) // the program replaces the values the scenario had
+	}
+	if under.resolver {
+		w.Resolver = name
+	} else {
+		w.Recipe = name
+	}
+	f.command(w, name, argv)
+	return s.reuse(name, checker.Expectation{}, under.resolver), nil
+}
+
+// prestart starts the program of a scenario with a workload.command once
+// for every client and waits until each says it is ready, before the run's
+// clock and its faults start: a program that loads slowly does not eat
+// into the run (process.Prestart). A program that is never ready is an
+// error naming the client and the program.
+func (s Scenario) prestart(ctx context.Context, c *cluster.Cluster) (*process.Started, error) {
+	if len(s.Workload.Command) == 0 {
+		return nil, nil
+	}
+	clis := make(map[string]*clientv3.Client)
+	for _, name := range s.clientNames() {
+		cli, err := c.Client(name)
+		if err != nil {
+			return nil, err
+		}
+		clis[name] = cli
+	}
+	return process.Prestart(ctx, process.Config{Argv: s.Workload.Command}, clis)
 }
 
 // checkCommand reports a workload.command a family cannot run.

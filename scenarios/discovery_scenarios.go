@@ -29,6 +29,7 @@ var discoveryFamily = family{
 		}
 	},
 	checkers: []checker.Name{checker.CheckerDiscoveryConvergence},
+	command:  discoveryCommand,
 	slots: []slot{
 		slotOf("registrar", "WithRegistrar", func(w *Workload) **discovery.RegistrarRecipe { return &w.Registrar }, discovery.LookupRegistrar),
 		resolverSlot,
@@ -132,6 +133,7 @@ func discoverySafety(name string, reg discovery.RegistrarRecipe, res discovery.R
 		rr := res
 		base.Workload.ResolverRecipe = &rr
 	}
+	base = base.recordCommand()
 
 	mix := base
 	mix.Name = "discovery/" + name + "/standard-mix"

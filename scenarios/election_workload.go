@@ -76,7 +76,6 @@ func (w *world) newElector(ctx context.Context, r election.Recipe, name string) 
 	if err != nil {
 		return nil, nil, err
 	}
-	attachProcess(w.env, name, e)
 	return cli, e, nil
 }
 

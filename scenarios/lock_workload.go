@@ -85,7 +85,6 @@ func (p *lockProcess) start(ctx context.Context) error {
 	if u, ok := l.(lock.Unfenced); ok {
 		p.w.notes.setUnfenced("lock", u.Unfenced())
 	}
-	attachProcess(p.w.env, p.name, l)
 	p.cli, p.l = cli, l
 	p.gen++
 	return nil

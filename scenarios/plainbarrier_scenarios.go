@@ -21,6 +21,7 @@ var plainBarrierFamily = family{
 	key:      "B",
 	knobs:    []string{"writes"},
 	checkers: []checker.Name{checker.CheckerBarrierSafety},
+	command:  plainBarrierCommand,
 	slots:    []slot{slotOf("plain_barrier", "WithPlainBarrier", func(w *Workload) **barrier.PlainRecipe { return &w.PlainBarrier }, barrier.LookupPlain)},
 	run:      (*world).plainBarrierWorkload,
 	safety:   []string{"PlainBarrierSafety"},
@@ -50,7 +51,7 @@ func plainBarrierBase(r barrier.PlainRecipe, w Workload) Scenario {
 		rr := r
 		s.Workload.PlainBarrier = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // plainBarrierRounds is a holder and two waiters: the holder keeps the

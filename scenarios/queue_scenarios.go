@@ -32,6 +32,7 @@ var queueFamily = family{
 		}
 	},
 	checkers: []checker.Name{checker.CheckerQueueDelivery},
+	command:  queueCommand,
 	slots:    []slot{slotOf("queue", "WithQueue", func(w *Workload) **queue.Recipe { return &w.Queue }, queue.Lookup)},
 	run:      (*world).queueWorkload,
 	safety:   []string{"QueueSafety"},
@@ -74,7 +75,7 @@ func queueBase(r queue.Recipe, w Workload) Scenario {
 		rr := r
 		s.Workload.Queue = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // queueMix is two producers and two consumers: items every 20 ms or so

@@ -73,8 +73,10 @@ type madeValue struct {
 // adopt makes v the recipe value (of type what) of client's process, made
 // by recipe of family. A value the client's process had before is a
 // crashed process's: it is closed, apart from the workload, which goes
-// on with v.
+// on with v. A value that runs in a program of its own (a process recipe)
+// is handed to the faults, whose pause stops that program.
 func (w *world) adopt(family, recipe, client, what string, v any) {
+	attachProcess(w.env, client, v)
 	l := &w.lives
 	p := &procValue{family: family, recipe: recipe, client: client, what: what, v: v}
 	key := client + "\x00" + what

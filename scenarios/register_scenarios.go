@@ -20,6 +20,7 @@ var registerFamily = family{
 	observers:  1,
 	knobs:      []string{"serializable", "readers"},
 	checkers:   []checker.Name{checker.CheckerRegisterLinearizable, checker.CheckerWatchGuarantees},
+	command:    registerCommand,
 	slots:      []slot{slotOf("register", "WithRegister", func(w *Workload) **register.Recipe { return &w.Register }, register.Lookup)},
 	run:        (*world).registerWorkload,
 	minClients: func(Workload) int { return 1 }, // one client's reads can go backwards
@@ -56,7 +57,7 @@ func RegisterSafety(r register.Recipe) []Scenario {
 		rr := r
 		s.Workload.Register = &rr
 	}
-	return []Scenario{s}
+	return []Scenario{s.recordCommand()}
 }
 
 // registerScenarios are the register family's registered scenarios: etcd's

@@ -131,6 +131,11 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("%w: %s: client %s: %w", ErrHarness, s.Name, name, err)
 		}
 	}
+	started, err := s.prestart(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrRecipe, s.Name, err)
+	}
+	defer started.Close()
 	rec := checker.NewRecorder(checker.NewClock())
 	rec.SetMeta(checker.Meta{RunID: fmt.Sprintf("%s#%s", s.Name, s.Seed), Seed: s.Seed, Scenario: s.Name,
 		SessionTTL: s.Workload.TTL.D()})

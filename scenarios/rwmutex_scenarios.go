@@ -18,6 +18,7 @@ var rwmutexFamily = family{
 	key:      "RW",
 	knobs:    []string{"readers"},
 	checkers: []checker.Name{checker.CheckerRWExclusion, checker.CheckerLiveness},
+	command:  rwmutexCommand,
 	slots:    []slot{slotOf("rwmutex", "WithRWMutex", func(w *Workload) **rwmutex.Recipe { return &w.RWMutex }, rwmutex.Lookup)},
 	run:      (*world).rwmutexWorkload,
 	safety:   []string{"RWMutexSafety"},
@@ -49,7 +50,7 @@ func rwBase(r rwmutex.Recipe, w Workload) Scenario {
 		rr := r
 		s.Workload.RWMutex = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // revokeWaiter is the schedule of etcd #16221: two writers take turns;

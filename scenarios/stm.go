@@ -32,6 +32,7 @@ var stmFamily = family{
 		}
 	},
 	checkers: []checker.Name{checker.CheckerBankTotal, checker.CheckerSerializable},
+	command:  stmCommand,
 	slots:    []slot{slotOf("stm", "WithSTM", func(w *Workload) **stm.Recipe { return &w.STM }, stm.Lookup)},
 	run:      (*world).stmWorkload,
 	safety:   []string{"STMSafety"},
@@ -82,7 +83,7 @@ func stmBase(r stm.Recipe) Scenario {
 		rr := r
 		s.Workload.STM = &rr
 	}
-	return s
+	return s.recordCommand()
 }
 
 // stmScenarios are the stm family's registered scenarios: the bank under

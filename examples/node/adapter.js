@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// npm etcd3's Lock and Election, used as its README shows, behind etcdsim's
-// process protocol (docs/protocol.md): one JSON request a line on stdin, one
-// answer a line on stdout, events ("done") unasked.
+// npm etcd3's Lock and Election, a registrar and a resolver on its Lease and
+// Watch, and a register on its KV calls, used as its README shows, behind
+// etcdsim's process protocol (docs/protocol.md): one JSON request a line on
+// stdin, one answer a line on stdout, events ("done", "leader",
+// "endpoints") unasked.
 'use strict';
 const { Etcd3 } = require('etcd3');
 const readline = require('readline');
@@ -9,7 +11,7 @@ const readline = require('readline');
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const handles = new Map(); // handle → the Lock or the Campaign it stands for
-let client, name, ttl;
+let client, name, ttl, reg;
 
 const ops = {
   init(m) {
@@ -18,8 +20,8 @@ const ops = {
     client = new Etcd3({ hosts: m.endpoints, dialTimeout: m.rpc_timeout_ms,
       defaultCallOptions: (c) => (c.isStream ? {} : { deadline: Date.now() + m.rpc_timeout_ms }) });
     name = m.name; ttl = m.ttl;
-    const features = m.family === 'election' ? ['leader', 'lease'] : ['lease'];
-    return { recipe: `npm-etcd3-1.1.2-${m.family}`, features };
+    const features = { election: ['leader', 'lease', 'observe'], lock: ['lease'] }[m.family] || [];
+    return { recipe: `npm-etcd3-1.1.2-${m.role || m.family}`, features };
   },
   ping: () => ({}),
   // Lock: the library's acquire is a try-lock, so a waiter tries again.
@@ -66,6 +68,40 @@ const ops = {
     if (!kv) return { ok: false, error: 'no_leader' };
     return { key: kv.key.toString(), value: kv.value.toString(), term: Number(kv.create_revision), rev: Number(kv.mod_revision) };
   },
+  // The observer tells the new leader's value; the leader read tells the rest.
+  async observe() {
+    const obs = await client.election(name).observe();
+    obs.on('change', () => ops.leader().then((l) => l.key && send({ event: 'leader', ...l }), () => {}));
+    return {};
+  },
+  // Discovery: a registration is a key on a lease the library keeps alive.
+  async register(m) {
+    const lease = client.lease(ttl), key = `${name}/${m.addr}`;
+    await lease.put(key).value(JSON.stringify({ Op: 0, Addr: m.addr, Metadata: null }));
+    lease.on('lost', () => send({ event: 'done' })); // and it is not made again
+    reg = lease;
+    return { key, lease: await lease.grant() };
+  },
+  async watch() {
+    const r = await client.getAll().prefix(`${name}/`).exec(), set = new Map();
+    const show = (rev) => ({ endpoints: [...set].map(([key, addr]) => ({ key, addr })), rev: Number(rev) });
+    for (const kv of r.kvs) set.set(kv.key.toString(), JSON.parse(kv.value.toString()).Addr);
+    const w = await client.watch().prefix(`${name}/`).startRevision(String(Number(r.header.revision) + 1)).create();
+    w.on('put', (kv) => { set.set(kv.key.toString(), JSON.parse(kv.value.toString()).Addr); send({ event: 'endpoints', ...show(kv.mod_revision) }); });
+    w.on('delete', (kv) => { set.delete(kv.key.toString()); send({ event: 'endpoints', ...show(kv.mod_revision) }); });
+    w.on('disconnected', (e) => send({ event: 'unsure', text: String(e.message) }));
+    return show(r.header.revision);
+  },
+  // Register: the library's KV calls.
+  async get(m) {
+    const r = await client.get(m.key).serializable(!!m.serializable).exec(), kv = r.kvs[0];
+    return kv ? { exists: true, value: kv.value.toString(), mod_rev: Number(kv.mod_revision), header: Number(r.header.revision) }
+      : { exists: false, header: Number(r.header.revision) };
+  },
+  put: (m) => client.put(m.key).value(m.value).exec().then((r) => ({ revision: Number(r.header.revision) })),
+  delete: (m) => client.delete().key(m.key).exec().then((r) => ({ deleted: Number(r.deleted), revision: Number(r.header.revision) })),
+  cas: (m) => (m.expect_missing ? client.if(m.key, 'Create', '==', 0) : client.if(m.key, 'Value', '==', m.expect))
+    .then(client.put(m.key).value(m.value)).commit().then((r) => ({ succeeded: r.succeeded, revision: Number(r.header.revision) })),
 };
 
 // take returns the Lock or Campaign of m's handle, and forgets it unless keep.
@@ -90,4 +126,7 @@ async function serve(m) {
 
 readline.createInterface({ input: process.stdin })
   .on('line', (l) => serve(JSON.parse(l)))
-  .on('close', () => setTimeout(() => process.exit(0), 500).unref());
+  .on('close', () => { // a registration goes with its lease
+    if (reg) reg.revoke().catch(() => {});
+    setTimeout(() => process.exit(0), 500).unref();
+  });

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,19 +16,32 @@ import (
 )
 
 // adapter is a program speaking the protocol, written in Go, run as a
-// process of this test binary. Mode "mutex" is a correct lock and election
-// on concurrency.Mutex and concurrency.Election, with tokens, leases,
-// guarded writes and done events; the other modes are that, until they
-// break the protocol in one way each at the second acquire (the first
-// shows the program is up, however slowly it started):
+// process of this test binary. Mode "mutex" is a correct lock on
+// concurrency.Mutex, with tokens, leases, guarded writes and done events,
+// and every other family on etcdsim's own correct recipes — the election
+// on rechecked (adapter_families_test.go). The other
+// modes are that, until they break the protocol in one way each at the
+// second acquire — or the second of the op after a colon, "garbage:enqueue",
+// or its nth, "garbage:watch:1" (the first shows the program is up,
+// however slowly it started):
 //
 //	exit        exits
 //	garbage     answers with a line that is not JSON
 //	stranger    answers an id that was never sent
-//	late        answers 3s after its deadline
+//	late        answers 4s after its deadline
 //	silent      never answers
-//	noinit      exits before init
+//	noinit      exits before its first line
+//	sleepy      waits 3s before it reads its first line
 func adapter(mode string) int {
+	mode, breakOp, ok := strings.Cut(mode, ":")
+	if !ok {
+		breakOp = "acquire"
+	}
+	breakOp, nth, ok := strings.Cut(breakOp, ":")
+	breakAt := 2
+	if ok {
+		breakAt, _ = strconv.Atoi(nth)
+	}
 	in := bufio.NewScanner(os.Stdin)
 	var mu sync.Mutex // guards stdout
 	send := func(m map[string]any) {
@@ -36,13 +50,17 @@ func adapter(mode string) int {
 		defer mu.Unlock()
 		os.Stdout.Write(append(b, '\n'))
 	}
-	if mode == "noinit" {
+	switch mode {
+	case "noinit":
+		fmt.Fprintln(os.Stderr, "adapter: cannot load my libraries")
 		return 3
+	case "sleepy":
+		time.Sleep(3 * time.Second)
 	}
-	a := &goAdapter{send: send, held: map[string]*concurrency.Mutex{}, sessions: map[string]*concurrency.Session{},
-		terms: map[string]*concurrency.Election{}}
+	a := &goAdapter{send: send, held: map[string]*concurrency.Mutex{}, sessions: map[string]*concurrency.Session{}}
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	defer a.close()
 	acquires := 0
 	for in.Scan() {
 		var m map[string]any
@@ -59,38 +77,38 @@ func adapter(mode string) int {
 			send(a.init(id, m))
 			continue
 		}
-		if op == "acquire" {
+		if op == breakOp {
 			acquires++
 		}
-		switch broken := acquires >= 2; {
+		switch broken := acquires >= breakAt; {
 		case !broken:
 		default:
 			switch mode {
 			case "exit":
-				if op == "acquire" {
+				if op == breakOp {
 					fmt.Fprintln(os.Stderr, "adapter: giving up")
 					return 1
 				}
 			case "garbage":
-				if op == "acquire" {
+				if op == breakOp {
 					fmt.Println("lock acquired!")
 					continue
 				}
 			case "stranger":
-				if op == "acquire" {
+				if op == breakOp {
 					send(map[string]any{"id": id + 100, "ok": true})
 					continue
 				}
 			case "late":
-				if op == "acquire" {
+				if op == breakOp {
 					wg.Go(func() {
-						time.Sleep(time.Duration(num(m["timeout_ms"]))*time.Millisecond + 3*time.Second)
+						time.Sleep(time.Duration(num(m["timeout_ms"]))*time.Millisecond + 4*time.Second)
 						send(map[string]any{"id": id, "ok": false, "error": "timeout"})
 					})
 					continue
 				}
 			case "silent":
-				if op == "acquire" {
+				if op == breakOp {
 					continue
 				}
 			}
@@ -109,11 +127,11 @@ type goAdapter struct {
 	cli  *clientv3.Client
 	name string
 	ttl  int
+	fam  *familyAdapter // the family's, past lock and election
 
 	mu       sync.Mutex // guards the maps and next
 	held     map[string]*concurrency.Mutex
 	sessions map[string]*concurrency.Session
-	terms    map[string]*concurrency.Election
 	next     int
 }
 
@@ -128,8 +146,33 @@ func (a *goAdapter) init(id int64, m map[string]any) map[string]any {
 	if err != nil {
 		return map[string]any{"id": id, "ok": false, "error": "unavailable", "text": err.Error()}
 	}
-	a.cli, a.name, a.ttl = cli, m["name"].(string), int(num(m["ttl"]))
-	return map[string]any{"id": id, "ok": true, "recipe": "go-mutex", "features": []string{"lease", "put", "owned", "leader"}}
+	a.cli, a.ttl = cli, int(num(m["ttl"]))
+	a.name, _ = m["name"].(string)
+	switch m["family"] {
+	case "lock":
+		return map[string]any{"id": id, "ok": true, "recipe": "go-mutex", "features": []string{"lease", "put", "owned", "leader", "observe"}}
+	}
+	fam, features, err := newFamilyAdapter(a, m)
+	if err != nil {
+		return map[string]any{"id": id, "ok": false, "error": "unsupported", "text": err.Error()}
+	}
+	a.fam = fam
+	return map[string]any{"id": id, "ok": true, "recipe": "go-" + fam.family, "features": features}
+}
+
+// close ends what the recipes started: a registrar deregisters, a
+// lease is revoked.
+func (a *goAdapter) close() {
+	if a.fam == nil {
+		return
+	}
+	a.fam.mu.Lock()
+	defer a.fam.mu.Unlock()
+	for _, v := range []any{a.fam.el, a.fam.reg, a.fam.rw, a.fam.q, a.fam.db, a.fam.pb} {
+		if c, ok := v.(interface{ Close() error }); ok && c != nil {
+			c.Close()
+		}
+	}
 }
 
 func (a *goAdapter) ctx(m map[string]any) (context.Context, context.CancelFunc) {
@@ -155,71 +198,50 @@ func (a *goAdapter) serve(op string, m map[string]any) map[string]any {
 	defer cancel()
 	h, _ := m["handle"].(string)
 	a.mu.Lock()
-	mx, s, el := a.held[h], a.sessions[h], a.terms[h]
+	mx, s := a.held[h], a.sessions[h]
 	a.mu.Unlock()
-	switch op {
-	case "ping":
+	switch {
+	case op == "ping":
 		return map[string]any{"ok": true}
-	case "acquire", "campaign":
+	case a.fam != nil:
+		return a.fam.serve(ctx, op, m)
+	}
+	switch op {
+	case "acquire":
 		s, err := concurrency.NewSession(a.cli, concurrency.WithTTL(a.ttl))
 		if err != nil {
 			return fail("unavailable", err)
 		}
 		h := a.handle("h")
-		var key string
-		var rev int64
-		if op == "acquire" {
-			mx := concurrency.NewMutex(s, "etcdsim/lock/"+a.name)
-			if err := mx.Lock(ctx); err != nil {
-				s.Close()
-				return fail("timeout", err)
-			}
-			key, rev = mx.Key(), mx.Header().Revision
-			a.mu.Lock()
-			a.held[h] = mx
-			a.mu.Unlock()
-		} else {
-			el := concurrency.NewElection(s, a.name)
-			if err := el.Campaign(ctx, m["value"].(string)); err != nil {
-				s.Close()
-				return fail("timeout", err)
-			}
-			key, rev = el.Key(), el.Rev()
-			a.mu.Lock()
-			a.terms[h] = el
-			a.mu.Unlock()
+		mx := concurrency.NewMutex(s, "etcdsim/lock/"+a.name)
+		if err := mx.Lock(ctx); err != nil {
+			s.Close()
+			return fail("timeout", err)
 		}
 		a.mu.Lock()
-		a.sessions[h] = s
+		a.held[h], a.sessions[h] = mx, s
 		a.mu.Unlock()
 		go func() {
 			<-s.Done()
 			a.send(map[string]any{"event": "done", "handle": h})
 		}()
-		return map[string]any{"ok": true, "handle": h, "key": key, "token": rev, "term": rev, "lease": strconv.FormatInt(int64(s.Lease()), 10)}
-	case "release", "resign":
-		code := map[string]string{"release": "not_held", "resign": "not_leader"}[op]
+		return map[string]any{"ok": true, "handle": h, "key": mx.Key(), "token": mx.Header().Revision, "lease": strconv.FormatInt(int64(s.Lease()), 10)}
+	case "release":
 		if s == nil {
-			return fail(code, fmt.Errorf("no handle %q", h))
+			return fail("not_held", fmt.Errorf("no handle %q", h))
 		}
 		a.mu.Lock()
 		delete(a.held, h)
-		delete(a.terms, h)
 		delete(a.sessions, h)
 		a.mu.Unlock()
 		defer s.Close()
-		key := ""
-		if mx != nil {
-			key = mx.Key()
-		} else {
-			key = el.Key()
-		}
+		key := mx.Key()
 		r, err := a.cli.Txn(ctx).If(clientv3.Compare(clientv3.LeaseValue(key), "=", s.Lease())).Then(clientv3.OpDelete(key)).Commit()
 		if err != nil {
 			return fail("unavailable", err)
 		}
 		if !r.Succeeded {
-			return fail(code, fmt.Errorf("%s is gone", key))
+			return fail("not_held", fmt.Errorf("%s is gone", key))
 		}
 		return map[string]any{"ok": true}
 	case "put", "owned":
@@ -242,24 +264,6 @@ func (a *goAdapter) serve(op string, m map[string]any) map[string]any {
 			return fail("not_held", fmt.Errorf("%s is gone", mx.Key()))
 		}
 		return map[string]any{"ok": true, "revision": r.Header.Revision}
-	case "proclaim":
-		if el == nil {
-			return fail("not_leader", fmt.Errorf("no handle %q", h))
-		}
-		if err := el.Proclaim(ctx, m["value"].(string)); err != nil {
-			return fail("not_leader", err)
-		}
-		return map[string]any{"ok": true}
-	case "leader":
-		r, err := a.cli.Get(ctx, a.name+"/", clientv3.WithFirstCreate()...)
-		if err != nil {
-			return fail("unavailable", err)
-		}
-		if len(r.Kvs) == 0 {
-			return fail("no_leader", fmt.Errorf("nobody leads"))
-		}
-		kv := r.Kvs[0]
-		return map[string]any{"ok": true, "key": string(kv.Key), "value": string(kv.Value), "term": kv.CreateRevision, "rev": kv.ModRevision}
 	}
 	return fail("unsupported", fmt.Errorf("op %q", op))
 }

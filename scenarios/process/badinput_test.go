@@ -8,65 +8,185 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
+	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
+	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/lock/rwmutex"
+	"github.com/etcdsim/etcdsim/lock/stm"
 	"github.com/etcdsim/etcdsim/scenarios/process"
 )
 
-// TestBadInput: a program that breaks the protocol is killed, and both the
-// call pending and the report of its exit name what it wrote and which
-// operation was pending.
+// brokenOp is one op of a family a broken program breaks at: start builds
+// the family's recipe value on the program, and do sends the op (with
+// what surrounds it in a workload), once to show the program is up and
+// once more for the program to break at — or, with first set, only once,
+// the program breaking at that first one.
+type brokenOp struct {
+	name  string // the family and op
+	op    string // the op as the protocol names it
+	first bool   // the program breaks at the first, not the second
+	start func(cfg process.Config, cli *clientv3.Client) (any, error)
+	do    func(ctx context.Context, v any) error
+}
+
+var brokenOps = []brokenOp{
+	{name: "lock/acquire", op: "acquire",
+		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+			return process.LockWith("bad", cfg).New(cli, "L", lock.Options{TTL: time.Second})
+		},
+		do: func(ctx context.Context, v any) error {
+			h, err := v.(lock.Locker).Lock(ctx)
+			if err == nil {
+				err = h.Unlock(ctx)
+			}
+			return err
+		}},
+	{name: "election/campaign", op: "campaign",
+		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+			return process.ElectionWith("bad", cfg).New(cli, "E", election0)
+		},
+		do: func(ctx context.Context, v any) error {
+			l, err := v.(electionElector).Campaign(ctx, "v")
+			if err == nil {
+				err = l.Resign(ctx)
+			}
+			return err
+		}},
+	{name: "rwmutex/acquire", op: "acquire",
+		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+			return process.RWMutexWith("bad", cfg).New(cli, "RW", lock.Options{TTL: time.Second})
+		},
+		do: func(ctx context.Context, v any) error {
+			h, err := v.(rwLocker).RLock(ctx)
+			if err == nil {
+				err = h.Unlock(ctx)
+			}
+			return err
+		}},
+	{name: "queue/enqueue", op: "enqueue",
+		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+			return process.QueueWith("bad", cfg).New(cli, "Q")
+		},
+		do: func(ctx context.Context, v any) error { return v.(queueQueue).Enqueue(ctx, "x") }},
+	{name: "barrier/enter", op: "enter",
+		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+			return process.BarrierWith("bad", cfg).New(cli, "B", 1, lock.Options{TTL: time.Second})
+		},
+		do: func(ctx context.Context, v any) error {
+			err := v.(doubleBarrier).Enter(ctx)
+			if err == nil {
+				err = v.(doubleBarrier).Leave(ctx)
+			}
+			return err
+		}},
+	{name: "plain-barrier/hold", op: "hold",
+		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+			return process.PlainBarrierWith("bad", cfg).New(cli, "PB")
+		},
+		do: func(ctx context.Context, v any) error {
+			err := v.(plainBarrier).Hold(ctx)
+			if err == nil {
+				err = v.(plainBarrier).Release(ctx)
+			}
+			return err
+		}},
+	{name: "register/get", op: "get",
+		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+			return process.RegisterWith("bad", cfg).New(context.Background(), cli, time.Second)
+		},
+		do: func(ctx context.Context, v any) error { _, err := v.(clientv3.KV).Get(ctx, "k"); return err }},
+	{name: "stm/begin", op: "begin",
+		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+			return process.STMWith("bad", cfg).New(cli)
+		},
+		do: func(ctx context.Context, v any) error {
+			_, err := v.(stm.Txner).Txn(ctx, func(tx stm.Tx) error { tx.Put("k", "v"); return nil })
+			return err
+		}},
+	{name: "discovery/register", op: "register", first: true,
+		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+			return process.RegistrarWith("bad", cfg).New(cli, "svc", "127.0.0.1:7001", discovery.Options{TTL: time.Second})
+		},
+		do: func(ctx context.Context, v any) error { return v.(discovery.Registrar).Register(ctx) }},
+	{name: "discovery/watch", op: "watch", first: true,
+		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+			return process.ResolverWith("bad", cfg).New(cli, "svc", discovery.Options{})
+		},
+		do: func(ctx context.Context, v any) error { // the resolver sends watch on its own
+			<-ctx.Done()
+			return ctx.Err()
+		}},
+}
+
+// TestBadInput: a program that breaks the protocol at any family's op is
+// killed, and the report of its exit names what it wrote and the
+// operation pending; every later call fails at once, naming why.
 func TestBadInput(t *testing.T) {
 	c := realCluster(t)
-	for _, tc := range []struct {
+	for _, mode := range []struct {
 		name string
 		mode string
-		want []string // in the exit report
+		want []string // in the exit report; OP is the op broken at
 	}{
-		{"exits", "exit", []string{"exited (exit status 1)", `"op":"acquire"`, "adapter: giving up"}},
-		{"not JSON", "garbage", []string{`wrote "lock acquired!", which is not a JSON object`, `pending: {"id":4,"op":"acquire"`}},
-		{"an answer to nothing sent", "stranger", []string{`an answer to id 104, which was not sent or was answered already`, `"op":"acquire"`}},
-		{"late", "late", []string{"did not answer acquire (id 4, sent as {", "s; pending: "}},
-		{"never", "silent", []string{"did not answer acquire", "s; pending: "}},
+		{"exits", "exit", []string{"exited (exit status 1)", `"op":"OP"`, "adapter: giving up"}},
+		{"not JSON", "garbage", []string{`wrote "lock acquired!", which is not a JSON object`, `; pending: {"id":`, `"op":"OP"`}},
+		{"an answer to nothing sent", "stranger", []string{`which was not sent or was answered already`, `"op":"OP"`}},
+		{"late", "late", []string{"did not answer OP (id ", "s; pending: "}},
+		{"never", "silent", []string{"did not answer OP (id ", "s; pending: "}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := clustertest.Context(t)
-			cli := clustertest.Client(t, c, "c-"+tc.mode)
-			r := process.LockWith("bad", process.Config{Argv: adapterArgv(tc.mode), Grace: time.Second})
-			l, err := r.New(cli, "L", lock.Options{TTL: time.Second})
-			require.NoError(t, err, "init is answered in every mode")
-			defer l.(interface{ Close() error }).Close()
-			exited := make(chan string, 1)
-			l.(interface{ OnExit(func(string)) }).OnExit(func(s string) { exited <- s })
+		for _, bo := range brokenOps {
+			t.Run(mode.name+"/"+bo.name, func(t *testing.T) {
+				ctx := clustertest.Context(t)
+				cli := clustertest.Client(t, c, "c-"+mode.mode+"-"+strings.ReplaceAll(bo.name, "/", "-"))
+				at := mode.mode + ":" + bo.op
+				if bo.first {
+					at += ":1"
+				}
+				v, err := bo.start(process.Config{Argv: adapterArgv(at), Grace: time.Second, Limit: 3 * time.Second}, cli)
+				require.NoError(t, err, "the constructor does not wait for the program")
+				defer v.(interface{ Close() error }).Close()
+				exited := make(chan string, 1)
+				v.(faults.OSProcess).OnExit(func(s string) { exited <- s })
 
-			h, err := l.Lock(ctx) // the program is up
-			require.NoError(t, err)
-			require.NoError(t, h.Unlock(ctx))
-			lctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-			_, err = l.Lock(lctx)
-			cancel()
-			require.Error(t, err)
-			var why string
-			select {
-			case why = <-exited:
-			case <-ctx.Done():
-				t.Fatal("the broken program was never reported")
-			}
-			for _, w := range tc.want {
-				require.Contains(t, why, w)
-			}
-			// Every later call fails at once, naming why.
-			_, err = l.Lock(ctx)
-			require.Error(t, err)
-			require.True(t, strings.Contains(err.Error(), "gone"), err.Error())
-		})
+				if !bo.first {
+					require.NoError(t, bo.do(ctx, v), "the program is up")
+				}
+				wait := 300 * time.Millisecond
+				if bo.first { // room for init first, however slowly the program started
+					wait = 5 * time.Second
+				}
+				octx, cancel := context.WithTimeout(ctx, wait)
+				err = bo.do(octx, v)
+				cancel()
+				require.Error(t, err)
+				var why string
+				select {
+				case why = <-exited:
+				case <-ctx.Done():
+					t.Fatal("the broken program was never reported")
+				}
+				for _, w := range mode.want {
+					require.Contains(t, why, strings.ReplaceAll(w, "OP", bo.op))
+				}
+				if !bo.first {
+					err = bo.do(ctx, v)
+					require.Error(t, err, "every later call fails at once")
+					require.Contains(t, err.Error(), "gone")
+				}
+			})
+		}
 	}
 }
 
-// TestNoInit: a program that exits before answering init fails the first
-// Lock, naming the program and its exit; the constructor, which must not
-// block, has returned already.
+// TestNoInit: a program that exits before answering its first line fails
+// the first Lock, naming the program and its exit; the constructor, which
+// must not block, has returned already.
 func TestNoInit(t *testing.T) {
 	c := realCluster(t)
 	cli := clustertest.Client(t, c, "c1")
@@ -74,7 +194,7 @@ func TestNoInit(t *testing.T) {
 	require.NoError(t, err)
 	defer l.(interface{ Close() error }).Close()
 	_, err = l.Lock(clustertest.Context(t))
-	require.ErrorContains(t, err, "init")
+	require.ErrorContains(t, err, "ping, the first line")
 	require.ErrorContains(t, err, "exit status 3")
 }
 
@@ -87,4 +207,28 @@ func TestNoCommand(t *testing.T) {
 	_, err = process.Lock("bad", "/nonexistent/adapter").New(cli, "L", lock.Options{TTL: time.Second})
 	require.ErrorContains(t, err, `starting ["/nonexistent/adapter"]`)
 	require.False(t, errors.Is(err, lock.ErrNotHeld))
+}
+
+// The families' interfaces, by short names for brokenOps.
+type (
+	electionElector = interface {
+		Campaign(ctx context.Context, value string) (election.Leadership, error)
+	}
+	rwLocker      = rwmutex.Locker
+	queueQueue    = queue.Queue
+	doubleBarrier = barrier.DoubleBarrier
+	plainBarrier  = barrier.Barrier
+)
+
+var election0 = election.Options{TTL: time.Second}
+
+// TestPrestartNotReady: a program that does not answer its first line
+// within the ready limit is named, with the limit.
+func TestPrestartNotReady(t *testing.T) {
+	c := realCluster(t)
+	cli := clustertest.Client(t, c, "c1")
+	_, err := process.Prestart(clustertest.Context(t), process.Config{Argv: adapterArgv("sleepy"), Limit: 500 * time.Millisecond},
+		map[string]*clientv3.Client{"c1": cli})
+	require.ErrorContains(t, err, `client c1: program [`)
+	require.ErrorContains(t, err, "did not answer its first line, a ping, within 500ms: it never said it was ready")
 }

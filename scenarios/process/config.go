@@ -63,10 +63,12 @@ func (c Config) rpcTimeout() time.Duration {
 	return time.Second
 }
 
-// session is a started program: what the lock and election recipes
-// share. Its init is answered in the background — a program may take
-// seconds to start on a loaded machine, and a recipe's constructor must
-// not block — and every op waits for it (ready).
+// session is a started program: what every family's recipe shares. Its
+// init is answered in the background — a program may take seconds to
+// start on a loaded machine, and a recipe's constructor must not block —
+// and every op waits for it (ready). A program started before the run
+// (Prestart) has loaded already, and its init is a matter of
+// milliseconds.
 type session struct {
 	*proc
 	ready    chan struct{} // closed when init is answered, or failed
@@ -75,12 +77,13 @@ type session struct {
 	features []string      // optional ops it offers; read after ready
 }
 
-// begin starts cfg's program for the client cli stands for and sends init.
-// The program dials cli.Endpoints(): on a real-clock cluster, the proxies
-// of that client's links alone, so every fault aimed at the client reaches
-// it. When cli is closed — the client crashed, or the run ended — the
-// process is killed.
-func begin(cfg Config, cli *clientv3.Client, family, name string, ttl time.Duration, onEvent func(answer)) (*session, error) {
+// begin starts cfg's program for the client cli stands for — or takes
+// the one Prestart started for it — and sends init, whose family, role,
+// name, ttl and count the caller fills in. The program dials
+// cli.Endpoints(): on a real-clock cluster, the proxies of that client's
+// links alone, so every fault aimed at the client reaches it. When cli is
+// closed — the client crashed, or the run ended — the process is killed.
+func begin(cfg Config, cli *clientv3.Client, init request, onEvent func(answer)) (*session, error) {
 	if cli == nil {
 		return nil, errors.New("process: no etcd client")
 	}
@@ -88,24 +91,29 @@ func begin(cfg Config, cli *clientv3.Client, family, name string, ttl time.Durat
 	if len(eps) == 0 {
 		return nil, errors.New("process: the etcd client has no endpoints to hand the program")
 	}
-	p, err := start(cfg, onEvent)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{proc: p, ready: make(chan struct{})}
-	go func() { // a crash of the client is a crash of the process
-		select {
-		case <-cli.Ctx().Done():
-			p.crash()
-		case <-p.dead:
+	p, warm := takeWarm(cfg, cli)
+	if warm {
+		p.setOnEvent(onEvent)
+	} else {
+		var err error
+		if p, err = start(cfg, onEvent); err != nil {
+			return nil, err
 		}
-	}()
+	}
+	watchClient(p, cli)
+	s := &session{proc: p, ready: make(chan struct{})}
 	go func() {
 		defer close(s.ready)
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.limit())
 		defer cancel()
-		a, err := p.call(ctx, request{Op: "init", Family: family, Name: name, Endpoints: eps,
-			TTL: int64(ttl / time.Second), RPCTimeoutMs: cfg.rpcTimeout().Milliseconds()}, nil)
+		if !warm { // the first line is always a ping: the program is up
+			if _, err := p.call(ctx, request{Op: "ping"}, nil); err != nil {
+				s.initErr = fmt.Errorf("process %q: ping, the first line: %w", cfg.Argv, err)
+				return
+			}
+		}
+		init.Op, init.Endpoints, init.RPCTimeoutMs = "init", eps, cfg.rpcTimeout().Milliseconds()
+		a, err := p.call(ctx, init, nil)
 		if err == nil && !*a.OK {
 			err = fmt.Errorf("refused init: %s", errText(a))
 			p.fail(err)
@@ -117,6 +125,34 @@ func begin(cfg Config, cli *clientv3.Client, family, name string, ttl time.Durat
 		s.recipe, s.features = a.Recipe, a.Features
 	}()
 	return s, nil
+}
+
+// watchClient kills p when cli is closed: a crash of the client is a
+// crash of the process.
+func watchClient(p *proc, cli *clientv3.Client) {
+	go func() {
+		select {
+		case <-cli.Ctx().Done():
+			p.crash()
+		case <-p.dead:
+		}
+	}()
+}
+
+// ttlSeconds is a TTL as init carries it: whole seconds, at least 1.
+func ttlSeconds(ttl, def time.Duration) int64 {
+	if ttl == 0 {
+		ttl = def
+	}
+	return max(int64(ttl/time.Second), 1)
+}
+
+// Close ends the program: stdin closed, so that it finishes what is in
+// flight and exits (a registrar deregisters, a lease is revoked), then
+// killed after the grace. It waits for the process and is idempotent.
+func (s *session) Close() error {
+	s.close()
+	return nil
 }
 
 // wait waits for init's answer.
@@ -155,4 +191,33 @@ func opError(op string, a answer, code string, sentinel error) error {
 		return fmt.Errorf("process: %s: %w (%s)", op, context.DeadlineExceeded, errText(a))
 	}
 	return fmt.Errorf("process: %s: %s", op, errText(a))
+}
+
+// op waits for init, sends req and returns its answer; an error answer is
+// an error: "timeout" wraps context.DeadlineExceeded, each code of codes
+// wraps its sentinel, any other code is an error whose outcome is
+// unknown.
+func (s *session) op(ctx context.Context, req request, codes ...codeErr) (answer, error) {
+	if err := s.wait(ctx); err != nil {
+		return answer{}, err
+	}
+	a, err := s.call(ctx, req, nil)
+	if err != nil {
+		return answer{}, err
+	}
+	if !*a.OK {
+		for _, c := range codes {
+			if a.Error == c.code {
+				return a, fmt.Errorf("process: %s: %w (%s)", req.Op, c.err, errText(a))
+			}
+		}
+		return a, opError(req.Op, a, codeTimeout, context.DeadlineExceeded)
+	}
+	return a, nil
+}
+
+// codeErr is an error code of an answer and the sentinel it stands for.
+type codeErr struct {
+	code string
+	err  error
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -13,12 +14,12 @@ import (
 	"github.com/etcdsim/etcdsim/lock"
 )
 
-// Conform runs cfg's program through the ops of family ("lock" or
-// "election") in the order a workload sends them, on the etcd client
+// Conform runs cfg's program through the ops of family (one of
+// ConformFamilies) in the order a workload sends them, on the etcd client
 // cli's endpoints, and returns every way its answers differ from the
 // shapes docs/protocol.md names — the check to run on an adapter before a
-// campaign. Each step is reported on w as it passes or fails; every line
-// sent and read goes to cfg.Trace.
+// campaign. "discovery" checks both roles. Each step is reported on w as
+// it passes or fails; every line sent and read goes to cfg.Trace.
 func Conform(ctx context.Context, family string, cfg Config, cli *clientv3.Client, w io.Writer) error {
 	var errs []error
 	step := func(name string, err error) bool {
@@ -30,32 +31,84 @@ func Conform(ctx context.Context, family string, cfg Config, cli *clientv3.Clien
 		fmt.Fprintf(w, "ok   %s\n", name)
 		return true
 	}
-	switch family {
-	case "lock":
-		conformLock(ctx, cfg, cli, step)
-	case "election":
-		conformElection(ctx, cfg, cli, step)
-	default:
-		return fmt.Errorf("process: conform: family %q: want lock or election", family)
+	ran := false
+	for _, c := range conformers {
+		if c.family == family || strings.HasPrefix(c.family, family+"/") {
+			if family != c.family {
+				fmt.Fprintf(w, "--   %s\n", c.family)
+			}
+			cs := &contexts{ctx: ctx}
+			c.run(cs, cfg, cli, step)
+			cs.close()
+			ran = true
+		}
+	}
+	if !ran {
+		return fmt.Errorf("process: conform: family %q: want one of %s", family, strings.Join(ConformFamilies(), ", "))
 	}
 	return errors.Join(errs...)
+}
+
+// stepFunc reports one step of a conformance check; it returns whether
+// the step passed.
+type stepFunc func(name string, err error) bool
+
+// conformers are the conformance checks, one per family (and per role of
+// discovery's), in the order the families are listed.
+var conformers = []struct {
+	family string
+	run    func(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc)
+}{
+	{"lock", conformLock},
+	{"election", conformElection},
+	{"discovery/registrar", conformRegistrar},
+	{"discovery/resolver", conformResolver},
+	{"register", conformRegister},
+	{"rwmutex", conformRWMutex},
+	{"queue", conformQueue},
+	{"barrier", conformBarrier},
+	{"plain-barrier", conformPlainBarrier},
+	{"stm", conformSTM},
+}
+
+// ConformFamilies lists the families (and discovery's roles) Conform
+// checks.
+func ConformFamilies() []string {
+	var out []string
+	for _, c := range conformers {
+		out = append(out, c.family)
+	}
+	return out
+}
+
+// conformName is the lock, election, queue… a conformance check uses.
+const conformName = "etcdsim-conform"
+
+// initStep waits for s's init and reports it.
+func initStep(cs *contexts, cfg Config, s *session, err error, step stepFunc) bool {
+	if err == nil {
+		err = s.wait(cs.within(cfg.limit()))
+	}
+	if !step("init answers ok with recipe and features", err) {
+		return false
+	}
+	step("init names the recipe", nonEmpty("recipe", s.recipe))
+	return true
 }
 
 // conformTTL is the TTL the conformance check asks for.
 const conformTTL = 2 * time.Second
 
-func conformLock(ctx context.Context, cfg Config, cli *clientv3.Client, step func(string, error) bool) {
-	cs := &contexts{ctx: ctx}
-	defer cs.close()
-	l, err := newLocker(cfg, cli, "etcdsim-conform", lock.Options{TTL: conformTTL})
-	if err == nil {
-		defer l.Close()
-		err = l.wait(cs.within(cfg.limit()))
-	}
-	if !step("init answers ok with recipe and features", err) {
+func conformLock(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc) {
+	l, err := newLocker(cfg, cli, conformName, lock.Options{TTL: conformTTL})
+	if err != nil {
+		step("init answers ok with recipe and features", err)
 		return
 	}
-	step("init names the recipe", nonEmpty("recipe", l.recipe))
+	defer l.Close()
+	if !initStep(cs, cfg, l.session, nil, step) {
+		return
+	}
 	hs, err := l.Lock(cs.within(5 * time.Second))
 	if !step("acquire answers ok with handle, key and token", err) {
 		return
@@ -87,18 +140,20 @@ func conformLock(ctx context.Context, cfg Config, cli *clientv3.Client, step fun
 	step("the program exits when its stdin closes", exits(l.proc))
 }
 
-func conformElection(ctx context.Context, cfg Config, cli *clientv3.Client, step func(string, error) bool) {
-	cs := &contexts{ctx: ctx}
-	defer cs.close()
-	e, err := newElector(cfg, cli, "etcdsim-conform", election.Options{TTL: conformTTL})
-	if err == nil {
-		defer e.Close()
-		err = e.wait(cs.within(cfg.limit()))
-	}
-	if !step("init answers ok with recipe and features", err) {
+func conformElection(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc) {
+	e, err := newElector(cfg, cli, conformName, election.Options{TTL: conformTTL})
+	if err != nil {
+		step("init answers ok with recipe and features", err)
 		return
 	}
-	step("init names the recipe", nonEmpty("recipe", e.recipe))
+	defer e.Close()
+	if !initStep(cs, cfg, e.session, nil, step) {
+		return
+	}
+	var seen <-chan election.LeaderInfo
+	if e.has("observe") {
+		seen = e.observe(cs.within(time.Minute))
+	}
 	l, err := e.Campaign(cs.within(5*time.Second), "v1")
 	if !step("campaign answers ok with handle, key and term", err) {
 		return
@@ -109,6 +164,9 @@ func conformElection(ctx context.Context, cfg Config, cli *clientv3.Client, step
 		info, err := e.leader(cs.within(5 * time.Second))
 		step("leader answers the campaign's key, value and term", firstErr(err,
 			check(info.Key == l.Key() && info.Value == "v1" && info.Term == l.Term(), "got %+v, want key %s, value v1, term %d", info, l.Key(), l.Term())))
+	}
+	if seen != nil {
+		step("observe's \"leader\" events show the campaign's key, value and term", observed(seen, l.Key(), "v1", l.Term()))
 	}
 	err = l.Proclaim(cs.within(5*time.Second), "v2")
 	step("proclaim answers ok", err)
@@ -129,6 +187,27 @@ func conformElection(ctx context.Context, cfg Config, cli *clientv3.Client, step
 		step("resign answers ok", l2.Resign(cs.within(5*time.Second)))
 	}
 	step("the program exits when its stdin closes", exits(e.proc))
+}
+
+// observed waits up to 5s for an observed leader of key, value and term.
+func observed(seen <-chan election.LeaderInfo, key, value string, term int64) error {
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	var last election.LeaderInfo
+	for {
+		select {
+		case info, ok := <-seen:
+			if !ok {
+				return errors.New("the observation ended")
+			}
+			if info.Key == key && info.Value == value && info.Term == term {
+				return nil
+			}
+			last = info
+		case <-t.C:
+			return fmt.Errorf("none within 5s; the last was %+v, want key %s, value %s, term %d", last, key, value, term)
+		}
+	}
 }
 
 // heldOf returns the holder behind one of Lock's values.

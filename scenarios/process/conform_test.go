@@ -2,6 +2,7 @@ package process_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,13 +14,15 @@ import (
 func TestConform(t *testing.T) {
 	c := realCluster(t)
 	ctx := clustertest.Context(t)
-	for _, family := range []string{"lock", "election"} {
+	for _, family := range process.ConformFamilies() {
 		t.Run(family+"/passes", func(t *testing.T) {
 			var out, trace bytes.Buffer
-			err := process.Conform(ctx, family, process.Config{Argv: adapterArgv("mutex"), Trace: &trace}, clustertest.Client(t, c, "ok-"+family), &out)
+			err := process.Conform(ctx, family, process.Config{Argv: adapterArgv("mutex"), Trace: &trace}, clustertest.Client(t, c, "ok-"+strings.ReplaceAll(family, "/", "-")), &out)
 			require.NoError(t, err, out.String()+trace.String())
 			require.NotContains(t, out.String(), "FAIL")
-			require.Contains(t, trace.String(), `> {"id":1,"op":"init","family":"`+family+`"`)
+			require.Contains(t, trace.String(), `> {"id":1,"op":"ping"`, "the first line is a ping")
+			fam, _, _ := strings.Cut(family, "/")
+			require.Contains(t, trace.String(), `> {"id":2,"op":"init","family":"`+fam+`"`)
 		})
 	}
 	t.Run("lock/fails", func(t *testing.T) {
@@ -30,7 +33,7 @@ func TestConform(t *testing.T) {
 		require.Contains(t, out.String(), "ok   acquire answers ok")
 	})
 	t.Run("unknown family", func(t *testing.T) {
-		err := process.Conform(ctx, "queue", process.Config{Argv: adapterArgv("mutex")}, clustertest.Client(t, c, "q"), &bytes.Buffer{})
-		require.ErrorContains(t, err, `family "queue": want lock or election`)
+		err := process.Conform(ctx, "semaphore", process.Config{Argv: adapterArgv("mutex")}, clustertest.Client(t, c, "q"), &bytes.Buffer{})
+		require.ErrorContains(t, err, `family "semaphore": want one of lock, election, discovery/registrar`)
 	})
 }

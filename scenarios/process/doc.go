@@ -1,7 +1,11 @@
-// Package process runs a lock or an election written in any language: each
-// simulated client is a program of its own that speaks JSON lines on stdin
-// and stdout (docs/protocol.md), judged by the same scenarios, faults and
-// checkers as a recipe in Go.
+// Package process runs a recipe of any family — lock, election, discovery
+// registrar and resolver, register (KV), rwmutex, queue, barrier, plain
+// barrier, stm — written in any language: each simulated client is a
+// program of its own that speaks JSON lines on stdin and stdout
+// (docs/protocol.md), judged by the same scenarios, faults and checkers
+// as a recipe in Go. Lock, Election, Registrar, Resolver, Register,
+// RWMutex, Queue, Barrier, PlainBarrier and STM build the family's recipe
+// value.
 //
 //	for _, s := range scenarios.LockSafety(process.Lock("npm-etcd3", "node", "examples/node/adapter.js")) {
 //		scenarios.Test(t, s)
@@ -11,6 +15,9 @@
 // workload.command names the program, and scenarios rebuilds the recipe
 // from it, so a run replays from its JSON alone. Such a scenario runs on
 // the real clock, since the program dials etcd through real sockets.
+// Before the run's clock starts, Prestart starts every client's program
+// and waits until each says it is ready (its first line, a ping), so a
+// program that loads slowly does not eat into the run.
 //
 // The program is handed the endpoints of its client's own links, so every
 // network fault aimed at the client reaches it. A crash of the client

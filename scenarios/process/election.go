@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -51,12 +52,8 @@ func newElector(cfg Config, cli *clientv3.Client, prefix string, opts election.O
 	if prefix == "" {
 		return nil, election.ErrBadPrefix
 	}
-	ttl := opts.TTL
-	if ttl == 0 {
-		ttl = election.DefaultTTL
-	}
-	e := &elector{terms: make(map[string]*term)}
-	s, err := begin(cfg, cli, "election", prefix, ttl, e.event)
+	e := &elector{terms: make(map[string]*term), observers: make(map[chan election.LeaderInfo]bool)}
+	s, err := begin(cfg, cli, request{Family: "election", Name: prefix, TTL: ttlSeconds(opts.TTL, election.DefaultTTL)}, e.event)
 	if err != nil {
 		return nil, err
 	}
@@ -73,16 +70,31 @@ func newElector(cfg Config, cli *clientv3.Client, prefix string, opts election.O
 	return e, nil
 }
 
-// event takes the program's "done" events.
+// event takes the program's "done" and "leader" events.
 func (e *elector) event(a answer) {
-	if a.Event != "done" {
-		return
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if t := e.terms[a.Handle]; t != nil {
-		t.lose()
+	switch a.Event {
+	case "done":
+		if t := e.terms[a.Handle]; t != nil {
+			t.lose()
+		}
+	case "leader":
+		info := election.LeaderInfo{Key: a.Key, Value: a.Value, Term: a.Term, Rev: a.Rev}
+		for ch := range e.observers {
+			latest(ch, info)
+		}
 	}
+}
+
+// latest puts info in ch, a channel of one slot, in place of what a slow
+// reader has not taken.
+func latest(ch chan election.LeaderInfo, info election.LeaderInfo) {
+	select {
+	case <-ch:
+	default:
+	}
+	ch <- info
 }
 
 // Campaign sends campaign and waits to lead. A campaign won after
@@ -120,12 +132,6 @@ func (e *elector) Campaign(ctx context.Context, value string) (election.Leadersh
 	return t, nil
 }
 
-// Close ends the program: its leaderships end with its leases.
-func (e *elector) Close() error {
-	e.close()
-	return nil
-}
-
 func (e *elector) leader(ctx context.Context) (election.LeaderInfo, error) {
 	if err := e.wait(ctx); err != nil {
 		return election.LeaderInfo{}, err
@@ -144,10 +150,94 @@ func (e *elector) leader(ctx context.Context) (election.LeaderInfo, error) {
 }
 
 // electorReader is the Elector the recipe hands out: one that reads who
-// leads.
+// leads and follows the election.
 type electorReader struct{ *elector }
 
 func (e electorReader) Leader(ctx context.Context) (election.LeaderInfo, error) { return e.leader(ctx) }
+
+func (e electorReader) Observe(ctx context.Context) <-chan election.LeaderInfo { return e.observe(ctx) }
+
+// pollEvery is how often Observe asks a program with no feature "observe"
+// who leads.
+const pollEvery = 100 * time.Millisecond
+
+// observe follows the election until ctx ends or the program goes. With
+// the feature "observe" the program is sent observe once, and its
+// "leader" events go to every channel; without it, but with "leader",
+// the program is asked who leads every pollEvery; with neither, the
+// channel stays silent.
+func (e *elector) observe(ctx context.Context) <-chan election.LeaderInfo {
+	ch := make(chan election.LeaderInfo, 1)
+	e.mu.Lock()
+	e.observers[ch] = true
+	e.mu.Unlock()
+	go func() {
+		defer func() {
+			e.mu.Lock()
+			delete(e.observers, ch)
+			close(ch)
+			e.mu.Unlock()
+		}()
+		if e.wait(ctx) != nil {
+			return
+		}
+		if e.has("observe") && e.startObserving(ctx) == nil {
+			select {
+			case <-ctx.Done():
+			case <-e.dead:
+			}
+			return
+		}
+		if !e.has("leader") {
+			select {
+			case <-ctx.Done():
+			case <-e.dead:
+			}
+			return
+		}
+		t := time.NewTicker(pollEvery)
+		defer t.Stop()
+		var last election.LeaderInfo
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-e.dead:
+				return
+			case <-t.C:
+			}
+			info, err := e.leader(ctx)
+			if err == nil && info != last {
+				last = info
+				e.mu.Lock()
+				latest(ch, info)
+				e.mu.Unlock()
+			}
+		}
+	}()
+	return ch
+}
+
+// startObserving sends observe, once per program.
+func (e *elector) startObserving(ctx context.Context) error {
+	e.mu.Lock()
+	if e.observing {
+		e.mu.Unlock()
+		return nil
+	}
+	e.observing = true
+	e.mu.Unlock()
+	a, err := e.call(ctx, request{Op: "observe"}, nil)
+	if err == nil && !*a.OK {
+		err = fmt.Errorf("process: observe: %s", errText(a))
+	}
+	if err != nil {
+		e.mu.Lock()
+		e.observing = false
+		e.mu.Unlock()
+	}
+	return err
+}
 
 // term is one leadership, by its program's handle.
 type term struct {

@@ -51,6 +51,8 @@ func TestExamplesConform(t *testing.T) {
 	}{
 		{"node/lock", "lock", nodeAdapter},
 		{"node/election", "election", nodeAdapter},
+		{"node/discovery", "discovery", nodeAdapter},
+		{"node/register", "register", nodeAdapter},
 		{"python/lock", "lock", pythonAdapter},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

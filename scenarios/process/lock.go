@@ -46,12 +46,13 @@ func newLocker(cfg Config, cli *clientv3.Client, key string, opts lock.Options) 
 	if key == "" {
 		return nil, lock.ErrBadName
 	}
-	ttl := opts.TTL
-	if ttl == 0 {
-		ttl = lock.DefaultTTL
-	}
+	return startLocker(cfg, cli, request{Family: "lock", Name: key, TTL: ttlSeconds(opts.TTL, lock.DefaultTTL)})
+}
+
+// startLocker starts the program of a lock or a read-write lock.
+func startLocker(cfg Config, cli *clientv3.Client, init request) (*locker, error) {
 	l := &locker{held: make(map[string]*held)}
-	s, err := begin(cfg, cli, "lock", key, ttl, l.event)
+	s, err := begin(cfg, cli, init, l.event)
 	if err != nil {
 		return nil, err
 	}
@@ -83,11 +84,14 @@ func (l *locker) event(a answer) {
 // Lock sends acquire and waits for the holder. An acquire answered after
 // Lock gave up is released at once, so nothing blocks others for longer
 // than its TTL.
-func (l *locker) Lock(ctx context.Context) (lock.Held, error) {
+func (l *locker) Lock(ctx context.Context) (lock.Held, error) { return l.acquire(ctx, false) }
+
+// acquire sends acquire, shared (a read-write lock's RLock) or not.
+func (l *locker) acquire(ctx context.Context, read bool) (lock.Held, error) {
 	if err := l.wait(ctx); err != nil {
 		return nil, err
 	}
-	a, err := l.call(ctx, request{Op: "acquire"}, func(a answer) {
+	a, err := l.call(ctx, request{Op: "acquire", Read: read}, func(a answer) {
 		if *a.OK && a.Handle != "" {
 			go l.call(context.Background(), request{Op: "release", Handle: a.Handle}, nil) //nolint:errcheck // a holder nobody wanted
 		}
@@ -120,12 +124,6 @@ func (l *locker) Lock(ctx context.Context) (lock.Held, error) {
 		return heldChecker{h}, nil
 	}
 	return h, nil
-}
-
-// Close ends the program.
-func (l *locker) Close() error {
-	l.close()
-	return nil
 }
 
 // held is one holder, by its program's handle.

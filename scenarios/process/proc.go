@@ -35,9 +35,9 @@ type proc struct {
 	exits chan struct{} // closed when the process has been waited for
 	dead  chan struct{} // closed when the process is to be seen as gone
 	done  sync.WaitGroup
+	taken bool // a constructor took it from Prestart's programs; guarded by warm.mu
 
 	wmu sync.Mutex // guards writes to stdin
-	tmu sync.Mutex // guards writes to cfg.Trace
 
 	mu       sync.Mutex // guards the fields below
 	next     int64
@@ -138,7 +138,12 @@ func (p *proc) handle(line []byte) {
 			p.fail(fmt.Errorf("wrote %q: an event has no id and no ok%s", line, p.pendingText()))
 			return
 		}
-		p.onEvent(a)
+		p.mu.Lock()
+		onEvent := p.onEvent
+		p.mu.Unlock()
+		if onEvent != nil {
+			onEvent(a)
+		}
 		return
 	}
 	if a.OK == nil {
@@ -348,11 +353,15 @@ func (p *proc) write(line []byte) error {
 	return nil
 }
 
+// traceMu guards writes to every Config.Trace: programs may share one
+// (conform's two programs of a read-write lock do).
+var traceMu sync.Mutex
+
 // trace writes line to Config.Trace, if set.
 func (p *proc) trace(dir string, line []byte) {
 	if p.cfg.Trace != nil {
-		p.tmu.Lock()
-		defer p.tmu.Unlock()
+		traceMu.Lock()
+		defer traceMu.Unlock()
 		fmt.Fprintf(p.cfg.Trace, "%s%s\n", dir, line)
 	}
 }
@@ -378,6 +387,13 @@ func (p *proc) Thaw() {
 	p.frozenIn += time.Since(p.frozen)
 	p.frozen = time.Time{}
 	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT) //nolint:errcheck
+}
+
+// setOnEvent sets the function the program's events go to.
+func (p *proc) setOnEvent(f func(answer)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.onEvent = f
 }
 
 // OnExit sets the function fail calls when the process goes on its own.

@@ -51,9 +51,8 @@ func TestScenarioRecordsCommand(t *testing.T) {
 	v.Cluster.Clock = "virtual"
 	require.ErrorContains(t, v.Validate(), "needs the real clock: a recipe in another process")
 	v = back
-	v.Workload.Family = scenarios.FamilyQueue
-	v.Workload.Key = ""
-	require.ErrorContains(t, v.Validate(), "workload.command: the queue family cannot run a recipe in another process")
+	v.Workload.Command = []string{""}
+	require.ErrorContains(t, v.Validate(), "the first element is the program to run, and it is empty")
 }
 
 // TestProcessLockSafety: a correct lock in a process passes the lock
@@ -84,11 +83,20 @@ func TestProcessElectionSafety(t *testing.T) {
 	require.True(t, res.Met, res.Why)
 }
 
-// TestBrokenProgramJudged: programs that exit at their first acquire are
-// recorded as their clients' crashes, each with why, and the run is still
-// judged.
+// TestBrokenProgramJudged: programs that exit at their second acquire, or
+// enqueue, are recorded as their clients' crashes, each with why, and the
+// run is still judged.
 func TestBrokenProgramJudged(t *testing.T) {
-	s := find(t, scenarios.LockSafety(process.LockWith("exits", process.Config{Argv: adapterArgv("exit")})), "/contention")
+	skipUnderRace(t)
+	t.Run("lock", func(t *testing.T) {
+		brokenJudged(t, find(t, scenarios.LockSafety(process.LockWith("exits", process.Config{Argv: adapterArgv("exit")})), "/contention"), "acquire")
+	})
+	t.Run("queue", func(t *testing.T) {
+		brokenJudged(t, scenarios.QueueSafety(process.QueueWith("exits", process.Config{Argv: adapterArgv("exit:enqueue")}))[0], "enqueue")
+	})
+}
+
+func brokenJudged(t *testing.T, s scenarios.Scenario, op string) {
 	s.Faults = scenarios.Faults{}
 	s.Workload.Duration = scenarios.Duration(3 * time.Second)
 	res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
@@ -106,8 +114,75 @@ func TestBrokenProgramJudged(t *testing.T) {
 		if ev.Action == "process-exit" {
 			exits++
 			require.Contains(t, ev.Detail, "exited (exit status 1)")
-			require.Contains(t, ev.Detail, `"op":"acquire"`)
+			require.Contains(t, ev.Detail, `"op":"`+op+`"`)
 		}
 	}
 	require.Equal(t, crashes, exits)
+}
+
+// TestReadyBeforeTheClock: a program that takes 3s to start reading
+// its stdin is started, and waited for, before the run's clock and its
+// faults start, so the run's first acquires find it ready: a run of 2s
+// whose programs started on the run's clock would have none.
+func TestReadyBeforeTheClock(t *testing.T) {
+	skipUnderRace(t)
+	s := find(t, scenarios.LockSafety(process.Lock("sleepy", adapterArgv("sleepy")...)), "/contention")
+	s.Faults = scenarios.Faults{}
+	s.Workload.Duration = scenarios.Duration(2 * time.Second)
+	res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
+	require.NoError(t, err)
+	acquired := 0
+	for _, op := range res.History().Ops {
+		if op.Kind == checker.KindAcquire && op.Outcome == checker.OutcomeOK {
+			acquired++
+		}
+	}
+	require.Positive(t, acquired, "no acquire succeeded in a 2s run: the programs' 3s start ate the run")
+}
+
+// TestNeverReady: a scenario whose program dies before it says it is
+// ready is an error that names the client, the program and why, and is
+// no harness failure.
+func TestNeverReady(t *testing.T) {
+	s := find(t, scenarios.LockSafety(process.Lock("noinit", adapterArgv("noinit")...)), "/contention")
+	_, err := scenarios.Run(context.Background(), s, scenarios.Options{})
+	require.ErrorIs(t, err, scenarios.ErrRecipe)
+	require.NotErrorIs(t, err, scenarios.ErrHarness)
+	require.ErrorContains(t, err, "client c1: program [")
+	require.ErrorContains(t, err, "is not ready after")
+	require.ErrorContains(t, err, "exited (exit status 3)")
+	require.ErrorContains(t, err, "adapter: cannot load my libraries")
+}
+
+// TestProcessFamilies: every family's recipe in a process — etcdsim's own
+// correct recipes behind the protocol — passes a safety scenario of its
+// family, with its faults: what a run in Go passes, a run through the
+// protocol passes too.
+func TestProcessFamilies(t *testing.T) {
+	skipUnderRace(t)
+	if testing.Short() {
+		t.Skip("real-clock runs of every family")
+	}
+	argv := adapterArgv("mutex")
+	for _, tc := range []struct {
+		name string
+		ss   []scenarios.Scenario
+	}{
+		{"rwmutex", scenarios.RWMutexSafety(process.RWMutex("go-rwmutex", argv...))},
+		{"queue", scenarios.QueueSafety(process.Queue("go-queue", argv...))},
+		{"barrier", scenarios.BarrierSafety(process.Barrier("go-barrier", argv...))},
+		{"plain-barrier", scenarios.PlainBarrierSafety(process.PlainBarrier("go-plain-barrier", argv...))},
+		{"register", scenarios.RegisterSafety(process.Register("go-register", argv...))},
+		{"stm", scenarios.STMSafety(process.STM("go-stm", argv...))},
+		{"discovery/registrar", scenarios.DiscoverySafety(process.Registrar("go-registrar", argv...))},
+		{"discovery/resolver", scenarios.DiscoveryResolverSafety(process.Resolver("go-resolver", argv...))},
+		{"election/observe", scenarios.ElectionSafety(process.Election("go-election", argv...))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.ss[0]
+			require.Equal(t, argv, s.Workload.Command)
+			res := scenarios.Test(t, s)
+			require.True(t, res.Met, "%s: %s", s.Name, res.Why)
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/etcdsim/etcdsim/cluster"
@@ -13,7 +14,7 @@ import (
 
 var conformCommand = &command{
 	name:    "conform",
-	usage:   "[-family lock|election] [-trace] -- COMMAND [ARG...]",
+	usage:   "[-family FAMILY] [-role registrar|resolver] [-trace] -- COMMAND [ARG...]",
 	summary: "check that a program speaks the process protocol (docs/protocol.md): start it on a real-clock cluster and send it each op of the family in the order a workload does",
 	flags:   func(fs *flag.FlagSet) { new(conformFlags).register(fs) },
 }
@@ -22,11 +23,13 @@ func init() { conformCommand.run = runConform }
 
 type conformFlags struct {
 	family string
+	role   string
 	trace  bool
 }
 
 func (f *conformFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.family, "family", "lock", "the family the program's recipe is of: lock or election")
+	fs.StringVar(&f.family, "family", "lock", "the family the program's recipe is of: "+strings.Join(process.ConformFamilies(), ", "))
+	fs.StringVar(&f.role, "role", "", "for -family discovery: registrar or resolver (default both)")
 	fs.BoolVar(&f.trace, "trace", false, "print every line sent (>) and read (<)")
 }
 
@@ -41,8 +44,12 @@ func runConform(e *env, args []string) (int, error) {
 	if len(argv) == 0 {
 		return exitUsage, usagef("name the program to check after --, such as: simrun conform -family lock -- node examples/node/adapter.js")
 	}
-	if f.family != "lock" && f.family != "election" {
-		return exitUsage, usagef("-family %q: want lock or election", f.family)
+	family := f.family
+	if f.role != "" {
+		family += "/" + f.role
+	}
+	if !slices.Contains(process.ConformFamilies(), family) && !(f.role == "" && slices.Contains(process.ConformFamilies(), family+"/registrar")) {
+		return exitUsage, usagef("-family %q -role %q: want -family one of %s (-role registrar or resolver for discovery)", f.family, f.role, strings.Join(process.ConformFamilies(), ", "))
 	}
 	c, err := cluster.Start(e.ctx, cluster.Config{Clock: cluster.ClockReal})
 	if err != nil {
@@ -57,8 +64,8 @@ func runConform(e *env, args []string) (int, error) {
 	if f.trace {
 		cfg.Trace = e.stdout
 	}
-	fmt.Fprintf(e.stdout, "simrun conform: %q, %s family\n", argv, f.family)
-	if err := process.Conform(e.ctx, f.family, cfg, cli, e.stdout); err != nil {
+	fmt.Fprintf(e.stdout, "simrun conform: %q, %s family\n", argv, family)
+	if err := process.Conform(e.ctx, family, cfg, cli, e.stdout); err != nil {
 		return exitMissed, fmt.Errorf("%q does not conform:\n%w", argv, err)
 	}
 	io.WriteString(e.stdout, "simrun conform: ok\n") //nolint:errcheck // a report
@@ -78,13 +85,9 @@ func withCommand(ss []scenarios.Scenario, command, name string) ([]scenarios.Sce
 	}
 	out := make([]scenarios.Scenario, 0, len(ss))
 	for _, s := range ss {
-		switch s.Workload.Family {
-		case scenarios.FamilyLock:
-			s = s.WithLock(process.Lock(name, argv...))
-		case scenarios.FamilyElection:
-			s = s.WithElection(process.Election(name, argv...))
-		default:
-			return nil, usagef("-command: scenario %s is of the %s family; a recipe in another process runs lock and election scenarios", s.Name, s.Workload.Family)
+		s, err := s.WithCommand(name, argv)
+		if err != nil {
+			return nil, usagef("-command: %v", err)
 		}
 		if err := s.Validate(); err != nil {
 			return nil, configErr(err)

@@ -45,7 +45,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 0, "how long each workload runs (default each scenario's own)")
 	fs.IntVar(&f.members, "members", 0, "cluster members (default each scenario's own)")
 	fs.Var(&f.files, "f", "a scenario file (JSON, as result.json's \"scenario\" or simrun shrink's output) to run; may be given several times")
-	fs.StringVar(&f.command, "command", "", "run each lock or election scenario with a recipe in another process instead: this program, one process per client, speaking docs/protocol.md (split on spaces; on the real clock)")
+	fs.StringVar(&f.command, "command", "", "run each scenario with a recipe in another process instead, in place of the recipe its name names: this program, one process per client, speaking docs/protocol.md (split on spaces; on the real clock)")
 	fs.StringVar(&f.recipe, "recipe", "process", "with -command, the recipe's name in scenario names and reports")
 }
 
