@@ -10,11 +10,11 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// newKeepAliveChannel is BROKEN (deliberately): concurrency.Mutex, one
-// session per holder, whose holder tells whether it still holds the lock
+// BROKEN (deliberately): concurrency.Mutex, one session per holder, whose
+// holder tells whether it still holds the lock
 // by taking the next answer off clientv3's KeepAlive channel of its lease
 // before each write, and holds on while that answer gives the lease a TTL
-// (https://github.com/etcd-io/etcd/issues/21638). The channel is buffered:
+// (etcd #21638, https://github.com/etcd-io/etcd/issues/21638). The channel is buffered:
 // the lessor puts each answer on it as it arrives, and a holder that takes
 // one answer per step, slower than they come, falls behind. When the lease
 // is revoked the answers already on the channel stay there — each saying
