@@ -77,9 +77,9 @@ soak:
 	  code=$$?; [ $$code -le 1 ] || exit $$code
 	$(GO) run ./cmd/simrun/internal/soakcheck -from 50 -tolerance 0.1 results/soak/summary.json
 
-# The gallery calibrated: every pitfall and every reproduction of a report
-# against etcd 20 times, every correct recipe 50 times under the standard
-# fault mix and every fix 50 times; prints per scenario the runs,
+# The gallery calibrated: every pitfall, every reproduction of a report
+# against etcd, every correct recipe under each of its schedules and every
+# fix 100 times; prints per scenario the runs,
 # expectation met, detection rate, median time to first violation and
 # median run time. Results, pages and summary.md in results/pitfalls
 # (results/pitfalls-real with CLOCK=real, which takes about an hour).
