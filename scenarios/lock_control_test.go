@@ -22,9 +22,16 @@ func TestLockPitfallsPassWithCorrectRecipe(t *testing.T) {
 		if s.Workload.Family != scenarios.FamilyLock || err != nil || !r.Broken {
 			continue
 		}
-		s.Workload.Recipe = "mutex"
-		s.Name = strings.Replace(s.Name, "/"+r.Name+"/", "/mutex-instead-of-"+r.Name+"/", 1)
-		s.Description = "the correct mutex under " + r.Name + "'s scenario"
+		// The correct recipe: etcd's Mutex, or where the scenario asks each
+		// holder for a keep-alive answer, the Mutex that asks etcd for one
+		// (KeepAliveOnce), since the plain one has none to give.
+		correct := "mutex"
+		if s.Workload.OwnerCheck == scenarios.OwnerCheckKeepAlive {
+			correct = "keepalive-once"
+		}
+		s.Workload.Recipe = correct
+		s.Name = strings.Replace(s.Name, "/"+r.Name+"/", "/"+correct+"-instead-of-"+r.Name+"/", 1)
+		s.Description = "the correct " + correct + " under " + r.Name + "'s scenario"
 		s.Expect = checker.Expectation{}
 		scenarios.TestParallel(t, s)
 	}
