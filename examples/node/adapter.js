@@ -21,7 +21,9 @@ const ops = {
       defaultCallOptions: (c) => (c.isStream ? {} : { deadline: Date.now() + m.rpc_timeout_ms }) });
     name = m.name; ttl = m.ttl;
     const features = { election: ['leader', 'lease', 'observe'], lock: ['lease'] }[m.family] || [];
-    return { recipe: `npm-etcd3-1.1.2-${m.role || m.family}`, features };
+    // Its Lock hands out no fencing token: fencing does not apply.
+    const unfenced = m.family === 'lock' ? "npm etcd3's Lock exposes no revision to fence with" : '';
+    return { recipe: `npm-etcd3-1.1.2-${m.role || m.family}`, features, unfenced };
   },
   ping: () => ({}),
   // Lock: the library's acquire is a try-lock, so a waiter tries again.

@@ -18,7 +18,7 @@ def send(m):
 def init(m):  # 0.12 has no multi-endpoint client: one endpoint, m0's
     host, port = m["endpoints"][0].split("//")[1].split(":")
     st.update(c=etcd3.client(host, int(port), timeout=m["rpc_timeout_ms"] / 1000), name=m["name"], ttl=m["ttl"])
-    return {"recipe": "python-etcd3-0.12-lock", "features": ["lease"]}
+    return {"recipe": "python-etcd3-0.12-lock", "features": ["lease"], "unfenced": "python-etcd3's Lock has no token"}
 
 
 def acquire(m):

@@ -75,6 +75,7 @@ type session struct {
 	initErr  error         // why init failed; read after ready
 	recipe   string        // what init answered the program is; read after ready
 	features []string      // optional ops it offers; read after ready
+	unfenced string        // why it hands out no fencing token or term, "" if it does; read after ready
 }
 
 // begin starts cfg's program for the client cli stands for — or takes
@@ -122,7 +123,7 @@ func begin(cfg Config, cli *clientv3.Client, init request, onEvent func(answer))
 			s.initErr = fmt.Errorf("process %q: init: %w", cfg.Argv, err)
 			return
 		}
-		s.recipe, s.features = a.Recipe, a.Features
+		s.recipe, s.features, s.unfenced = a.Recipe, a.Features, a.Unfenced
 	}()
 	return s, nil
 }
@@ -167,6 +168,16 @@ func (s *session) wait(ctx context.Context) error {
 
 // has reports whether the program offers the optional op.
 func (s *session) has(op string) bool { return slices.Contains(s.features, op) }
+
+// Unfenced is lock.Unfenced and election.Unfenced for a program that said
+// in its init answer, as "unfenced", why its lock hands out no fencing
+// token or its election no term: fencing is then judged not applicable
+// rather than unknown. It waits for the program's init answer; "" (the
+// program hands them out, or never answered) leaves fencing judged.
+func (s *session) Unfenced() string {
+	<-s.ready
+	return s.unfenced
+}
 
 // errText is an error answer as a person reads it: "not_held: …".
 func errText(a answer) string {

@@ -304,3 +304,6 @@ func (t *term) Resign(ctx context.Context) error {
 type leaserTerm struct{ *term }
 
 func (t leaserTerm) Lease() clientv3.LeaseID { return t.lease }
+
+// A program may declare its election's terms unnumbered in its init answer.
+var _ election.Unfenced = (*elector)(nil)

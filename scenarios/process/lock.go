@@ -207,3 +207,6 @@ var (
 	_ lock.Checker = heldChecker{}
 	_ lock.Leaser  = &held{}
 )
+
+// A program may declare its lock unfenced in its init answer.
+var _ lock.Unfenced = (*locker)(nil)

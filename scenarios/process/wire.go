@@ -58,6 +58,7 @@ type answer struct {
 	// init
 	Recipe   string   `json:"recipe"`
 	Features []string `json:"features"`
+	Unfenced string   `json:"unfenced"` // why a lock's tokens or an election's terms are all 0; "" if they are not
 	// acquire, campaign; done events
 	Handle string  `json:"handle"`
 	Key    string  `json:"key"`
