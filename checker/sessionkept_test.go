@@ -91,7 +91,7 @@ func TestSessionKept(t *testing.T) {
 		},
 		{
 			name: "faults aimed at other clients, and a compaction",
-			h: pinnedLoss(aimed("pause", "c2", 2, 8), FaultEvent{Name: "compact", Action: "compact", Start: at(3), End: at(3), Healed: true}),
+			h:    pinnedLoss(aimed("pause", "c2", 2, 8), FaultEvent{Name: "compact", Action: "compact", Start: at(3), End: at(3), Healed: true}),
 			want: VerdictViolation,
 			msg:  "stood and c1 could reach them",
 		},
