@@ -60,9 +60,14 @@ var harmless = []string{"compact", "defrag"}
 // stop, freeze, partition — aimed at members only), or an instant compact
 // or defrag, or one aimed at other clients only; and the members no fault
 // touched in the window are a quorum of History.Members and include one
-// the client links to. Any other fault in the window (a delay, a leader
-// storm, a replaced member, a deleted key) leaves the loss unjudged: it
-// may explain it. The sentence names the lease, the members that stood,
+// the client links to; and the last half TTL before the loss holds a
+// stretch of a third of the TTL and a second in which the cluster had
+// settled — at least 3 s after every member went dark or came back, time
+// for a new leader — so that a renewal sent in it would have been
+// answered (a TTL under 6 s never leaves such a stretch, and its losses
+// go unjudged). Any other fault in the window (a delay, a leader storm, a
+// replaced member, a deleted key) leaves the loss unjudged: it may
+// explain it. The sentence names the lease, the members that stood,
 // and the member that went dark — for a fault aimed at "pinned <client>"
 // (FaultEvent.Pinned), the member the client's keepalive stream was on.
 //
@@ -111,7 +116,7 @@ func SessionKept(h History, opts SessionKeptOptions) Result {
 	rep.res.Metrics["losses"] = float64(len(losses))
 	rep.res.Metrics["losses-judged"] = float64(judged)
 	rep.res.Metrics["losses-explained"] = float64(explained)
-	summary := sprintf("%s, %d of them while a quorum stood and the client was alive", plural(len(losses), "session loss"), judged)
+	summary := sprintf("%s lost, %d of them while a quorum stood and the client was alive", plural(len(losses), "session"), judged)
 	return rep.done(summary, undecided)
 }
 
@@ -173,6 +178,7 @@ type lossSpan struct {
 	why      string
 	dark     map[string]*FaultEvent
 	stood    []string
+	settled  [2]time.Duration // the longest stretch near the loss with a settled cluster
 }
 
 // lossWindow works out the window before loss l.
@@ -215,8 +221,42 @@ func lossWindow(h *History, l sessionLoss, ttl time.Duration) lossSpan {
 	links, ok := h.Links[process]
 	if ok && !slices.ContainsFunc(links, func(m string) bool { return slices.Contains(w.stood, m) }) {
 		w.why = sprintf("%s talks only to %s, none of which stood", process, strings.Join(links, ", "))
+		return w
+	}
+	w.settled = settledStretch(w, l.op.Call-ttl/2, l.op.Call)
+	if need := ttl/3 + time.Second; w.settled[1]-w.settled[0] < need {
+		w.why = sprintf("no %s in the last half TTL before the loss was clear of a member going dark or coming back and the election that may follow", fmtDur(need))
 	}
 	return w
+}
+
+// settle is how long after a member goes dark or comes back the cluster
+// may be without a leader: two of etcd's default election timeouts (1 s)
+// and a pre-vote, with room.
+const settle = 3 * time.Second
+
+// settledStretch returns the longest stretch of [from, to] that is at
+// least settle after the start and the end of every fault that darkened
+// members in w: a time the members that stood had a leader and could
+// answer a renewal.
+func settledStretch(w lossSpan, from, to time.Duration) [2]time.Duration {
+	var unsettled [][2]time.Duration
+	for _, f := range w.dark {
+		unsettled = append(unsettled, [2]time.Duration{f.Start, f.Start + settle})
+		if f.Healed {
+			unsettled = append(unsettled, [2]time.Duration{f.End, f.End + settle})
+		}
+	}
+	slices.SortFunc(unsettled, func(a, b [2]time.Duration) int { return cmp.Compare(a[0], b[0]) })
+	best := [2]time.Duration{from, from}
+	at := max(from, 0)
+	for _, u := range append(unsettled, [2]time.Duration{to, to}) {
+		if end := min(u[0], to); end-at > best[1]-best[0] {
+			best = [2]time.Duration{at, end}
+		}
+		at = max(at, u[1])
+	}
+	return best
 }
 
 // inForceDuring reports whether fault f was in force at some time in [from,
@@ -278,9 +318,9 @@ func (w lossSpan) sentence(h *History, l sessionLoss) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s's session (lease %x) was lost at %s (%s) while %s (a quorum of %d) stood and %s could reach them, "+
-		"from %s to %s, and no fault was aimed at it",
+		"from %s to %s, no fault was aimed at it, and from %s to %s the cluster had settled (a renewal would have been answered)",
 		l.op.Client, l.take.Output.Lease, fmtTime(l.op.Call), what, memberList(w.stood), len(h.Members), process,
-		fmtTime(w.from), fmtTime(w.to))
+		fmtTime(w.from), fmtTime(w.to), fmtTime(w.settled[0]), fmtTime(w.settled[1]))
 	dark := slices.Sorted(func(yield func(string) bool) {
 		for m := range w.dark {
 			if !yield(m) {

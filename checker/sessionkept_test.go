@@ -46,7 +46,8 @@ func TestSessionKept(t *testing.T) {
 			h:    pinnedLoss(),
 			want: VerdictViolation,
 			msg: "c1's session (lease 1f) was lost at 12.200s (its holder's Done on lock L closed) while members m0 and m2 " +
-				"(a quorum of 3) stood and c1 could reach them, from 0.000s to 12.200s, and no fault was aimed at it; " +
+				"(a quorum of 3) stood and c1 could reach them, from 0.000s to 12.200s, no fault was aimed at it, and from " +
+				"7.200s to 12.200s the cluster had settled (a renewal would have been answered); " +
 				"its keepalive stream stayed on m1, dark since 1.100s (isolate(pinned c1)): clientv3 keeps",
 		},
 		{
@@ -143,10 +144,37 @@ func TestSessionKept(t *testing.T) {
 		},
 		{
 			name: "a fault long before the window explains nothing",
-			h:    pinnedLoss(aimed("isolate", "c1", 0, 0.1), memberFault("kill", 0, 0.1, "m2")),
-			opts: SessionKeptOptions{TTL: time.Second},
+			h: func() History {
+				h := pinnedLoss(aimed("isolate", "c1", 0, 0.1), memberFault("kill", 0, 0.1, "m2"))
+				h.Ops = hist(mk("c1", KindAcquire, "L", 0, 0.5, lease(0x1f)), mk("c1", KindLost, "L", 40, 40)).Ops
+				return h
+			}(),
 			want: VerdictViolation,
-			msg:  "from 9.200s to 12.200s",
+			msg:  "from 19.000s to 40.000s, no fault was aimed at it, and from 35.000s to 40.000s the cluster had settled",
+		},
+		{
+			name: "a member gone dark shortly before: the cluster may not have settled",
+			h: func() History {
+				h := pinnedLoss()
+				h.Faults[0].Start = at(9)
+				return h
+			}(),
+			want: VerdictOK,
+		},
+		{
+			name: "a member come back shortly before: the cluster may not have settled",
+			h: func() History {
+				h := pinnedLoss()
+				h.Faults[0].End = at(10)
+				return h
+			}(),
+			want: VerdictOK,
+		},
+		{
+			name: "a TTL too short to tell a settled stretch",
+			h:    pinnedLoss(),
+			opts: SessionKeptOptions{TTL: 4 * time.Second},
+			want: VerdictOK,
 		},
 		{
 			name: "a fault never healed lasts",
