@@ -24,6 +24,12 @@ func pinnedLoss(extra ...FaultEvent) History {
 	return h
 }
 
+// edit returns h changed by f.
+func edit(h History, f func(*History)) History {
+	f(&h)
+	return h
+}
+
 // memberFault is a healed fault of action aimed at members, from start to
 // end seconds.
 func memberFault(action string, start, end float64, ms ...string) FaultEvent {
@@ -58,35 +64,29 @@ func TestSessionKept(t *testing.T) {
 		},
 		{
 			name: "a member killed, its stream's member not recorded",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Faults = []FaultEvent{memberFault("kill", 1.1, 20, "m1")}
-				return h
-			}(),
+			}),
 			want: VerdictViolation,
 			msg:  "m1 was dark from 1.100s (kill(m1))",
 		},
 		{
 			name: "a leader's Done closed",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Ops = hist(
 					mk("c1", KindCampaign, "E", 0, 0.5, lease(0x2a)),
 					mk("c1", KindResign, "E", 12.2, 12.2),
 				).Ops
-				return h
-			}(),
+			}),
 			want: VerdictViolation,
 			msg:  "c1's session (lease 2a) was lost at 12.200s (its leadership's Done in election E closed)",
 		},
 		{
 			name: "a thread of the process, every member up",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Faults = nil
 				h.Ops = hist(mk("c1/2", KindAcquire, "L", 0, 0.5, lease(0x1f)), mk("c1/2", KindLost, "L", 12.2, 12.2)).Ops
-				return h
-			}(),
+			}),
 			want: VerdictViolation,
 			msg:  "every member stood: nothing in the cluster ended it",
 		},
@@ -98,20 +98,16 @@ func TestSessionKept(t *testing.T) {
 		},
 		{
 			name: "no loss",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Ops = h.Ops[:1]
-				return h
-			}(),
+			}),
 			want: VerdictOK,
 		},
 		{
 			name: "a leader that resigned when asked",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Ops = hist(mk("c1", KindCampaign, "E", 0, 0.5, lease(0x2a)), mk("c1", KindResign, "E", 12.2, 12.2, value(ResignAsked))).Ops
-				return h
-			}(),
+			}),
 			want: VerdictOK,
 		},
 		{
@@ -126,10 +122,7 @@ func TestSessionKept(t *testing.T) {
 		},
 		{
 			name: "the client crashed in the window",
-			h: func() History {
-				h := pinnedLoss()
-				return withOp(h, crash("c1", 4))
-			}(),
+			h:    edit(pinnedLoss(), func(h *History) { *h = withOp(*h, crash("c1", 4)) }),
 			want: VerdictOK,
 		},
 		{
@@ -144,30 +137,24 @@ func TestSessionKept(t *testing.T) {
 		},
 		{
 			name: "a fault long before the window explains nothing",
-			h: func() History {
-				h := pinnedLoss(aimed("isolate", "c1", 0, 0.1), memberFault("kill", 0, 0.1, "m2"))
+			h: edit(pinnedLoss(aimed("isolate", "c1", 0, 0.1), memberFault("kill", 0, 0.1, "m2")), func(h *History) {
 				h.Ops = hist(mk("c1", KindAcquire, "L", 0, 0.5, lease(0x1f)), mk("c1", KindLost, "L", 40, 40)).Ops
-				return h
-			}(),
+			}),
 			want: VerdictViolation,
 			msg:  "from 19.000s to 40.000s, no fault was aimed at it, and from 35.000s to 40.000s the cluster had settled",
 		},
 		{
 			name: "a member gone dark shortly before: the cluster may not have settled",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Faults[0].Start = at(9)
-				return h
-			}(),
+			}),
 			want: VerdictOK,
 		},
 		{
 			name: "a member come back shortly before: the cluster may not have settled",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Faults[0].End = at(10)
-				return h
-			}(),
+			}),
 			want: VerdictOK,
 		},
 		{
@@ -188,50 +175,40 @@ func TestSessionKept(t *testing.T) {
 		},
 		{
 			name: "a client that talks only to the dark member",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Links = map[string][]string{"c1": {"m1"}}
-				return h
-			}(),
+			}),
 			want: VerdictOK,
 		},
 		{
 			name: "a client that talks to a member that stood",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Links = map[string][]string{"c1": {"m1", "m2"}}
-				return h
-			}(),
+			}),
 			want: VerdictViolation,
 			msg:  "stood and c1 could reach them",
 		},
 		{
 			name: "no members recorded",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Members = nil
-				return h
-			}(),
+			}),
 			want: VerdictUnknown,
 			msg:  "does not name the cluster's members",
 		},
 		{
 			name: "no TTL",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.SessionTTL = 0
-				return h
-			}(),
+			}),
 			want: VerdictUnknown,
 			msg:  "no session TTL is known",
 		},
 		{
 			name: "a loss with no take",
-			h: func() History {
-				h := pinnedLoss()
+			h: edit(pinnedLoss(), func(h *History) {
 				h.Ops = hist(mk("c1", KindLost, "L", 12.2, 12.2)).Ops
-				return h
-			}(),
+			}),
 			want: VerdictInvalid,
 			msg:  "a lost with no acquire of \"L\" by c1 before it",
 		},
