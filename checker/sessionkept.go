@@ -23,10 +23,6 @@ type SessionKeptOptions struct {
 // members away from the clients and leave the rest as they were.
 var darkens = []string{"isolate", "kill", "stop", "freeze", "partition"}
 
-// harmless are the fault actions that end no session of a client they
-// are not aimed at.
-var harmless = []string{"compact", "defrag"}
-
 // SessionKept checks that a process keeps its session while it could: it
 // lost no lease — its recipe told it that it no longer held its lock or
 // led its election — while it was alive, reached the cluster, and a
@@ -57,8 +53,8 @@ var harmless = []string{"compact", "defrag"}
 // The loss is a violation when, throughout the window, the client did not
 // crash, no fault was aimed at it (a pause, a cut, a revoked lease, ...),
 // and every fault in force was one that takes members away (isolate, kill,
-// stop, freeze, partition — aimed at members only), or an instant compact
-// or defrag, or one aimed at other clients only; and the members no fault
+// stop, freeze, partition — aimed at members only), or one aimed at other
+// clients only; and the members no fault
 // touched in the window are a quorum of History.Members and include one
 // the client links to; and the last half TTL before the loss holds a
 // stretch of a third of the TTL and a second in which the cluster had
@@ -66,7 +62,7 @@ var harmless = []string{"compact", "defrag"}
 // for a new leader — so that a renewal sent in it would have been
 // answered (a TTL under 6 s never leaves such a stretch, and its losses
 // go unjudged). Any other fault in the window (a delay, a leader storm, a
-// replaced member, a deleted key) leaves the loss unjudged: it may
+// replaced member, a deleted key, a compaction) leaves the loss unjudged: it may
 // explain it. The sentence names the lease, the members that stood,
 // and the member that went dark — for a fault aimed at "pinned <client>"
 // (FaultEvent.Pinned), the member the client's keepalive stream was on.
@@ -273,12 +269,10 @@ func inForceDuring(f *FaultEvent, from, to time.Duration) bool {
 }
 
 // explains returns why fault f may explain a loss of process's session,
-// or "" if it takes only members away (or touches only other clients, or
-// nothing a session rests on).
+// or "" if it takes only members away or touches only other clients. A
+// compaction explains a loss too: a recipe whose Done follows a watch
+// (election keywatched) closes it when the watch is compacted.
 func explains(h *History, f *FaultEvent, process string) string {
-	if slices.Contains(harmless, f.Action) {
-		return ""
-	}
 	members, others := 0, 0
 	for _, t := range f.Targets {
 		switch {
