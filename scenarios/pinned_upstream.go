@@ -62,21 +62,24 @@ func pinnedScenario(family, recipe string, safety checker.Name, pings bool, expe
 func upstream29345() []Scenario {
 	r := report("milvus-29345")
 	lost := checker.Expectation{Checker: checker.CheckerSessionKept, Violation: checker.ViolationLostWithQuorum}
-	return []Scenario{
-		r.scenario(pinnedScenario(FamilyLock, "session-mutex", checker.CheckerMutualExclusion, false, lost),
-			"mutex-isolate-pinned", ShowsReport,
-			"a holder on concurrency.Mutex loses its session 30s after the member its keepalive stream is on went dark, "+
-				"while the other two members stand and answer it"),
-		r.scenario(pinnedScenario(FamilyLock, "session-mutex", checker.CheckerMutualExclusion, true, checker.Expectation{}),
-			"mutex-isolate-pinned-fixed", ShowsFix,
-			"the same with the client's gRPC keepalive at 10s/2s: gRPC closes the dead connection, the keepalive stream "+
-				"moves, and the holder keeps its session"),
-		r.scenario(pinnedScenario(FamilyElection, "session-election", checker.CheckerElectionSafety, false, lost),
-			"election-isolate-pinned", ShowsReport,
-			"a leader on concurrency.Election loses its session 30s after the member its keepalive stream is on went dark, "+
-				"while the other two members stand and answer it"),
-		r.scenario(pinnedScenario(FamilyElection, "session-election", checker.CheckerElectionSafety, true, checker.Expectation{}),
-			"election-isolate-pinned-fixed", ShowsFix,
-			"the same with the client's gRPC keepalive at 10s/2s: the leader keeps its session and its office"),
+	var out []Scenario
+	for _, c := range []struct {
+		family, recipe, name string
+		safety               checker.Name
+		who, kept            string
+	}{
+		{FamilyLock, "session-mutex", "mutex", checker.CheckerMutualExclusion,
+			"a holder on concurrency.Mutex", "the holder keeps its session"},
+		{FamilyElection, "session-election", "election", checker.CheckerElectionSafety,
+			"a leader on concurrency.Election", "the leader keeps its session and its office"},
+	} {
+		out = append(out,
+			r.scenario(pinnedScenario(c.family, c.recipe, c.safety, false, lost), c.name+"-isolate-pinned", ShowsReport,
+				c.who+" loses its session 30s after the member its keepalive stream is on went dark, "+
+					"while the other two members stand and answer it"),
+			r.scenario(pinnedScenario(c.family, c.recipe, c.safety, true, checker.Expectation{}), c.name+"-isolate-pinned-fixed", ShowsFix,
+				"the same with the client's gRPC keepalive at 10s/2s: gRPC closes the dead connection, the keepalive stream "+
+					"moves, and "+c.kept))
 	}
+	return out
 }
