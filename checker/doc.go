@@ -52,6 +52,8 @@
 //     it took after its lease had been revoked.
 //   - LeftBehind (left-behind): no registration stays in the registry
 //     under a key its registrar no longer keeps.
+//   - SessionKept (session-kept): no process loses its session while it is
+//     alive and a quorum of the members it talks to stands.
 //
 // Each checker's doc comment lists the operation kinds and fields it reads.
 //

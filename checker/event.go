@@ -21,6 +21,10 @@ type FaultEvent struct {
 	// Targets are the member and client names the fault was aimed at,
 	// resolved when it fired.
 	Targets []string `json:"targets,omitempty"`
+	// Pinned is, for a fault aimed at "pinned <client>", that client: the
+	// member among Targets is the one its lease keepalive (or watch)
+	// stream was on when the fault fired. "" otherwise.
+	Pinned string `json:"pinned,omitempty"`
 	// Start is when the fault was injected.
 	Start time.Duration `json:"start"`
 	// End is when it was healed; Healed is false while it is still active.

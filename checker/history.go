@@ -18,8 +18,12 @@ import (
 // ReadHistory moves them when it reads an older history, whose enqueues and
 // dequeues meant nothing else by those fields (see upgrade). Version 4
 // added the lease operations (keepalive, revoke) and Output.TTL; a
-// version 3 history is a version 4 history without them.
-const HistoryVersion = 4
+// version 3 history is a version 4 history without them. Version 5 added
+// the cluster's members and the clients' links (Meta.Members, Meta.Links)
+// and the client a fault aimed at "pinned <client>" was resolved for
+// (FaultEvent.Pinned); a version 4 history is a version 5 history without
+// them, which SessionKept cannot judge.
+const HistoryVersion = 5
 
 // Meta describes the run a history was recorded in.
 type Meta struct {
@@ -35,6 +39,13 @@ type Meta struct {
 	// not recorded. Liveness and DiscoveryConvergence read it when their
 	// options leave TTL zero.
 	SessionTTL time.Duration `json:"session_ttl,omitempty"`
+	// Members are the names of the cluster's members when the run began,
+	// nil if not recorded. SessionKept reads them to tell a quorum.
+	Members []string `json:"members,omitempty"`
+	// Links names, per client (a process: "c1", never a thread "c1/2"),
+	// the members it may talk to, when those are not all of them; a
+	// client absent from it talks to every member.
+	Links map[string][]string `json:"links,omitempty"`
 }
 
 // History is what a run did: its operations, the faults injected into it,

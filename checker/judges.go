@@ -33,6 +33,7 @@ const (
 	CheckerMonotonicReads       Name = "monotonic-reads"
 	CheckerRevokedLease         Name = "revoked-lease"
 	CheckerLeftBehind           Name = "left-behind"
+	CheckerSessionKept          Name = "session-kept"
 )
 
 // JudgeOptions are what a judge is run with when a scenario names it: the
@@ -40,8 +41,9 @@ const (
 // own options have and ignores the rest; the zero value gives every judge
 // its defaults.
 type JudgeOptions struct {
-	// TTL is the clients' session TTL (Liveness, DiscoveryConvergence).
-	// 0 means History.SessionTTL, or 60 s if that is 0 too.
+	// TTL is the clients' session TTL (Liveness, DiscoveryConvergence,
+	// LeftBehind, SessionKept). 0 means History.SessionTTL, or (but for
+	// SessionKept, which then cannot judge) 60 s if that is 0 too.
 	TTL time.Duration
 	// Bound is the liveness, convergence or stuck-wait bound (Liveness,
 	// DiscoveryConvergence, BarrierSafety). 0 means the checker's default.
@@ -184,6 +186,15 @@ var judges = []Judge{
 		Summary: "no registration stays in the registry under a key its registrar no longer keeps.",
 		Run: func(h History, o JudgeOptions) Result {
 			return LeftBehind(h, LeftBehindOptions{TTL: o.TTL, Bound: o.Bound})
+		},
+	},
+	{
+		Name:    CheckerSessionKept,
+		Reads:   []Kind{KindAcquire, KindLost, KindCampaign, KindResign, KindCrash},
+		Reports: []ViolationKind{ViolationLostWithQuorum},
+		Summary: "no process loses its session while it is alive and a quorum of the members it talks to stands.",
+		Run: func(h History, o JudgeOptions) Result {
+			return SessionKept(h, SessionKeptOptions{TTL: o.TTL})
 		},
 	},
 }

@@ -160,3 +160,11 @@ const (
 	// key, deregistered or crashed).
 	ViolationLeftBehind ViolationKind = "left-behind"
 )
+
+// Reported by SessionKept.
+const (
+	// ViolationLostWithQuorum: a process lost its session while it was
+	// alive, no fault was aimed at it, and a quorum of the members it
+	// talks to stood: the lease lapsed on the client's side.
+	ViolationLostWithQuorum ViolationKind = "lost-with-quorum"
+)

@@ -356,6 +356,12 @@ var violationCases = []violationCase{
 		h:     hist(regAt("c1", "svc/a#1", 0, 0.1), regAt("c1", "svc/a#2", 1, 1.1), listAt(5, "svc/a#1", "svc/a#2")),
 		want:  ViolationLeftBehind,
 	},
+	{
+		name:  "a holder's session lost while the member its stream was on was dark and two stood",
+		judge: CheckerSessionKept,
+		h:     pinnedLoss(),
+		want:  ViolationLostWithQuorum,
+	},
 }
 
 // TestViolationKinds runs violationCases.

@@ -26,6 +26,10 @@ var upstreamRecipes = []Recipe{
 			"the key stays, and the process leads again with the term it resigned"},
 	Recipe{Name: "resign-retry-fixed", New: newResignRetryFixed,
 		Summary: "resign-retry with the fix proposed for etcd #22123: a failed Resign keeps its key, and the retry deletes it"},
+	Recipe{Name: "session-election", New: newCampaignRetryResigned,
+		Summary: "concurrency.Election on a concurrency.Session per round, as etcd's documentation shows (campaign-retry-resigned's " +
+			"code): the session alone renews the lease on clientv3's KeepAlive stream, which stays on one member; the leader " +
+			"stops when the session's Done closes"},
 }
 
 // UpstreamRecipes returns the recipes that reproduce reports against etcd

@@ -154,6 +154,11 @@ func (e *Env) inject(ctx context.Context, f Fault, rng *rand.Rand, note string) 
 		return nopHeal, err
 	}
 	ev := checker.FaultEvent{Name: f.String(), Action: f.action, Targets: flatten(x.targets), Start: e.clock.Now(), Detail: note}
+	for _, t := range f.targets {
+		if t.kind == pinnedTarget {
+			ev.Pinned = t.arg
+		}
+	}
 	actx, cancel := context.WithTimeout(ctx, e.timeout)
 	h, detail, err := f.apply(actx, x)
 	cancel()

@@ -29,6 +29,9 @@ var upstreamRecipes = []Recipe{
 	Recipe{Name: "keepalive-once", New: newKeepAliveOnce,
 		Summary: "keepalive-channel with the fix: the holder asks with KeepAliveOnce, sent when it checks, so that after a " +
 			"revoke the answer says the lease is gone"},
+	Recipe{Name: "session-mutex", New: newSessionMutex,
+		Summary: "concurrency.Mutex on a concurrency.Session per hold, as etcd's documentation shows: the session alone renews " +
+			"the lease on clientv3's KeepAlive stream, which stays on one member; the holder stops when the session's Done closes"},
 }
 
 // UpstreamRecipes returns the recipes that reproduce reports against etcd

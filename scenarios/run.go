@@ -121,7 +121,8 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	}
 	t0 := time.Now()
 	c, err := cluster.Start(ctx, cluster.Config{Members: s.Cluster.Members, Durable: s.Cluster.Durable,
-		Clock: s.Cluster.Clock, MemberProcesses: s.Cluster.MemberProcesses, Latency: s.Cluster.Latency.D(), Seed: s.Seed, LogDir: logDir})
+		Clock: s.Cluster.Clock, MemberProcesses: s.Cluster.MemberProcesses, Latency: s.Cluster.Latency.D(), Seed: s.Seed, LogDir: logDir,
+		ClientKeepAliveTime: s.Cluster.ClientKeepAliveTime.D(), ClientKeepAliveTimeout: s.Cluster.ClientKeepAliveTimeout.D()})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: starting the cluster: %w", ErrHarness, s.Name, err)
 	}
@@ -138,7 +139,7 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	defer started.Close()
 	rec := checker.NewRecorder(checker.NewClock())
 	rec.SetMeta(checker.Meta{RunID: fmt.Sprintf("%s#%s", s.Name, s.Seed), Seed: s.Seed, Scenario: s.Name,
-		SessionTTL: s.Workload.TTL.D()})
+		SessionTTL: s.Workload.TTL.D(), Members: memberNames(s.Cluster.Members), Links: s.links()})
 	env := faults.NewEnv(c, faults.Config{Recorder: rec, Seed: s.Seed})
 	res.Timings.Start = Duration(time.Since(t0))
 
@@ -306,6 +307,21 @@ func (s Scenario) clientConfig(i int) cluster.ClientConfig {
 		return cluster.ClientConfig{}
 	}
 	return cluster.ClientConfig{Members: []string{fmt.Sprintf("m%d", i%s.Cluster.Members)}}
+}
+
+// links names the members each client links to when it does not link to
+// all of them (checker.Meta.Links); nil when every client does.
+func (s Scenario) links() map[string][]string {
+	var out map[string][]string
+	for i, name := range s.clientNames() {
+		if ms := s.clientConfig(i).Members; len(ms) > 0 {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[name] = ms
+		}
+	}
+	return out
 }
 
 // replayCommand is the command that runs s again with its seed.

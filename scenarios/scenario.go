@@ -29,8 +29,11 @@ import (
 // or refuse a name it does not know, where the run was of the program);
 // version 8 the operations' output.ttl, which a result's violations name
 // (checker.HistoryVersion 4), and cluster.member_processes (an older
-// etcdsim would run the members embedded).
-const SchemaVersion = 8
+// etcdsim would run the members embedded); version 9
+// cluster.client_keepalive_time and cluster.client_keepalive_timeout (an
+// older etcdsim would run its clients without pings) and the faults'
+// pinned (checker.HistoryVersion 5).
+const SchemaVersion = 9
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -91,6 +94,15 @@ type Cluster struct {
 	// clock: a freeze is then SIGSTOP, a kill SIGKILL. "" Clock means
 	// "real" with it; "virtual" is an error.
 	MemberProcesses bool `json:"member_processes,omitempty"`
+	// ClientKeepAliveTime and ClientKeepAliveTimeout are the clients' gRPC
+	// keepalive (cluster.Config.ClientKeepAliveTime and
+	// ClientKeepAliveTimeout): how long a connection may be idle before
+	// gRPC pings its member, and how long a ping may go unanswered before
+	// gRPC closes the connection. 0 means clientv3's default, no pings:
+	// a stream on a member that went dark with its connection open waits
+	// there. gRPC pings no more often than every 10s.
+	ClientKeepAliveTime    Duration `json:"client_keepalive_time,omitempty"`
+	ClientKeepAliveTimeout Duration `json:"client_keepalive_timeout,omitempty"`
 }
 
 // DefaultClock is the clock a scenario runs on when it names none and

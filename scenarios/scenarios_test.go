@@ -93,6 +93,10 @@ func TestValidateBadInput(t *testing.T) {
 		{"ttl not whole seconds", func(s *scenarios.Scenario) { s.Workload.TTL = scenarios.Duration(1500e6) }, []string{"workload.ttl", "1.5s", "whole number of seconds", "use 1s or 2s"}},
 		{"ttl below a second", func(s *scenarios.Scenario) { s.Workload.TTL = scenarios.Duration(500e6) }, []string{"workload.ttl", "500ms", "at least 1s"}},
 		{"too many members", func(s *scenarios.Scenario) { s.Cluster.Members = 12 }, []string{"cluster.members 12", "1 to 9"}},
+		{"negative client keepalive", func(s *scenarios.Scenario) { s.Cluster.ClientKeepAliveTime = scenarios.Duration(-1e9) },
+			[]string{"cluster.client_keepalive_time -1s", "neither may be negative", "0 means no pings"}},
+		{"a keepalive timeout without pings", func(s *scenarios.Scenario) { s.Cluster.ClientKeepAliveTimeout = scenarios.Duration(2e9) },
+			[]string{"cluster.client_keepalive_timeout is 2s", "client_keepalive_time is 0", "set both"}},
 		{"fault at a member the cluster lacks", func(s *scenarios.Scenario) {
 			s.Cluster.Members = 3
 			s.Faults.Timeline.Steps[0].Fault = mustParse(t, "kill(m7)")

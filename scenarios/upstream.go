@@ -7,7 +7,9 @@ import (
 	"sync"
 )
 
-// The upstream family reproduces reports against etcd itself. Each
+// The upstream family reproduces reports against etcd itself, and
+// reports against etcd's users that etcd's own code, run as they run it,
+// shows (milvus-29345). Each
 // scenario runs etcd's own code unchanged — client/v3/concurrency, or the
 // server's lock and election services — wrapped only in the calling
 // pattern the report describes, under a schedule aimed at the moment the
@@ -203,6 +205,20 @@ var upstreamReports = []upstreamReport{
 		fix: "the holder asks with KeepAliveOnce, a request sent when it checks, which after a revoke finds the lease gone",
 	},
 	{
+		id: "milvus-29345", url: "https://github.com/milvus-io/milvus/issues/29345",
+		also: []string{"https://github.com/milvus-io/milvus/pull/29346", "https://github.com/milvus-io/milvus/issues/45303",
+			"https://github.com/etcd-io/etcd/issues/9604"},
+		status: "open",
+		note: "reported against milvus, whose sessions run on etcd's client; the fix proposed there (milvus PR #29346: set " +
+			"DialKeepAliveTime and DialKeepAliveTimeout) was closed unmerged and proposed again in milvus #45303; clientv3 " +
+			"in v3.7.3 still sends no gRPC pings unless asked",
+		api: "client/v3: Lease.KeepAlive under concurrency.Session, with clientv3.Config's default DialKeepAliveTime (0: no gRPC pings)",
+		what: "a process whose session's keepalive stream is on a member that goes dark with its connection left open loses its " +
+			"session when the TTL runs out, although the other members keep a quorum and answer its other requests",
+		fix: "the client's gRPC keepalive on (DialKeepAliveTime 10s, DialKeepAliveTimeout 2s): gRPC closes the dead connection " +
+			"after 12s and the keepalive stream moves to a member that stands, well within a 30s TTL",
+	},
+	{
 		id: "etcdsim-barrier-wait", status: "not reported upstream", note: "a finding of etcdsim's own",
 		api: "client/v3/experimental/recipes: Barrier.Wait",
 		what: "a waiter whose watch resumes, after its connection drops, from a revision etcd has compacted sees " +
@@ -268,13 +284,14 @@ func (r upstreamReport) scenario(s Scenario, name, shows, desc string) Scenario 
 }
 
 // heading is how the description of one of r's scenarios begins: "etcd
-// #22082, open", or, for a finding not reported upstream, "found by
-// etcdsim, not reported upstream".
+// #22082, open", "milvus #29345, open", or, for a finding not reported
+// upstream, "found by etcdsim, not reported upstream".
 func (r upstreamReport) heading() string {
 	if r.url == "" {
 		return "found by etcdsim, " + r.status
 	}
-	return fmt.Sprintf("etcd #%s, %s", strings.TrimPrefix(r.id, "etcd-"), r.status)
+	project, number, _ := strings.Cut(r.id, "-")
+	return fmt.Sprintf("%s #%s, %s", project, number, r.status)
 }
 
 // upstreamScenarios are the upstream family: per report, its reproduction
@@ -294,6 +311,7 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream20418()...)
 	out = append(out, upstream16221()...)
 	out = append(out, upstream21638()...)
+	out = append(out, upstream29345()...)
 	out = append(out, upstreamBarrierWait()...)
 	out = append(out, upstreamDoubleBarrierEnter()...)
 	return out

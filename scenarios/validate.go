@@ -44,6 +44,11 @@ func (s Scenario) Validate() error {
 	} else if s.Cluster.Clock == cluster.ClockVirtual && s.Cluster.MemberProcesses {
 		bad("cluster.member_processes runs members as processes on the real clock, but cluster.clock is virtual; use -clock real (cluster.clock \"real\") or leave member_processes off")
 	}
+	if ka, kt := s.Cluster.ClientKeepAliveTime, s.Cluster.ClientKeepAliveTimeout; ka < 0 || kt < 0 {
+		bad("cluster.client_keepalive_time %v and client_keepalive_timeout %v: neither may be negative (0 means no pings)", ka.D(), kt.D())
+	} else if kt > 0 && ka == 0 {
+		bad("cluster.client_keepalive_timeout is %v but client_keepalive_time is 0, which sends no pings to time out; set both", kt.D())
+	}
 	w := s.Workload
 	f := familyOf(w.Family)
 	if f == nil {
