@@ -111,19 +111,7 @@ func (m *Member) Thaw() (time.Duration, error) {
 	if fs.proc != nil {
 		return thawProcess(fs)
 	}
-	fs.clock.ticker.Reset(fs.clock.heartbeat)
-	fs.clock.tick()
-	if m.c.net.mem != nil {
-		// On the virtual clock, a sleep returns once every other
-		// goroutine of the bubble waits: the member handles the tick
-		// (a leader queues its heartbeats on the held links) before
-		// anything that waited reaches it.
-		time.Sleep(time.Nanosecond)
-	}
-	fs.lessor.restore(fs.saved)
-	m.c.net.holds.release(m.name)
-	fs.gate.release()
-	fs.lessor.pass()
+	m.resume(fs, m.c.net.drawLessorPlace(fs.clock.heartbeat))
 	return time.Since(fs.at), nil
 }
 
