@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -32,10 +33,10 @@ func TestLessorPlaceDraws(t *testing.T) {
 	by, a := count(7)
 	_, b := count(7)
 	_, c := count(8)
-	if !equalPlaces(a, b) {
+	if !slices.Equal(a, b) {
 		t.Errorf("seed 7 drew %v, then %v: one seed must give one sequence", a, b)
 	}
-	if equalPlaces(a, c) {
+	if slices.Equal(a, c) {
 		t.Errorf("seeds 7 and 8 drew the same %v", a)
 	}
 	share := func(p lessorPlace) float64 { return float64(by[p]) / draws }
@@ -47,18 +48,6 @@ func TestLessorPlaceDraws(t *testing.T) {
 			t.Errorf("the pass fell %v in %.3f of the draws, want about 0.327", p, s)
 		}
 	}
-}
-
-func equalPlaces(a, b []lessorPlace) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Only a lessor pass that races the released bytes can lose the lease of
