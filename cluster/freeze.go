@@ -9,17 +9,18 @@ package cluster
 // finds no expired lease and nothing is renewed or checkpointed).
 //
 // Thaw resumes it in the order a resumed process shows (measured on
-// v3.7.3 with a member in a process of its own, stopped with SIGSTOP):
-// first the raft tick its ticker buffered during the stop — the raft loop
-// handles it before anything that waits in its sockets, so a leader sends
-// its late heartbeats and etcd counts the member active again (isActive:
-// a tick within 3 heartbeats) — then, at the same instant and racing as
-// goroutines do, what waited on its links and in its gate, and the
-// lessor's overdue pass, which hands the leases that expired during the
-// stop to the server. That race is the one a real resume runs: a lease
-// revocation proposed after raft stepped down for the new term is
-// forwarded to the new leader, and a lease the client kept alive through
-// another member is revoked (etcd issue #15247's symptom).
+// v3.7.3 with a member in a process of its own, stopped with SIGSTOP;
+// resume.go): the raft tick its ticker buffered during the stop — the
+// raft loop handles it before anything that waits in its sockets, so a
+// leader sends its late heartbeats and etcd counts the member active
+// again (isActive: a tick within 3 heartbeats) — and the lessor's overdue
+// pass, which hands the leases that expired during the stop to the
+// server, somewhere among the steps of the resume: before the tick,
+// before what waited on its links and in its gate, racing it, or after
+// it. Only the race can lose a lease: a revocation proposed after raft
+// stepped down for the new term is forwarded to the new leader, and a
+// lease the client kept alive through another member is revoked (etcd
+// issue #15247's symptom).
 //
 // What a freeze does not stop (on either clock) is every other timer of
 // the member: rafthttp's link heartbeats and connection deadlines (5 s),
@@ -111,19 +112,7 @@ func (m *Member) Thaw() (time.Duration, error) {
 	if fs.proc != nil {
 		return thawProcess(fs)
 	}
-	fs.clock.ticker.Reset(fs.clock.heartbeat)
-	fs.clock.tick()
-	if m.c.net.mem != nil {
-		// On the virtual clock, a sleep returns once every other
-		// goroutine of the bubble waits: the member handles the tick
-		// (a leader queues its heartbeats on the held links) before
-		// anything that waited reaches it.
-		time.Sleep(time.Nanosecond)
-	}
-	fs.lessor.restore(fs.saved)
-	m.c.net.holds.release(m.name)
-	fs.gate.release()
-	fs.lessor.pass()
+	m.resume(fs, m.c.net.drawLessorPlace(fs.clock.heartbeat))
 	return time.Since(fs.at), nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/internal/bubble"
+	"github.com/etcdsim/etcdsim/seed"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -29,7 +30,7 @@ func TestFreezeLeaderLeaseRace(t *testing.T) {
 	for i := range runs {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) {
-				if freezeLeaseStory(t, Config{Clock: ClockVirtual, Latency: time.Millisecond}) {
+				if freezeLeaseStory(t, New(t, Config{Clock: ClockVirtual, Latency: time.Millisecond, Seed: seed.Seed(i)})) {
 					lost++
 				}
 			})
@@ -51,11 +52,10 @@ func freezeLeaseRuns(t *testing.T, def int) int {
 	return n
 }
 
-// freezeLeaseStory runs the story once on a cluster of cfg and reports
-// whether the lease was lost.
-func freezeLeaseStory(t *testing.T, cfg Config) bool {
+// freezeLeaseStory runs the story once on c and reports whether the lease
+// was lost.
+func freezeLeaseStory(t *testing.T, c *Cluster) bool {
 	const ttl = 6 // seconds
-	c := New(t, cfg)
 	ctx := testCtx(t)
 	lead := leader(t, c)
 	f1 := followers(c, lead)[0]

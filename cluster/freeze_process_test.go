@@ -21,7 +21,7 @@ func TestFreezeLeaderLeaseRaceProcess(t *testing.T) {
 	lost := 0
 	for i := range runs {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			if freezeLeaseStory(t, Config{Clock: ClockReal, MemberProcesses: true}) {
+			if freezeLeaseStory(t, New(t, Config{Clock: ClockReal, MemberProcesses: true})) {
 				lost++
 			}
 		})

@@ -26,8 +26,12 @@ type network struct {
 	// (Config.Latency); set before any connection.
 	latency time.Duration
 
-	rngMu sync.Mutex // guards rng
-	rng   *rand.Rand // jitter samples, Config.Seed's network stream
+	rngMu  sync.Mutex // guards rng, resume and placed
+	rng    *rand.Rand // jitter samples, Config.Seed's network stream
+	resume *rand.Rand // how frozen members resume (resume.go), Config.Seed's resume stream
+	// placed, if set, is where every resume puts the lessor's pass
+	// instead of a draw (tests).
+	placed *lessorPlace
 
 	mu      sync.Mutex // guards everything below
 	links   map[linkKey]*link
@@ -55,6 +59,7 @@ func newNetwork(seed seed.Seed, mem *memNet, latency time.Duration) *network {
 		mem:     mem,
 		latency: latency,
 		rng:     seed.Rand(networkStream),
+		resume:  seed.Rand(resumeStream),
 		links:   make(map[linkKey]*link),
 		down:    make(map[string]bool),
 		conns:   make(map[*pconn]struct{}),

@@ -15,9 +15,10 @@ import (
 // its connections stay open and what is sent to it waits, queued. Unlike
 // Isolate, a frozen leader does not step down on its own: it still
 // believes it leads when it resumes. The heal resumes it the way a
-// resumed process runs — its buffered raft tick first, then what waited,
-// racing the lessor's overdue pass — which is how a resumed old leader
-// can revoke a lease its client kept alive through the new one.
+// resumed process runs — its buffered raft tick, what waited, and the
+// lessor's overdue pass in the order the Go scheduler would give them,
+// drawn from the run's seed — which is how a resumed old leader can
+// revoke a lease its client kept alive through the new one.
 //
 // Targets: leader, follower, m<i>, and Pinned(client), the member a
 // client's session is on. A member frozen or down already is an error
