@@ -287,6 +287,35 @@ func leftBehind(s Scenario, made []madeValue, berr error) (string, bool) {
 		fix = append(fix, "the recipe's value must have a Close() error that stops them; the scenarios call it when the process crashes and when the run ends")
 	}
 	b.WriteString(strings.Join(fix, "; "))
-	b.WriteString("; where a goroutine is a library's that offers no way to stop it, the leak is the library's")
+	fmt.Fprintf(&b, "; they are goroutines of %s: where one is a library's that offers no way to stop it (a client the library keeps for the process's life and never closes, say), "+
+		"the leak is the library's, and the library cannot run on the virtual clock, whose run ends only once every goroutine it started has returned: "+
+		"run its scenarios on the real clock (Cluster.RealClock saying why, or simrun's -clock real)", strings.Join(leftPackages(st.Left), ", "))
 	return b.String(), true
+}
+
+// leftPackages returns the packages of the functions the goroutines left
+// are in (header lines "goroutine 7 [chan receive] in example.com/lib.(*T).loop"),
+// each with how many, in the order first seen.
+func leftPackages(left []string) []string {
+	var pkgs []string
+	count := map[string]int{}
+	for _, g := range left {
+		_, fn, ok := strings.Cut(g, "] in ")
+		if !ok {
+			continue
+		}
+		pkg := fn
+		slash := max(strings.LastIndexByte(fn, '/'), 0)
+		if dot := strings.IndexByte(fn[slash:], '.'); dot >= 0 {
+			pkg = fn[:slash+dot]
+		}
+		if count[pkg] == 0 {
+			pkgs = append(pkgs, pkg)
+		}
+		count[pkg]++
+	}
+	for i, p := range pkgs {
+		pkgs[i] = fmt.Sprintf("%s (%d)", p, count[p])
+	}
+	return pkgs
 }
