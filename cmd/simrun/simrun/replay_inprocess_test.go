@@ -1,9 +1,7 @@
 package simrun_test
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -23,17 +21,7 @@ func TestReplayInProcessLogsToTheRunsFile(t *testing.T) {
 	}
 	dir, bin := buildBadsim(t)
 	out := filepath.Join(dir, "out")
-	simrun := func(args ...string) (string, string) {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, &stdout, &stderr)
-		}
-		return stdout.String(), stderr.String()
-	}
+	simrun := func(args ...string) (string, string) { t.Helper(); return runProgram(t, bin, args...) }
 	simrun("run", "-inprocess", "-out", out, "lock/chatty/healthy")
 	run := filepath.Join(out, "lock-chatty-healthy", "seed-1")
 	replayDir := filepath.Join(dir, "replayed")
