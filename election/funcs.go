@@ -32,7 +32,8 @@ type Participant interface {
 // participation not stopped yet, then calls Stop: a library's client is
 // closed only once no campaign uses it.
 type Funcs struct {
-	// Join starts a campaign with value.
+	// Join starts a campaign with value, and returns at once: the waiting
+	// is WaitForLeadership's (Close waits for a Join under way).
 	Join func(value string) (Participant, error)
 	// NoFencing says, in a phrase, why the library's terms carry no
 	// number (Unfenced). "" means they do.
