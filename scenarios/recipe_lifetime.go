@@ -287,6 +287,77 @@ func leftBehind(s Scenario, made []madeValue, berr error) (string, bool) {
 		fix = append(fix, "the recipe's value must have a Close() error that stops them; the scenarios call it when the process crashes and when the run ends")
 	}
 	b.WriteString(strings.Join(fix, "; "))
-	b.WriteString("; where a goroutine is a library's that offers no way to stop it, the leak is the library's")
+	fmt.Fprintf(&b, "; they are goroutines of %s%s: where one is a library's that offers no way to stop it (a client the library keeps for the process's life and never closes, say), "+
+		"the leak is the library's, and the library cannot run on the virtual clock, whose run ends only once every goroutine it started has returned: "+
+		"run its scenarios on the real clock (Cluster.RealClock saying why, or simrun's -clock real)", strings.Join(leftPackages(st.Left), ", "), through(st.Left, st.Stacks))
 	return b.String(), true
+}
+
+// through says which packages other than the standard library's the
+// stacks of the goroutines left pass through or were started from — the
+// library that started a goroutine waiting in gRPC, say — or "" if none
+// but those of their first functions (in left's header lines).
+func through(left []string, stacks string) string {
+	var pkgs []string
+	seen := map[string]bool{}
+	for _, g := range left {
+		if _, fn, ok := strings.Cut(g, "] in "); ok {
+			seen[packageOf(fn)] = true
+		}
+	}
+	for line := range strings.Lines(stacks) {
+		if strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "goroutine ") {
+			continue
+		}
+		fn := strings.TrimPrefix(strings.TrimSpace(line), "created by ")
+		if i := strings.LastIndex(fn, " in goroutine "); i >= 0 {
+			fn = fn[:i]
+		}
+		if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
+			fn = fn[:i] // the arguments
+		}
+		pkg := packageOf(fn)
+		if first, _, _ := strings.Cut(pkg, "/"); !strings.Contains(first, ".") || seen[pkg] {
+			continue // the standard library's, or named already
+		}
+		seen[pkg] = true
+		pkgs = append(pkgs, pkg)
+	}
+	if len(pkgs) == 0 {
+		return ""
+	}
+	return ", whose stacks run through " + strings.Join(pkgs, ", ")
+}
+
+// packageOf returns the package of a function's full name:
+// "example.com/lib.(*T).loop" is in "example.com/lib".
+func packageOf(fn string) string {
+	slash := max(strings.LastIndexByte(fn, '/'), 0)
+	if dot := strings.IndexByte(fn[slash:], '.'); dot >= 0 {
+		return fn[:slash+dot]
+	}
+	return fn
+}
+
+// leftPackages returns the packages of the functions the goroutines left
+// are in (header lines "goroutine 7 [chan receive] in example.com/lib.(*T).loop"),
+// each with how many, in the order first seen.
+func leftPackages(left []string) []string {
+	var pkgs []string
+	count := map[string]int{}
+	for _, g := range left {
+		_, fn, ok := strings.Cut(g, "] in ")
+		if !ok {
+			continue
+		}
+		pkg := packageOf(fn)
+		if count[pkg] == 0 {
+			pkgs = append(pkgs, pkg)
+		}
+		count[pkg]++
+	}
+	for i, p := range pkgs {
+		pkgs[i] = fmt.Sprintf("%s (%d)", p, count[p])
+	}
+	return pkgs
 }

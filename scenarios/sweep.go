@@ -16,10 +16,10 @@ import (
 // t named runs/<name>/<seed> — in parallel with each other if parallel —
 // and returns, once every run has ended, the results by scenario name in
 // seed order. Each run is logged with its verdict, wall time and first
-// sentence; a run the harness could not finish fails its subtest and is
-// left out. It is for a test that asserts a rate: that a finding shows on
-// at least one of n seeds, say (Found), since one run is no verdict on a
-// pitfall that depends on timing.
+// sentence, and each of its recipe faults; a run the harness could not
+// finish fails its subtest and is left out. It is for a test that asserts
+// a rate: that a finding shows on at least one of n seeds, say (Found),
+// since one run is no verdict on a pitfall that depends on timing.
 func Sweep(t *testing.T, n int, parallel bool, list ...Scenario) map[string][]*Result {
 	t.Helper()
 	var mu sync.Mutex // guards out
@@ -35,6 +35,9 @@ func Sweep(t *testing.T, n int, parallel bool, list ...Scenario) map[string][]*R
 					t.Fatalf("harness: %v", err)
 				}
 				t.Logf("%s seed %s: %s in %v wall: %s", s.Name, s.Seed, r.Verdict, r.Timings.Wall.D().Round(time.Millisecond), firstSentence(r))
+				for _, f := range r.RecipeFaults {
+					t.Logf("%s seed %s: the recipe's fault: %s", s.Name, s.Seed, f)
+				}
 				mu.Lock()
 				out[s.Name] = append(out[s.Name], r)
 				mu.Unlock()

@@ -1,7 +1,6 @@
 package gokit_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -23,15 +22,6 @@ var findings = map[string]string{
 	"discovery/gokit-registrar+gokit-instancer/isolate-resolver-compact": "both",
 }
 
-// all returns go-kit's Registrar with etcdsim's resolver, its Instancer
-// with etcdsim's registrar, and the two together, under every schedule of
-// DiscoverySafety.
-func all() []scenarios.Scenario {
-	return slices.Concat(scenarios.DiscoverySafety(gokit.Registrar),
-		scenarios.DiscoveryResolverSafety(gokit.Instancer),
-		scenarios.DiscoveryPairSafety(gokit.Registrar, gokit.Instancer))
-}
-
 // go-kit's sd/etcdv3 under etcdsim's discovery scenarios, on the virtual
 // clock: every run is judged; each finding must show as a violation on at
 // least one of seeds 1–3 (it showed on all three in the runs
@@ -43,7 +33,7 @@ func TestGoKit(t *testing.T) {
 	if testing.Short() {
 		n = 1
 	}
-	results := scenarios.Sweep(t, n, false, all()...)
+	results := scenarios.Sweep(t, n, false, gokit.Scenarios()...)
 	for name, why := range findings {
 		if len(results[name]) == 0 {
 			continue // not run (-run), or its harness failed, which failed its subtest

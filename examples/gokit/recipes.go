@@ -1,6 +1,11 @@
 package gokit
 
-import "github.com/etcdsim/etcdsim/discovery"
+import (
+	"slices"
+
+	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/scenarios"
+)
 
 // The recipes as etcdsim's scenario constructors take them.
 var (
@@ -9,3 +14,12 @@ var (
 	Instancer = discovery.ResolverRecipe{Name: "gokit-instancer", New: NewInstancer,
 		Summary: "go-kit sd/etcdv3 Instancer: a listing on every watch event of the prefix"}
 )
+
+// Scenarios returns go-kit's Registrar with etcdsim's resolver, its
+// Instancer with etcdsim's registrar, and the two together, under every
+// schedule of DiscoverySafety, on the virtual clock.
+func Scenarios() []scenarios.Scenario {
+	return slices.Concat(scenarios.DiscoverySafety(Registrar),
+		scenarios.DiscoveryResolverSafety(Instancer),
+		scenarios.DiscoveryPairSafety(Registrar, Instancer))
+}

@@ -22,8 +22,8 @@ func endpointsOf(cli *clientv3.Client, what string) ([]string, error) {
 		u, err := url.Parse(ep)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Port() == "" {
 			return nil, fmt.Errorf("gozero: %s: endpoint %q is not an http URL with a host and port that go-zero can dial "+
-				"(go-zero dials etcd itself: run on the real clock, where a named client's endpoints are "+
-				"cluster.Cluster.ClientEndpoints' URLs)", what, ep)
+				"(go-zero dials etcd itself and never closes its clients: run it on the real clock, where a named client's endpoints are "+
+				"cluster.Cluster.ClientEndpoints' URLs; %s)", what, ep, RealClock)
 		}
 	}
 	return eps, nil

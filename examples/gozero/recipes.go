@@ -11,5 +11,8 @@ var (
 )
 
 // RealClock is why the go-zero scenarios need the real clock, for
-// scenarios.Cluster.RealClock.
-const RealClock = "go-zero dials etcd itself from the endpoints of a named client (cluster.Cluster.ClientEndpoints), over real sockets"
+// scenarios.Cluster.RealClock: asking for the virtual clock is refused
+// with it.
+const RealClock = "go-zero keeps its etcd clients in a process-wide cache that nothing closes, so their goroutines " +
+	"(clientv3's autoSync and lease keep-alive loops, watch streams, go-zero's internal.(*stateWatcher).watch) never return, " +
+	"and a run on the virtual clock ends only once every goroutine it started has: run go-zero on the real clock"

@@ -1,12 +1,14 @@
 package vitess
 
 import (
+	"slices"
 	"time"
 	_ "unsafe" // for go:linkname
 
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/scenarios"
 )
 
 // The recipes as etcdsim's scenario constructors take them.
@@ -29,3 +31,10 @@ var leaseTTL = lease.Global{Name: "etcd2topo's leaseTTL (-topo-etcd-lease-ttl)",
 // SetLeaseTTL sets etcd2topo's process-wide lease TTL, as the flag would;
 // the tests set it before anything runs.
 func SetLeaseTTL(d time.Duration) { leaseTTL.Set(d) }
+
+// Scenarios returns vitess's lock under LockSafety and its leader
+// participation under ElectionSafety, on the virtual clock. The
+// election's need etcd2topo's lease TTL set to their 1 s (SetLeaseTTL).
+func Scenarios() []scenarios.Scenario {
+	return slices.Concat(scenarios.LockSafety(Lock), scenarios.ElectionSafety(Election))
+}

@@ -1,7 +1,6 @@
 package vitess_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/etcdsim/etcdsim/checker"
@@ -30,12 +29,6 @@ var findings = map[string]checker.Name{
 // failing CI while a finding that went away still fails it.
 const seeds = 3
 
-// all returns vitess's lock under LockSafety and its leader participation
-// under ElectionSafety, on the virtual clock.
-func all() []scenarios.Scenario {
-	return slices.Concat(scenarios.LockSafety(vitess.Lock), scenarios.ElectionSafety(vitess.Election))
-}
-
 // vitess under etcdsim's lock and election scenarios on the virtual clock:
 // every run is judged, each finding shows on at least one of its seeds,
 // and every other verdict is logged with its sentence.
@@ -44,7 +37,7 @@ func TestVitess(t *testing.T) {
 	if testing.Short() {
 		n = 1
 	}
-	results := scenarios.Sweep(t, n, true, all()...)
+	results := scenarios.Sweep(t, n, true, vitess.Scenarios()...)
 	for name, chk := range findings {
 		if len(results[name]) == 0 {
 			continue // not run (-run), or its harness failed, which failed its subtest

@@ -139,17 +139,7 @@ func TestReplayInChildProcess(t *testing.T) {
 	}
 	dir, bin := buildBadsim(t)
 	out := filepath.Join(dir, "out")
-	simrun := func(args ...string) (string, string) {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, &stdout, &stderr)
-		}
-		return stdout.String(), stderr.String()
-	}
+	simrun := func(args ...string) (string, string) { t.Helper(); return runProgram(t, bin, args...) }
 	simrun("run", "-out", out, "lock/chatty/healthy")
 	run := filepath.Join(out, "lock-chatty-healthy", "seed-1")
 	stdout, stderr := simrun("replay", filepath.Join(run, "result.json"))
@@ -183,6 +173,20 @@ func TestReplayInChildProcess(t *testing.T) {
 	if err != nil || len(res.RecipeFaults) == 0 || !strings.Contains(res.RecipeFaults[0], "standard output directly") {
 		t.Errorf("result.json's recipe_faults = %q (%v), want the writes to standard output", res.RecipeFaults, err)
 	}
+}
+
+// runProgram runs bin with args, with a TMPDIR of the test's, and returns
+// its standard output and error; a failure fails the test.
+func runProgram(t *testing.T, bin string, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, &stdout, &stderr)
+	}
+	return stdout.String(), stderr.String()
 }
 
 // buildBadsim builds ./testdata/badsim into a directory of the test's, and

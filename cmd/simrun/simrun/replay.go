@@ -22,7 +22,7 @@ var replayCommand = &command{
 }
 
 // inProcessUsage is replay's -inprocess flag's.
-const inProcessUsage = "run in this process, whose output the run's libraries then share, rather than in a child process whose " +
+const inProcessUsage = "run in this process (what the run's libraries log to standard error then goes to the run's " + childLogFile + " while it runs) rather than in a child process whose " +
 	"standard error (what they log) goes to the run's " + childLogFile + " and whose standard output to its " + childStdoutFile + " (default: in a test binary)"
 
 func init() { replayCommand.run = runReplay }
@@ -71,7 +71,10 @@ func runReplay(e *env, args []string) (int, error) {
 	where := fmt.Sprintf("in a child process: what its libraries log goes to %s, what it writes to standard output to %s",
 		filepath.Join(out, childLogFile), filepath.Join(out, childStdoutFile))
 	if inProcess {
-		where = "in this process"
+		where = "in this process, whose standard error its libraries share"
+		if stderrMovable {
+			where = fmt.Sprintf("in this process: what its libraries log to standard error goes to %s until it ends", filepath.Join(out, childLogFile))
+		}
 	}
 	fmt.Fprintf(e.stderr, "simrun: replaying %s seed %s into %s, %s\n", s.Name, s.Seed, out, where)
 	now, err := r.replayRun(e.ctx, s, out, e.replayCommand(path))
@@ -106,6 +109,14 @@ func metText(met bool) string {
 // emptied first: it may be a directory of the caller's.
 func (r runner) replayRun(ctx context.Context, s scenarios.Scenario, out, replay string) (*scenarios.Result, error) {
 	if r.inProcess {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, err
+		}
+		restore, _, err := libraryStderrTo(filepath.Join(out, childLogFile))
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
 		rctx, cancel := context.WithTimeout(ctx, budget(s))
 		defer cancel()
 		return scenarios.Run(rctx, s, scenarios.Options{Out: out, Replay: replay})
