@@ -29,8 +29,9 @@ import (
 // or refuse a name it does not know, where the run was of the program);
 // version 8 the operations' output.ttl, which a result's violations name
 // (checker.HistoryVersion 4), and cluster.member_processes (an older
-// etcdsim would run the members embedded).
-const SchemaVersion = 8
+// etcdsim would run the members embedded); version 9 cluster.auth (an
+// older etcdsim would run with auth off).
+const SchemaVersion = 9
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -91,6 +92,10 @@ type Cluster struct {
 	// clock: a freeze is then SIGSTOP, a kill SIGKILL. "" Clock means
 	// "real" with it; "virtual" is an error.
 	MemberProcesses bool `json:"member_processes,omitempty"`
+	// Auth, if set, turns etcd's authentication on: the recipe's clients
+	// speak as users limited to its keys, the harness as root (see Auth).
+	// nil means auth off.
+	Auth *Auth `json:"auth,omitempty"`
 }
 
 // DefaultClock is the clock a scenario runs on when it names none and
@@ -313,5 +318,6 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Checkers == nil {
 		s.Checkers = DefaultCheckers(w.Family)
 	}
+	s.Cluster.Auth = s.Cluster.Auth.withDefaults(s)
 	return s
 }
