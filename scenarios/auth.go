@@ -109,7 +109,7 @@ func (s Scenario) validateAuth(bad func(format string, args ...any)) {
 	a := s.Cluster.Auth
 	if a == nil {
 		for _, step := range expireTokenSteps(s) {
-			bad("faults: %s expires tokens, but auth is off: set cluster.auth (\"auth\": {} gives each client a user of its own), or take the step out", step)
+			bad("faults: %s expires tokens, but auth is off: set cluster.auth (\"auth\": {} gives each client a user of its own), or take the step out", step.where)
 		}
 		return
 	}
@@ -167,6 +167,11 @@ func (s Scenario) validateAuth(bad func(format string, args ...any)) {
 		}
 	}
 	userNames := slices.Sorted(maps.Keys(users))
+	for _, step := range expireTokenSteps(s) {
+		if _, ok := users[step.user]; step.user != "" && step.user != cluster.RootUser && !ok {
+			bad("faults: %s names user %q, which cluster.auth.users does not define; valid: root or one of %v", step.where, step.user, userNames)
+		}
+	}
 	for _, c := range clients {
 		name, ok := a.Clients[c]
 		u, known := users[name]
@@ -206,13 +211,25 @@ func grants(u cluster.User, roles map[string]cluster.Role, p string, readOnly bo
 	return false
 }
 
-// expireTokenSteps lists, as text, the steps, triggers and nemesis
-// choices of s's schedule that expire tokens.
-func expireTokenSteps(s Scenario) []string {
-	var out []string
+// tokenStep is a fault of a scenario's schedule that expires tokens, and
+// where the schedule has it.
+type tokenStep struct {
+	where string // "timeline step 2 (expire-token(client c1))"
+	user  string // the user it names (expire-token(user root)); "" if it aims at clients
+}
+
+// expireTokenSteps lists the steps, triggers and nemesis choices of s's
+// schedule that expire tokens.
+func expireTokenSteps(s Scenario) []tokenStep {
+	var out []tokenStep
 	note := func(where string, i int, f faults.Fault) {
-		if strings.Contains(f.String(), "expire-token(") {
-			out = append(out, fmt.Sprintf("%s %d (%s)", where, i, f))
+		text := f.String()
+		if rest, ok := strings.CutPrefix(text, "expire-token("); ok {
+			var user string
+			if u, ok := strings.CutPrefix(strings.TrimSuffix(rest, ")"), "user "); ok {
+				user = u
+			}
+			out = append(out, tokenStep{where: fmt.Sprintf("%s %d (%s)", where, i, text), user: user})
 		}
 	}
 	if tl := s.Faults.Timeline; tl != nil {

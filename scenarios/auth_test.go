@@ -125,6 +125,9 @@ func TestAuthBadInput(t *testing.T) {
 		{"a program recipe", func(s *scenarios.Scenario) {
 			s.Workload.Command = []string{"./my-lock"}
 		}, []string{"cluster.auth: workload.command's program", "no credentials"}},
+		{"expire-token of an unknown user", func(s *scenarios.Scenario) {
+			s.Faults.Timeline = &faults.Timeline{Steps: []faults.Step{faults.At(time.Second, 0, faults.ExpireToken(faults.User("c9")))}}
+		}, []string{`faults: timeline step 0 (expire-token(user c9)) names user "c9", which cluster.auth.users does not define; valid: root or one of [c1 c2]`}},
 		{"expire-token with auth off", func(s *scenarios.Scenario) {
 			s.Cluster.Auth = nil
 			s.Faults.Timeline = &faults.Timeline{Steps: []faults.Step{faults.At(time.Second, 0, faults.ExpireToken(faults.Client("c1")))},

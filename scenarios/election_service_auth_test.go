@@ -110,3 +110,86 @@ func isPermissionDenied(err error) bool {
 	s, ok := status.FromError(err)
 	return ok && (s.Code() == codes.PermissionDenied || strings.Contains(s.Message(), rpctypes.ErrPermissionDenied.Error()))
 }
+
+// The election service's waits share one watch stream of the member's
+// in-process client, opened with the token of the first caller that had
+// to wait. Once that caller's tokens expire, the next candidate that must
+// wait — of another user, with a token of its own that is valid, on a
+// prefix it may read — is refused "invalid auth token" at once, for as
+// long as the stream lives. etcd #19296 reports the same shared stream in
+// the grpc-proxy (later watchers hang once the first one's token
+// expires); etcdsim runs no grpc-proxy, but the election service has the
+// stream. etcd's client-side Election, each candidate on its own client,
+// waits its turn. Confirmed on v3.7.3; this test fails when etcd changes
+// either.
+func TestElectionServiceWaitsWithAnExpiredToken(t *testing.T) {
+	auth := &cluster.AuthConfig{
+		Users: []cluster.User{{Name: "u1", Password: "p1", Roles: []string{"r"}}, {Name: "u2", Password: "p2", Roles: []string{"r"}}},
+		Roles: []cluster.Role{{Name: "r", Prefix: "/e/"}},
+	}
+	service := func(ctx context.Context, t *testing.T, cli *clientv3.Client, value string) error {
+		l, err := cli.Grant(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = epb.NewElectionClient(cli.ActiveConnection()).Campaign(ctx,
+			&epb.CampaignRequest{Name: []byte("/e/x"), Lease: int64(l.ID), Value: []byte(value)})
+		return err
+	}
+	library := func(ctx context.Context, t *testing.T, cli *clientv3.Client, value string) error {
+		s, err := concurrency.NewSession(cli, concurrency.WithTTL(10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Orphan()
+		return concurrency.NewElection(s, "/e/x").Campaign(ctx, value)
+	}
+	for _, tc := range []struct {
+		name     string
+		campaign func(ctx context.Context, t *testing.T, cli *clientv3.Client, value string) error
+		refused  bool // u2's queued candidate is refused
+	}{
+		{"v3election service", service, true},
+		{"client-side Election", library, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) {
+				ctx := context.Background()
+				c := cluster.New(t, cluster.Config{Members: 1, Latency: time.Millisecond, Auth: auth})
+				clients := map[string]*clientv3.Client{}
+				for _, x := range []struct{ name, user string }{{"a1", "u1"}, {"a2", "u1"}, {"b2", "u2"}} {
+					cli, err := c.NewClient(x.name, cluster.ClientConfig{User: x.user})
+					if err != nil {
+						t.Fatal(err)
+					}
+					clients[x.name] = cli
+				}
+				if err := tc.campaign(ctx, t, clients["a1"], "a1"); err != nil {
+					t.Fatalf("a1 (u1) campaigns on a free election: %v", err)
+				}
+				// u1's candidate queues first, then u1's tokens expire.
+				a2 := make(chan error, 1)
+				actx, cancelA := context.WithTimeout(ctx, 4*time.Second)
+				defer cancelA()
+				go func() { a2 <- tc.campaign(actx, t, clients["a2"], "a2") }()
+				time.Sleep(500 * time.Millisecond)
+				if _, _, err := c.ExpireTokens(ctx, "u1"); err != nil {
+					t.Fatal(err)
+				}
+				bctx, cancelB := context.WithTimeout(ctx, 2*time.Second)
+				defer cancelB()
+				err := tc.campaign(bctx, t, clients["b2"], "b2")
+				refused := err != nil && strings.Contains(err.Error(), rpctypes.ErrInvalidAuthToken.Error())
+				if refused != tc.refused {
+					t.Errorf("b2 (u2), queued behind a1 after u1's tokens expired: %v; want refused with an invalid token: %v", err, tc.refused)
+				}
+				if !refused && !errors.Is(err, context.DeadlineExceeded) && status.Code(err) != codes.DeadlineExceeded {
+					t.Errorf("b2 (u2) should wait its turn until its deadline, got %v", err)
+				}
+				if err := <-a2; !errors.Is(err, context.DeadlineExceeded) && status.Code(err) != codes.DeadlineExceeded {
+					t.Errorf("a2 (u1) should wait its turn until its deadline, got %v", err)
+				}
+			})
+		})
+	}
+}
