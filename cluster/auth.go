@@ -315,12 +315,21 @@ func (c *Cluster) clientCredentials(name string, cfg ClientConfig) (user, passwo
 }
 
 // ClientUser returns the user the named client speaks as ("" when auth is
-// off).
+// off). It does not wait for a dial or restart of the client in progress
+// (its configuration is fixed when it is created): on the virtual clock,
+// a goroutine waiting on a mutex keeps the clock, and so the dial's
+// authentication round trip, from moving.
 func (c *Cluster) ClientUser(name string) (string, error) {
-	nc, err := c.lookupClient(name)
-	if err != nil {
+	c.mu.Lock()
+	err := c.openLocked()
+	nc, ok := c.clients[name]
+	ok = ok && nc.linked
+	c.mu.Unlock()
+	switch {
+	case err != nil:
 		return "", err
+	case !ok:
+		return "", fmt.Errorf("%w %q (clients: %v)", ErrUnknownNode, name, c.ClientNames())
 	}
-	defer nc.lifeMu.Unlock()
 	return nc.cfg.User, nil
 }

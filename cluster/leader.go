@@ -161,19 +161,32 @@ func (c *Cluster) readThrough(ctx context.Context, m *Member) error {
 }
 
 // harnessClient returns the harness's own client to m, through m's front
-// proxy: no link governs it, so it sees the member as it is.
+// proxy: no link governs it, so it sees the member as it is. It is made
+// without holding c.mu: with auth on, clientv3.New authenticates, a round
+// trip to m, and on the virtual clock a goroutine waiting for c.mu
+// meanwhile would keep the bubble's clock, and so the round trip, from
+// moving. Of two made at once, the first stored is kept.
 func (c *Cluster) harnessClient(m *Member) (*clientv3.Client, error) {
+	c.mu.Lock()
+	err := c.openLocked()
+	cli, ok := c.harness[m.name]
+	c.mu.Unlock()
+	if err != nil || ok {
+		return cli, err
+	}
+	cli, err = clientv3.New(c.withRoot(clientv3.Config{Endpoints: []string{m.Endpoint()}, Logger: quietLogger(), DialOptions: c.DialOptions()}))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: harness client for %s: %w", m.name, err)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.openLocked(); err != nil {
+		cli.Close()
 		return nil, err
 	}
-	if cli, ok := c.harness[m.name]; ok {
-		return cli, nil
-	}
-	cli, err := clientv3.New(c.withRoot(clientv3.Config{Endpoints: []string{m.Endpoint()}, Logger: quietLogger(), DialOptions: c.DialOptions()}))
-	if err != nil {
-		return nil, fmt.Errorf("cluster: harness client for %s: %w", m.name, err)
+	if kept, ok := c.harness[m.name]; ok {
+		cli.Close()
+		return kept, nil
 	}
 	c.harness[m.name] = cli
 	return cli, nil

@@ -215,8 +215,8 @@ func nopHeal(context.Context) error { return nil }
 // checkKind reports a target that resolved to the wrong kind of node,
 // such as a lock holder that is not a client of the cluster.
 func checkKind(f Fault, t Target, names []string, s shape) error {
-	if t.onKeys() {
-		return nil // it names keys, which are no node
+	if t.onKeys() || t.kind == userTarget {
+		return nil // it names keys or a user, which are no node
 	}
 	for _, n := range names {
 		isMember := slices.Contains(s.members, n)

@@ -167,6 +167,8 @@ func (f Fault) validate(s shape) error {
 			continue
 		}
 		switch {
+		case t.kind == userTarget && f.action != "expire-token":
+			errs = append(errs, fmt.Errorf("%v names an etcd user, which only expire-token aims at", t))
 		case t.onKeys() && f.kind != keysOrClients:
 			errs = append(errs, fmt.Errorf("%v names etcd keys, not a node; %s needs %s", t, f.action, f.kind))
 		case f.kind == membersOnly && !t.onMembers():

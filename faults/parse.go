@@ -22,7 +22,7 @@ import (
 //	defrag(<target>)
 //	delete(<target>)                     key:<k>, prefix:<p>, or clients' session keys
 //	delay(<target>, <delay>±<jitter>)    also written +-; no jitter means 0s
-//	expire-token(<target>)               clients; the cluster has auth on
+//	expire-token(<target>)               clients or user <name>; the cluster has auth on
 //	flap(<fault>, down <d>, up <d>, ×<n>) also written x<n>; the fault lasts until healed
 //	freeze(<target>)
 //	isolate(<target>)
@@ -66,6 +66,7 @@ func Parse(text string) (Fault, error) {
 //	pinned <client>          the member client's streams are on, e.g. pinned c1
 //	key:<key>                one etcd key, e.g. key:/config/a (delete, put)
 //	prefix:<prefix>          every key under a prefix (delete)
+//	user <name>              an etcd user, root included (expire-token)
 //
 // A name may hold any character but spaces, commas and arrows (→, ->):
 // "/locks/a-1.b" is a lock name, "my lock" is not.
@@ -279,12 +280,13 @@ var namedRoles = map[string]struct {
 	"lock-holder":     {"lock", LockHolder},
 	"election-leader": {"election", ElectionLeader},
 	"pinned":          {"client", Pinned},
+	"user":            {"user", User},
 }
 
 // targetWords are the first words of the targets, in the order they are
 // listed; targetForms says how each is written.
 var targetWords = []string{"leader", "follower", "minority", "majority", "m<i>", "all-members",
-	"client", "all-clients", "lock-holder", "election-leader", "pinned", "key:", "prefix:"}
+	"client", "all-clients", "lock-holder", "election-leader", "pinned", "key:", "prefix:", "user"}
 
 var targetForms = map[string]string{
 	"m<i>":            "m<i>",
@@ -294,6 +296,7 @@ var targetForms = map[string]string{
 	"pinned":          "pinned <client>",
 	"key:":            "key:<key>",
 	"prefix:":         "prefix:<prefix>",
+	"user":            "user <name>",
 }
 
 func parseTarget(text string) (Target, error) {

@@ -39,6 +39,7 @@ const (
 	pinnedTarget
 	keyTarget
 	prefixTarget
+	userTarget
 )
 
 var (
@@ -98,6 +99,11 @@ func Key(k string) Target { return Target{kind: keyTarget, arg: k} }
 // "prefix:<p>".
 func Prefix(p string) Target { return Target{kind: prefixTarget, arg: p} }
 
+// User is an etcd user of a cluster with auth on, by name — root, the
+// harness's, included — for ExpireToken alone: it names whose tokens end,
+// not a node.
+func User(name string) Target { return Target{kind: userTarget, arg: name} }
+
 // String names the target in the form ParseTarget reads, one token for
 // the role and one for the name it needs: "leader", "m2", "all-members",
 // "client c1", "lock-holder L", "election-leader E".
@@ -129,6 +135,8 @@ func (t Target) String() string {
 		return "key:" + t.arg
 	case prefixTarget:
 		return "prefix:" + t.arg
+	case userTarget:
+		return "user " + t.arg
 	}
 	return "no target"
 }
@@ -152,7 +160,7 @@ func (t Target) size(s shape) int {
 	n := len(s.members)
 	switch t.kind {
 	case leaderTarget, followerTarget, memberTarget, clientTarget, lockHolderTarget, electionLeaderTarget, pinnedTarget,
-		keyTarget, prefixTarget:
+		keyTarget, prefixTarget, userTarget:
 		return 1
 	case minorityTarget:
 		return (n - 1) / 2
@@ -199,7 +207,7 @@ func (t Target) check(s shape) error {
 		if len(s.clients) == 0 {
 			return fmt.Errorf("the cluster has no clients yet; create them before the schedule runs")
 		}
-	case lockHolderTarget, electionLeaderTarget:
+	case lockHolderTarget, electionLeaderTarget, userTarget:
 		if t.arg == "" {
 			return fmt.Errorf("%v: empty name", t)
 		}
@@ -260,6 +268,8 @@ func (t Target) resolve(ctx context.Context, e *Env, rng *rand.Rand) ([]string, 
 		return e.pinned(ctx, t.arg)
 	case keyTarget, prefixTarget:
 		return []string{t.String()}, nil
+	case userTarget:
+		return []string{t.arg}, nil
 	case electionLeaderTarget:
 		cl, ok := e.ElectionLeader(t.arg)
 		if !ok {

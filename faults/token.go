@@ -9,7 +9,8 @@ import (
 )
 
 // ExpireToken ends, now, the auth tokens of the user each client t
-// resolves to speaks as, as their TTL would (cluster.Cluster.ExpireTokens):
+// resolves to speaks as — or of the user t names (User("root")) — as
+// their TTL would (cluster.Cluster.ExpireTokens):
 // the user's simple tokens are dropped and the auth revision moves on, so
 // every token issued before is refused as stale. clientv3 authenticates
 // again when a request is refused; what a recipe holds open across it —
@@ -26,18 +27,8 @@ func ExpireToken(t Target) Fault {
 			if user, _ := x.env.c.RootCredentials(); user == "" {
 				return noHeal, "", errors.New("auth is off in this cluster (cluster.Config.Auth is nil); expire-token needs tokens to expire")
 			}
-			var users, done []string
-			var errs []error
-			for _, cl := range x.targets[0] {
-				u, err := x.env.c.ClientUser(cl)
-				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				if !slices.Contains(users, u) {
-					users = append(users, u)
-				}
-			}
+			users, errs := tokenUsers(x.env, t, x.targets[0])
+			var done []string
 			for _, u := range users {
 				before, after, err := x.env.c.ExpireTokens(ctx, u)
 				if err != nil {
@@ -53,4 +44,25 @@ func ExpireToken(t Target) Fault {
 			return noHeal, detail, errors.Join(errs...)
 		},
 	}
+}
+
+// tokenUsers returns the users whose tokens expire-token ends: the user
+// target names, or the users the clients resolved speak as, each once.
+func tokenUsers(e *Env, t Target, names []string) ([]string, []error) {
+	if t.kind == userTarget {
+		return names, nil
+	}
+	var users []string
+	var errs []error
+	for _, cl := range names {
+		u, err := e.c.ClientUser(cl)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !slices.Contains(users, u) {
+			users = append(users, u)
+		}
+	}
+	return users, errs
 }

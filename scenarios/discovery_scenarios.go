@@ -19,6 +19,7 @@ var discoveryFamily = family{
 	name:      FamilyDiscovery,
 	key:       "svc",
 	observers: 1,
+	keys:      func(w Workload) []string { return []string{w.Key + "/"} },
 	knobs:     []string{"resolver"},
 	defaults: func(w *Workload) {
 		if w.Resolver == "" {

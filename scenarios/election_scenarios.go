@@ -18,6 +18,7 @@ var electionFamily = family{
 	name:      FamilyElection,
 	key:       "E",
 	observers: 1,
+	keys:      func(w Workload) []string { return []string{w.Key + "/"} },
 	validate: func(s Scenario, bad func(format string, args ...any)) {
 		if s.Workload.Clients < 2 && s.Expect.Violation == checker.ViolationTwoLeaders {
 			bad("workload.clients %d: two leaders need at least 2 candidates", s.Workload.Clients)

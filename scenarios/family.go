@@ -32,6 +32,10 @@ type family struct {
 	// validate, if set, reports the family's own settings that cannot
 	// run, through bad.
 	validate func(s Scenario, bad func(format string, args ...any))
+	// keys, if set, are the key prefixes the family's clients read and
+	// write for workload w (KeyPrefixes); a family without it cannot run
+	// with auth on.
+	keys func(w Workload) []string
 	// checkers are the checkers that judge the family's history unless a
 	// scenario names its own.
 	checkers []checker.Name

@@ -19,6 +19,9 @@ var lockFamily = family{
 	knobs:    []string{"threads", "pinned", "owner_check", "writes"},
 	defaults: lockDefaults,
 	validate: lockValidate,
+	keys: func(w Workload) []string {
+		return []string{lock.DefaultPrefix + w.Key, dataKey(w.Key)}
+	},
 	checkers: []checker.Name{checker.CheckerMutualExclusion, checker.CheckerFencing, checker.CheckerLockLinearizable, checker.CheckerLiveness},
 	slots:    []slot{slotOf("lock", "WithLock", func(w *Workload) **lock.Recipe { return &w.Lock }, lock.Lookup)},
 	run:      (*world).lockWorkload,

@@ -12,13 +12,16 @@ import (
 // family under the standard fault mix, expecting a pass, then each pitfall
 // of the gallery under the schedule that exposes it, expecting the
 // violation its recipe's registry entry names, family by family in the
-// order of Families; then the reproductions of reports against etcd
-// (Upstream), report by report. The same list feeds go test and simrun.
+// order of Families; then correct recipes with etcd's authentication on,
+// their tokens ended mid-run; then the reproductions of reports against
+// etcd (Upstream), report by report. The same list feeds go test and
+// simrun.
 func All() []Scenario {
 	var out []Scenario
 	for _, f := range families {
 		out = append(out, f.gallery()...)
 	}
+	out = append(out, authScenarios()...)
 	return append(out, upstreamScenarios()...)
 }
 

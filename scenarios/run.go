@@ -122,7 +122,8 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	t0 := time.Now()
 	c, err := cluster.Start(ctx, cluster.Config{Members: s.Cluster.Members, Durable: s.Cluster.Durable,
 		Clock: s.Cluster.Clock, MemberProcesses: s.Cluster.MemberProcesses, Latency: s.Cluster.Latency.D(), Seed: s.Seed, LogDir: logDir,
-		ClientKeepAliveTime: s.Cluster.ClientKeepAliveTime.D(), ClientKeepAliveTimeout: s.Cluster.ClientKeepAliveTimeout.D()})
+		ClientKeepAliveTime: s.Cluster.ClientKeepAliveTime.D(), ClientKeepAliveTimeout: s.Cluster.ClientKeepAliveTimeout.D(),
+		Auth: s.Cluster.Auth.config()})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: starting the cluster: %w", ErrHarness, s.Name, err)
 	}
@@ -301,12 +302,13 @@ func (w *world) run(ctx context.Context) error {
 
 // clientConfig is the configuration of the run's i-th client: a pinned
 // lock client talks to one member, round the members; every other client
-// to every member.
+// to every member. With auth on, it speaks as its user.
 func (s Scenario) clientConfig(i int) cluster.ClientConfig {
-	if !s.Workload.Pinned {
-		return cluster.ClientConfig{}
+	cfg := cluster.ClientConfig{User: s.Cluster.Auth.user(s.clientNames()[i])}
+	if s.Workload.Pinned {
+		cfg.Members = []string{fmt.Sprintf("m%d", i%s.Cluster.Members)}
 	}
-	return cluster.ClientConfig{Members: []string{fmt.Sprintf("m%d", i%s.Cluster.Members)}}
+	return cfg
 }
 
 // links names the members each client links to when it does not link to

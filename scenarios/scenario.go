@@ -32,7 +32,8 @@ import (
 // etcdsim would run the members embedded); version 9
 // cluster.client_keepalive_time and cluster.client_keepalive_timeout (an
 // older etcdsim would run its clients without pings) and the faults'
-// pinned (checker.HistoryVersion 5).
+// pinned (checker.HistoryVersion 5), and cluster.auth (an older etcdsim
+// would run with auth off).
 const SchemaVersion = 9
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
@@ -103,6 +104,10 @@ type Cluster struct {
 	// there. gRPC pings no more often than every 10s.
 	ClientKeepAliveTime    Duration `json:"client_keepalive_time,omitempty"`
 	ClientKeepAliveTimeout Duration `json:"client_keepalive_timeout,omitempty"`
+	// Auth, if set, turns etcd's authentication on: the recipe's clients
+	// speak as users limited to its keys, the harness as root (see Auth).
+	// nil means auth off.
+	Auth *Auth `json:"auth,omitempty"`
 }
 
 // DefaultClock is the clock a scenario runs on when it names none and
@@ -325,5 +330,6 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Checkers == nil {
 		s.Checkers = DefaultCheckers(w.Family)
 	}
+	s.Cluster.Auth = s.Cluster.Auth.withDefaults(s)
 	return s
 }

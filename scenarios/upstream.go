@@ -180,6 +180,15 @@ var upstreamReports = []upstreamReport{
 			"their clients kept alive through the new leader",
 	},
 	{
+		id: "etcd-13975", url: "https://github.com/etcd-io/etcd/issues/13975",
+		also:   []string{"https://github.com/etcd-io/etcd/issues/11123", "https://github.com/etcd-io/etcd/issues/10686"},
+		status: "closed",
+		note: "closed as stale; in v3.7.3 the lessor retries an expired lease's revoke every 3s, and a revoke as root " +
+			"is not refused for an older auth revision",
+		api:  "server lessor and EtcdServer.revokeExpiredLeases with auth on (AuthStore.WithRoot)",
+		what: "an expired lease whose revoke as root was refused \"invalid auth token\" was never revoked: its keys stayed for good",
+	},
+	{
 		id: "etcd-20418", url: "https://github.com/etcd-io/etcd/issues/20418",
 		also:   []string{"https://github.com/etcd-io/etcd/pull/21375", "https://github.com/etcd-io/etcd/pull/21399"},
 		status: "closed, fixed",
@@ -308,6 +317,7 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream10811()...)
 	out = append(out, upstream9395()...)
 	out = append(out, upstream15247()...)
+	out = append(out, upstream13975()...)
 	out = append(out, upstream20418()...)
 	out = append(out, upstream16221()...)
 	out = append(out, upstream21638()...)

@@ -105,6 +105,7 @@ func (s Scenario) Validate() error {
 			bad("expect: %v, but the run's checkers (%v) do not include %s", s.Expect, checkNames(s.Checkers), s.Expect.Checker)
 		}
 	}
+	s.validateAuth(bad)
 	if err := s.Faults.checkSchedule(); err != nil {
 		errs = append(errs, err)
 	}

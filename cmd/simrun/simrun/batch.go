@@ -24,6 +24,9 @@ type batchFlags struct {
 	// memberProcs runs every run's members as processes of their own
 	// (memberprocs.go).
 	memberProcs bool
+	// auth turns etcd's auth on in every run whose scenario has it off
+	// (-auth; see parseAuth); "" leaves each scenario's own.
+	auth string
 }
 
 // defaultParallel is -parallel's default: a run on the virtual clock is
@@ -33,6 +36,7 @@ func defaultParallel() int { return runtime.NumCPU() }
 func (b *batchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&b.parallel, "parallel", defaultParallel(), "how many clusters run at once (each a few etcd members in a child process of its own)")
 	fs.StringVar(&b.clock, "clock", "", "the clock every run goes on: virtual (in a synctest bubble, costing CPU time, not wall time) or real (embedded etcd on loopback sockets); default each scenario's own")
+	fs.StringVar(&b.auth, "auth", "", "turn etcd's authentication on in every run whose scenario has it off, each client a user limited to the recipe's keys: "+authSpecForm+" (default each scenario's own)")
 	fs.BoolVar(&b.memberProcs, "member-processes", false, "run every run's etcd members as processes of their own, on the real clock: a freeze is SIGSTOP, a kill SIGKILL (the member program is built once, with go build)")
 	fs.StringVar(&b.out, "out", "", "directory for the results (default results/<timestamp>)")
 	fs.BoolVar(&b.inProcess, "inprocess", defaultInProcess(),
@@ -55,6 +59,9 @@ func (b *batchFlags) check(e *env) error {
 	}
 	if _, err := cluster.ParseClock(b.clock); err != nil {
 		return usagef("-clock %q: want virtual or real (default each scenario's own)", b.clock)
+	}
+	if _, err := parseAuth(b.auth); err != nil {
+		return usagef("-auth %v", err)
 	}
 	if b.memberProcs && b.clock == string(cluster.ClockVirtual) {
 		return usagef("-member-processes runs members as processes on the real clock; it cannot go with -clock virtual")
@@ -92,6 +99,8 @@ func writable(dir string) error {
 func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]results.SummaryRun) (int, error) {
 	applyClock(jobs, b.clock)
 	applyMemberProcesses(jobs, b.memberProcs)
+	a, _ := parseAuth(b.auth) // checked in check
+	applyAuth(jobs, a)
 	if err := validateJobs(jobs); err != nil {
 		return exitUsage, configErr(err)
 	}

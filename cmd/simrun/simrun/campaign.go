@@ -74,6 +74,11 @@ func runCampaign(e *env, args []string) (int, error) {
 	// -clock changes what runs, so it is part of what the campaign is.
 	applyClock(all, f.clock)
 	applyMemberProcesses(all, f.memberProcs)
+	a, err := parseAuth(f.auth)
+	if err != nil {
+		return exitUsage, usagef("-auth %v", err)
+	}
+	applyAuth(all, a)
 	hash, err := campaignHash(all)
 	if err != nil {
 		return exitUsage, configErr(err)
@@ -165,6 +170,10 @@ func (o override) apply(s *scenarios.Scenario) {
 	}
 	if o.TTL > 0 {
 		s.Workload.TTL = o.TTL
+	}
+	if o.Auth != nil {
+		cp := *o.Auth.a
+		s.Cluster.Auth = &cp
 	}
 	if o.Faults != nil {
 		s.Faults = scenarios.Faults{}

@@ -72,7 +72,7 @@ func TestCampaignFileErrors(t *testing.T) {
 		{"unknown field", "scenarios: [lock/]\nseeds: [1]\nbogus: 3\n",
 			`line 3: unknown field "bogus" in a campaign; valid fields: scenarios, seeds, members, overrides`},
 		{"unknown override field", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - name: x\n    durashun: 3s\n",
-			`line 5: unknown field "durashun" in an override; valid fields: name, duration, clients, ttl, faults`},
+			`line 5: unknown field "durashun" in an override; valid fields: name, duration, clients, ttl, auth, faults`},
 		{"bad duration", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - duration: 3 s\n", `line 4: duration "3 s": want Go's duration text`},
 		{"bad ttl", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - ttl: soon\n", `line 4: `},
 		{"clients not a number", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - clients: four\n", `line 4: clients: "four": want a whole number of clients`},

@@ -32,6 +32,7 @@ import (
 //	    duration: 6s
 //	    clients: 4
 //	    ttl: 2s
+//	    auth: jwt:2s                  # etcd's auth on (simple or jwt[:TTL]), each client a user of its own
 //	    faults:                       # replaces the scenario's schedule
 //	      - "at 1s for 2s: kill(leader)"
 //	      - "at 4s: compact"
@@ -151,7 +152,7 @@ func fieldErr(n *yaml.Node, field string, err error, want string) error {
 }
 
 // overrideFields are the fields an override may have.
-var overrideFields = []string{"name", "duration", "clients", "ttl", "faults"}
+var overrideFields = []string{"name", "duration", "clients", "ttl", "auth", "faults"}
 
 // override is one variant of a campaign's scenarios.
 type override struct {
@@ -159,6 +160,7 @@ type override struct {
 	Duration scenarios.Duration  `yaml:"duration"`
 	Clients  int                 `yaml:"clients"`
 	TTL      scenarios.Duration  `yaml:"ttl"`
+	Auth     *authSpec           `yaml:"auth"`
 	Faults   *[]lined[faultStep] `yaml:"faults"`
 	line     int
 }
@@ -175,6 +177,9 @@ func (o *override) UnmarshalYAML(n *yaml.Node) error {
 			return "want a whole number of clients", v.Decode(&o.Clients)
 		case "ttl":
 			return "want Go's duration text such as 2s", v.Decode(&o.TTL)
+		case "auth":
+			o.Auth = new(authSpec)
+			return "want " + authSpecForm, v.Decode(o.Auth)
 		case "faults":
 			if v.Kind != yaml.SequenceNode {
 				return "", fmt.Errorf("line %d: faults: want a list of steps such as [\"at 1s for 2s: kill(leader)\"]", v.Line)
@@ -322,3 +327,22 @@ func readCampaign(path string) (*campaignFile, error) {
 }
 
 var safeName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// authSpec is an override's auth, written as -auth is (parseAuth).
+type authSpec struct{ a *scenarios.Auth }
+
+func (s *authSpec) UnmarshalYAML(n *yaml.Node) error {
+	var text string
+	if err := n.Decode(&text); err != nil {
+		return err
+	}
+	if text == "" {
+		return fmt.Errorf("line %d: auth: empty; want %s", n.Line, authSpecForm)
+	}
+	a, err := parseAuth(text)
+	if err != nil {
+		return fmt.Errorf("line %d: auth: %w", n.Line, err)
+	}
+	s.a = a
+	return nil
+}
