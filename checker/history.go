@@ -46,6 +46,37 @@ type Meta struct {
 	// the members it may talk to, when those are not all of them; a
 	// client absent from it talks to every member.
 	Links map[string][]string `json:"links,omitempty"`
+	// Users names, per client (a process: "c1"), the etcd user it speaks
+	// as, what that user's roles grant and what its recipe needs, when
+	// the run had auth on; nil when auth was off or it was not recorded.
+	// PermissionHeld reads it.
+	Users map[string]ClientUser `json:"users,omitempty"`
+}
+
+// ClientUser is the etcd user a client speaks as, with auth on.
+type ClientUser struct {
+	// User is the user's name.
+	User string `json:"user"`
+	// Grants are the key prefixes the user's roles grant.
+	Grants []Grant `json:"grants,omitempty"`
+	// Needs are the key prefixes the client's recipe reads, and writes
+	// unless ReadOnly: what the user must be granted for its calls.
+	Needs []Grant `json:"needs,omitempty"`
+}
+
+// Grant is a permission on the keys under a prefix: to read, and to write
+// too unless ReadOnly.
+type Grant struct {
+	Prefix   string `json:"prefix"`
+	ReadOnly bool   `json:"read_only,omitempty"`
+}
+
+// String says what g grants: "readwrite on E/", "read on E/".
+func (g Grant) String() string {
+	if g.ReadOnly {
+		return "read on " + g.Prefix
+	}
+	return "readwrite on " + g.Prefix
 }
 
 // History is what a run did: its operations, the faults injected into it,
