@@ -82,7 +82,9 @@ func TestPermissionHeld(t *testing.T) {
 		{
 			name: "an expired token is no permission refusal",
 			h: withUsers(hist(mk("c2", KindCampaign, "E2", 1, never, gaveUp(1.2),
-				func(op *Operation) { op.Error = "rpc error: code = Unknown desc = " + rpctypes.ErrInvalidAuthToken.Error() })), electionUsers()),
+				func(op *Operation) {
+					op.Error = "rpc error: code = Unknown desc = " + rpctypes.ErrInvalidAuthToken.Error()
+				})), electionUsers()),
 			verdict: VerdictOK,
 			want:    []string{"0 calls refused"},
 		},
