@@ -22,8 +22,11 @@ import (
 // the cluster's members and the clients' links (Meta.Members, Meta.Links)
 // and the client a fault aimed at "pinned <client>" was resolved for
 // (FaultEvent.Pinned); a version 4 history is a version 5 history without
-// them, which SessionKept cannot judge.
-const HistoryVersion = 5
+// them, which SessionKept cannot judge. Version 6 added the clients'
+// etcd users, what their roles grant and what their recipes need
+// (Meta.Users); a version 5 history is a version 6 history without them,
+// which PermissionHeld cannot judge.
+const HistoryVersion = 6
 
 // Meta describes the run a history was recorded in.
 type Meta struct {

@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -137,5 +139,35 @@ func TestPermissionHeld(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPermissionHeldOlderHistory: a version 5 history, read back, names
+// no users: unknown, not ok.
+func TestPermissionHeldOlderHistory(t *testing.T) {
+	h := withUsers(hist(mk("c2", KindCampaign, "E2", 1, never, gaveUp(1.2), refused)), electionUsers())
+	var b bytes.Buffer
+	if err := h.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if res := PermissionHeld(h, PermissionOptions{}); res.Verdict != VerdictViolation {
+		t.Fatalf("as written: %s: %s", res.Verdict, res.Summary)
+	}
+	h.Users = nil // a version 5 history has none
+	b.Reset()
+	if err := h.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	old := bytes.Replace(b.Bytes(), []byte(fmt.Sprintf(`"version":%d`, HistoryVersion)), []byte(`"version":5`), 1)
+	if bytes.Equal(old, b.Bytes()) {
+		t.Fatalf("no version %d in %s", HistoryVersion, b.String())
+	}
+	back, err := ReadHistory(bytes.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := PermissionHeld(back, PermissionOptions{})
+	if res.Verdict != VerdictUnknown || !strings.Contains(res.Summary, "names no client's etcd user") {
+		t.Errorf("a version 5 history: %s: %s; want unknown, naming no users", res.Verdict, res.Summary)
 	}
 }

@@ -35,7 +35,7 @@ import (
 // pinned (checker.HistoryVersion 5), and cluster.auth (an older etcdsim
 // would run with auth off); version 10 the election family's
 // workload.elections (an older etcdsim would run one election) and the
-// history's users (checker.Meta.Users, which an older history lacks).
+// history's users (checker.HistoryVersion 6).
 const SchemaVersion = 10
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
