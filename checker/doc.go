@@ -54,6 +54,8 @@
 //     under a key its registrar no longer keeps.
 //   - SessionKept (session-kept): no process loses its session while it is
 //     alive and a quorum of the members it talks to stands.
+//   - PermissionHeld (permission-held): with auth on, etcd refuses no
+//     client's call "permission denied" for keys its user was granted.
 //
 // Each checker's doc comment lists the operation kinds and fields it reads.
 //

@@ -22,8 +22,11 @@ import (
 // the cluster's members and the clients' links (Meta.Members, Meta.Links)
 // and the client a fault aimed at "pinned <client>" was resolved for
 // (FaultEvent.Pinned); a version 4 history is a version 5 history without
-// them, which SessionKept cannot judge.
-const HistoryVersion = 5
+// them, which SessionKept cannot judge. Version 6 added the clients'
+// etcd users, what their roles grant and what their recipes need
+// (Meta.Users); a version 5 history is a version 6 history without them,
+// which PermissionHeld cannot judge.
+const HistoryVersion = 6
 
 // Meta describes the run a history was recorded in.
 type Meta struct {
@@ -46,6 +49,37 @@ type Meta struct {
 	// the members it may talk to, when those are not all of them; a
 	// client absent from it talks to every member.
 	Links map[string][]string `json:"links,omitempty"`
+	// Users names, per client (a process: "c1"), the etcd user it speaks
+	// as, what that user's roles grant and what its recipe needs, when
+	// the run had auth on; nil when auth was off or it was not recorded.
+	// PermissionHeld reads it.
+	Users map[string]ClientUser `json:"users,omitempty"`
+}
+
+// ClientUser is the etcd user a client speaks as, with auth on.
+type ClientUser struct {
+	// User is the user's name.
+	User string `json:"user"`
+	// Grants are the key prefixes the user's roles grant.
+	Grants []Grant `json:"grants,omitempty"`
+	// Needs are the key prefixes the client's recipe reads, and writes
+	// unless ReadOnly: what the user must be granted for its calls.
+	Needs []Grant `json:"needs,omitempty"`
+}
+
+// Grant is a permission on the keys under a prefix: to read, and to write
+// too unless ReadOnly.
+type Grant struct {
+	Prefix   string `json:"prefix"`
+	ReadOnly bool   `json:"read_only,omitempty"`
+}
+
+// String says what g grants: "readwrite on E/", "read on E/".
+func (g Grant) String() string {
+	if g.ReadOnly {
+		return "read on " + g.Prefix
+	}
+	return "readwrite on " + g.Prefix
 }
 
 // History is what a run did: its operations, the faults injected into it,

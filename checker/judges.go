@@ -34,6 +34,7 @@ const (
 	CheckerRevokedLease         Name = "revoked-lease"
 	CheckerLeftBehind           Name = "left-behind"
 	CheckerSessionKept          Name = "session-kept"
+	CheckerPermissionHeld       Name = "permission-held"
 )
 
 // JudgeOptions are what a judge is run with when a scenario names it: the
@@ -196,6 +197,13 @@ var judges = []Judge{
 		Run: func(h History, o JudgeOptions) Result {
 			return SessionKept(h, SessionKeptOptions{TTL: o.TTL})
 		},
+	},
+	{
+		Name:    CheckerPermissionHeld,
+		Reads:   permissionKinds,
+		Reports: []ViolationKind{ViolationRefusedHeldPermission},
+		Summary: "with auth on, etcd refuses no client's call \"permission denied\" for keys its user was granted.",
+		Run:     func(h History, _ JudgeOptions) Result { return PermissionHeld(h, PermissionOptions{}) },
 	},
 }
 

@@ -168,3 +168,11 @@ const (
 	// talks to stood: the lease lapsed on the client's side.
 	ViolationLostWithQuorum ViolationKind = "lost-with-quorum"
 )
+
+// Reported by PermissionHeld.
+const (
+	// ViolationRefusedHeldPermission: etcd refused a client's call
+	// "permission denied" although the client's user was granted every
+	// key the call needs.
+	ViolationRefusedHeldPermission ViolationKind = "refused-held-permission"
+)

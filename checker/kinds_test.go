@@ -362,6 +362,12 @@ var violationCases = []violationCase{
 		h:     pinnedLoss(),
 		want:  ViolationLostWithQuorum,
 	},
+	{
+		name:  "a candidate refused permission on the election its user was granted",
+		judge: CheckerPermissionHeld,
+		h:     withUsers(hist(mk("c2", KindCampaign, "E2", 1, never, gaveUp(1.2), refused)), electionUsers()),
+		want:  ViolationRefusedHeldPermission,
+	},
 }
 
 // TestViolationKinds runs violationCases.

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -244,9 +245,9 @@ func TestSessionKeptOlderHistory(t *testing.T) {
 	if err := h.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	old := strings.Replace(b.String(), `"version":5`, `"version":4`, 1)
+	old := strings.Replace(b.String(), fmt.Sprintf(`"version":%d`, HistoryVersion), `"version":4`, 1)
 	if old == b.String() {
-		t.Fatalf("no version 5 in %s", b.String())
+		t.Fatalf("no version %d in %s", HistoryVersion, b.String())
 	}
 	back, err := ReadHistory(strings.NewReader(old))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/faults"
 )
@@ -52,6 +53,23 @@ func KeyPrefixes(w Workload) []string {
 	return f.keys(w)
 }
 
+// clientKeyPrefixes are the key prefixes client reads, and writes unless
+// it is an observer, in workload w: KeyPrefixes, or the family's share of
+// them for that client.
+func clientKeyPrefixes(w Workload, client string) []string {
+	f := familyOf(w.Family)
+	if f == nil || f.keys == nil {
+		return nil
+	}
+	if w.Key == "" {
+		w.Key = f.key
+	}
+	if f.clientKeys != nil {
+		return f.clientKeys(w, client)
+	}
+	return f.keys(w)
+}
+
 // authFamilies lists the families whose clients can run with auth on.
 func authFamilies() []string {
 	var out []string
@@ -71,14 +89,18 @@ func (a *Auth) withDefaults(s Scenario) *Auth {
 		return a
 	}
 	out := *a
-	var roles []string
+	roleOf := map[string]string{}
 	for i, p := range KeyPrefixes(s.Workload) {
 		name := fmt.Sprintf("recipe-%d", i)
 		out.Roles = append(out.Roles, cluster.Role{Name: name, Prefix: p})
-		roles = append(roles, name)
+		roleOf[p] = name
 	}
 	out.Clients = map[string]string{}
 	for _, c := range s.clientNames() {
+		var roles []string
+		for _, p := range clientKeyPrefixes(s.Workload, c) {
+			roles = append(roles, roleOf[p])
+		}
 		out.Users = append(out.Users, cluster.User{Name: c, Password: c + "-password", Roles: roles})
 		out.Clients[c] = c
 	}
@@ -187,7 +209,7 @@ func (s Scenario) validateAuth(bad func(format string, args ...any)) {
 			continue
 		}
 		observer := strings.HasPrefix(c, "o")
-		for _, p := range prefixes {
+		for _, p := range clientKeyPrefixes(s.Workload, c) {
 			if !grants(u, roles, p, observer) {
 				need := "read and write"
 				if observer {
@@ -197,6 +219,38 @@ func (s Scenario) validateAuth(bad func(format string, args ...any)) {
 			}
 		}
 	}
+}
+
+// users names each client's user, what its roles grant and what the
+// recipe needs of it, for the history (checker.Meta.Users); nil when auth
+// is off.
+func (s Scenario) users() map[string]checker.ClientUser {
+	a := s.Cluster.Auth
+	if a == nil {
+		return nil
+	}
+	roles := map[string]cluster.Role{}
+	for _, r := range a.Roles {
+		roles[r.Name] = r
+	}
+	users := map[string]cluster.User{}
+	for _, u := range a.Users {
+		users[u.Name] = u
+	}
+	out := map[string]checker.ClientUser{}
+	for _, c := range s.clientNames() {
+		u := checker.ClientUser{User: a.Clients[c]}
+		for _, name := range users[u.User].Roles {
+			if r, ok := roles[name]; ok {
+				u.Grants = append(u.Grants, checker.Grant{Prefix: r.Prefix, ReadOnly: r.ReadOnly})
+			}
+		}
+		for _, p := range clientKeyPrefixes(s.Workload, c) {
+			u.Needs = append(u.Needs, checker.Grant{Prefix: p, ReadOnly: strings.HasPrefix(c, "o")})
+		}
+		out[c] = u
+	}
+	return out
 }
 
 // grants reports whether one of u's roles grants the keys under p: to

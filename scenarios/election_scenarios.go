@@ -18,10 +18,17 @@ var electionFamily = family{
 	name:      FamilyElection,
 	key:       "E",
 	observers: 1,
-	keys:      func(w Workload) []string { return []string{w.Key + "/"} },
+	knobs:     []string{"elections"},
+	keys:      electionKeys,
+	clientKeys: func(w Workload, client string) []string {
+		return []string{electionOf(w, client) + "/"}
+	},
 	validate: func(s Scenario, bad func(format string, args ...any)) {
 		if s.Workload.Clients < 2 && s.Expect.Violation == checker.ViolationTwoLeaders {
 			bad("workload.clients %d: two leaders need at least 2 candidates", s.Workload.Clients)
+		}
+		if n := s.Workload.Elections; n < 0 || n > s.Workload.Clients {
+			bad("workload.elections %d: want 0 or 1 (one election) up to workload.clients (%d)", n, s.Workload.Clients)
 		}
 	},
 	checkers:   []checker.Name{checker.CheckerElectionSafety, checker.CheckerLiveness},

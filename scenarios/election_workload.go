@@ -68,7 +68,7 @@ func (w *world) newElector(ctx context.Context, r election.Recipe, name string) 
 	}
 	wl := w.s.Workload
 	e, err := construct(ctx, w, "election", r.Name, name, "election.Elector", func() (election.Elector, error) {
-		return r.New(cli, wl.Key, election.Options{TTL: wl.TTL.D()})
+		return r.New(cli, electionOf(wl, name), election.Options{TTL: wl.TTL.D()})
 	})
 	if u, ok := e.(election.Unfenced); ok && err == nil {
 		w.notes.setUnfenced("election", u.Unfenced())
@@ -139,7 +139,7 @@ func (w *world) candidate(ctx context.Context, r election.Recipe, name string, s
 // for a recipe that cannot be run (ErrRecipe).
 func (w *world) campaign(ctx context.Context, r election.Recipe, name, value string, cli *clientv3.Client, e election.Elector) (*leaderTerm, error) {
 	rec := w.env.Recorder()
-	key := w.s.Workload.Key
+	key := electionOf(w.s.Workload, name)
 	p := rec.Invoke(ctx, name, checker.KindCampaign, key, checker.Input{Value: value})
 	cctx, cancel := context.WithTimeout(ctx, w.s.Workload.Patience.D())
 	l, err := e.Campaign(cctx, value)
@@ -282,7 +282,7 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if seen == nil && poll == nil {
-		rec.Invoke(ctx, name, kindObserve, wl.Key, checker.Input{}).Fail(ctx, fmt.Errorf(
+		rec.Invoke(ctx, name, kindObserve, electionOf(wl, name), checker.Input{}).Fail(ctx, fmt.Errorf(
 			"election recipe %q: its Elector (%T) has neither Observe (election.Observer) nor Leader (election.LeaderReader), so observer %s sees nothing; the run is judged on what the candidates recorded",
 			r.Name, e, name))
 		return nil
@@ -310,7 +310,7 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 		}
 		err := w.step(ctx, name, func() error {
 			if got {
-				rec.Instant(ctx, name, checker.KindLeaderObserved, wl.Key, checker.Input{},
+				rec.Instant(ctx, name, checker.KindLeaderObserved, electionOf(wl, name), checker.Input{},
 					checker.Output{Value: info.Value, Token: info.Term})
 			}
 			return nil

@@ -36,6 +36,10 @@ type family struct {
 	// write for workload w (KeyPrefixes); a family without it cannot run
 	// with auth on.
 	keys func(w Workload) []string
+	// clientKeys, if set, are the key prefixes one client of w reads and
+	// writes, when those are not all of keys' (elections split over
+	// clients); nil means keys.
+	clientKeys func(w Workload, client string) []string
 	// checkers are the checkers that judge the family's history unless a
 	// scenario names its own.
 	checkers []checker.Name
@@ -142,6 +146,7 @@ var familyKnobs = []struct {
 	{"serializable", func(w Workload) bool { return w.Serializable }},
 	{"readers", func(w Workload) bool { return w.Readers != 0 }},
 	{"resolver", func(w Workload) bool { return w.Resolver != "" }},
+	{"elections", func(w Workload) bool { return w.Elections != 0 }},
 }
 
 // checkKnobs reports each family-only field w sets that f does not take.

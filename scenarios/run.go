@@ -140,7 +140,8 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	defer started.Close()
 	rec := checker.NewRecorder(checker.NewClock())
 	rec.SetMeta(checker.Meta{RunID: fmt.Sprintf("%s#%s", s.Name, s.Seed), Seed: s.Seed, Scenario: s.Name,
-		SessionTTL: s.Workload.TTL.D(), Members: memberNames(s.Cluster.Members), Links: s.links()})
+		SessionTTL: s.Workload.TTL.D(), Members: memberNames(s.Cluster.Members), Links: s.links(),
+		Users: s.users()})
 	env := faults.NewEnv(c, faults.Config{Recorder: rec, Seed: s.Seed})
 	res.Timings.Start = Duration(time.Since(t0))
 

@@ -33,8 +33,10 @@ import (
 // cluster.client_keepalive_time and cluster.client_keepalive_timeout (an
 // older etcdsim would run its clients without pings) and the faults'
 // pinned (checker.HistoryVersion 5), and cluster.auth (an older etcdsim
-// would run with auth off).
-const SchemaVersion = 9
+// would run with auth off); version 10 the election family's
+// workload.elections (an older etcdsim would run one election) and the
+// history's users (checker.HistoryVersion 6).
+const SchemaVersion = 10
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -208,6 +210,11 @@ type Workload struct {
 	// "svc" ("RW" for a read-write lock, "Q" for a queue, "B" for a
 	// barrier).
 	Key string `json:"key,omitempty"`
+	// Elections, in the election family, splits the clients over that
+	// many elections, named Key1, Key2, …: candidate ci, and observer oi,
+	// takes part in election ((i-1) mod Elections)+1. 0 or 1 means one
+	// election, named Key.
+	Elections int `json:"elections,omitempty"`
 	// Producers is how many of the clients of the queue family (c1, c2,
 	// …) enqueue; the others dequeue. 0 means half the clients.
 	Producers int `json:"producers,omitempty"`

@@ -189,6 +189,18 @@ var upstreamReports = []upstreamReport{
 		what: "an expired lease whose revoke as root was refused \"invalid auth token\" was never revoked: its keys stayed for good",
 	},
 	{
+		id: "etcd-17502", url: "https://github.com/etcd-io/etcd/issues/17502",
+		also:   []string{"https://github.com/etcd-io/etcd/issues/14850"},
+		status: "closed",
+		note: "closed as stale, unfixed; in v3.7.3 the election service still waits on one watch stream of the " +
+			"member's in-process client, shared by every caller",
+		api: "server v3election: Campaign with auth on (concurrency.Election on the member's in-process client)",
+		what: "a candidate that must wait is refused \"permission denied\" on an election its user was granted: " +
+			"its wait runs on the watch stream the first waiter opened, authorized as that waiter's user",
+		fix: "campaign with etcd's client-side concurrency.Election on the process's own client (election recipe " +
+			"rechecked): every wait is on the caller's own watch stream, authorized as the caller",
+	},
+	{
 		id: "etcd-20418", url: "https://github.com/etcd-io/etcd/issues/20418",
 		also:   []string{"https://github.com/etcd-io/etcd/pull/21375", "https://github.com/etcd-io/etcd/pull/21399"},
 		status: "closed, fixed",
@@ -318,6 +330,7 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream9395()...)
 	out = append(out, upstream15247()...)
 	out = append(out, upstream13975()...)
+	out = append(out, upstream17502()...)
 	out = append(out, upstream20418()...)
 	out = append(out, upstream16221()...)
 	out = append(out, upstream21638()...)
