@@ -71,9 +71,13 @@ const ops = {
     return { key: kv.key.toString(), value: kv.value.toString(), term: Number(kv.create_revision), rev: Number(kv.mod_revision) };
   },
   // The observer tells the new leader's value; the leader read tells the rest.
+  // observe() resolves on the observer's first change, before this listener:
+  // a leader it found at its start is told here.
   async observe() {
     const obs = await client.election(name).observe();
-    obs.on('change', () => ops.leader().then((l) => l.key && send({ event: 'leader', ...l }), () => {}));
+    const tell = () => ops.leader().then((l) => l.key && send({ event: 'leader', ...l }), () => {});
+    obs.on('change', tell);
+    if (obs.hasLeader) tell();
     return {};
   },
   // Discovery: a registration is a key on a lease the library keeps alive.
