@@ -36,7 +36,7 @@ func Markdown(c *results.Dir) []byte {
 	}
 	b.WriteString("| scenario | expected | met | detection | schedule errors | first violation p50 | run p50 | run p90 | run max |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
-	for _, s := range stats(c.Runs) {
+	for _, s := range stats(c.Runs, nil) {
 		first, sched := "-", "-"
 		if s.Violated > 0 {
 			first = round(s.FirstViolation).String()

@@ -49,6 +49,7 @@ type runPage struct {
 	Ops                        int
 	Faults                     []checker.FaultEvent
 	ScheduleErr, Replay, Index string
+	Stamp                      string // the build that drew the page (buildStamp)
 	Violations                 []pageViolation
 	Timeline                   *timeline
 	Plot                       template.HTML
@@ -92,7 +93,7 @@ func porcupineFile(name checker.Name) string { return "porcupine-" + string(name
 // writeRunPage renders r's page into its directory dir, with porcupine's
 // visualizations beside it. index is the campaign page relative to dir,
 // "" for none.
-func writeRunPage(r *results.Run, dir, index string) error {
+func writeRunPage(r *results.Run, dir, index, stamp string) error {
 	res := r.Result
 	s := res.Scenario
 	violated := map[int]bool{}
@@ -120,7 +121,7 @@ func writeRunPage(r *results.Run, dir, index string) error {
 		Clock:  s.Cluster.Clock.String(),
 		Expect: s.Expect.String(), Met: res.Met, Why: res.Why, Verdict: res.Verdict.String(),
 		Timings: res.Timings, Ops: res.Ops, Faults: r.History.Faults,
-		ScheduleErr: res.ScheduleErr, Replay: res.Replay, Index: index,
+		ScheduleErr: res.ScheduleErr, Replay: res.Replay, Index: index, Stamp: stamp,
 		Violations: vs,
 		Timeline:   buildTimeline(&r.History, violated),
 		CSS:        template.CSS(asset("style.css")),
@@ -175,5 +176,5 @@ func RenderRun(dir string) error {
 	if err != nil {
 		return err
 	}
-	return writeRunPage(r, dir, "")
+	return writeRunPage(r, dir, "", buildStamp())
 }

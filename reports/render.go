@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
@@ -21,26 +22,34 @@ const (
 
 // RenderDir renders every page of the results directory dir from its
 // JSON: each run's page, the campaign page (index.html), junit.xml and
-// summary.md. A run that does not load is listed on the campaign page and
-// in the returned error, which names every such run; the others are
-// rendered all the same.
+// summary.md. A run's page is drawn again only when it is out of date: it
+// is missing, older than the run's result.json or history.json, or drawn
+// by another build of etcdsim; so rendering a campaign resumed, or
+// interrupted, draws only the pages of the runs that changed. Runs are
+// read one at a time and their histories dropped once drawn, so a
+// directory of many runs is never held whole. A run that does not load is
+// listed on the campaign page and in the returned error, which names every
+// such run; the others are rendered all the same.
 func RenderDir(dir string) error {
-	c, err := results.ReadDir(dir)
+	stamp := buildStamp()
+	lats := map[*results.Run][]time.Duration{}
+	c, err := results.ReadDirEach(dir, func(r *results.Run) error {
+		rd := filepath.Join(dir, filepath.FromSlash(r.Dir))
+		if !pageFresh(rd, stamp) {
+			back := strings.Repeat("../", strings.Count(r.Dir, "/")+1) + campaignPage
+			// An error draws the run as a failed one: it has no page to link to.
+			if err := writeRunPage(r, rd, back, stamp); err != nil {
+				return err
+			}
+		}
+		lats[r], r.History = latencies(&r.History), checker.History{}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for i := 0; i < len(c.Runs); i++ {
-		r := c.Runs[i]
-		back := strings.Repeat("../", strings.Count(r.Dir, "/")+1) + campaignPage
-		if err := writeRunPage(r, filepath.Join(dir, filepath.FromSlash(r.Dir)), back); err != nil {
-			// Drawn as a failed run: it has no page to link to.
-			c.Failed = append(c.Failed, results.RunError{Dir: r.Dir, Err: err})
-			c.Runs = append(c.Runs[:i], c.Runs[i+1:]...)
-			i--
-		}
-	}
-	if err := writeTemplate(filepath.Join(dir, campaignPage), "campaign.html", newCampaignPage(c)); err != nil {
+	if err := writeTemplate(filepath.Join(dir, campaignPage), "campaign.html", newCampaignPage(c, lats)); err != nil {
 		errs = append(errs, err)
 	}
 	if err := writeFile(filepath.Join(dir, junitFile), JUnit(c)); err != nil {
@@ -78,10 +87,10 @@ type runCell struct {
 	Href, Title, Why, Replay string
 }
 
-func newCampaignPage(c *results.Dir) campaignData {
+func newCampaignPage(c *results.Dir, lats map[*results.Run][]time.Duration) campaignData {
 	d := campaignData{Summary: c.Summary, Total: len(c.Runs), Failed: c.Failed, CSS: template.CSS(asset("style.css"))}
 	var all []time.Duration
-	for _, s := range stats(c.Runs) {
+	for _, s := range stats(c.Runs, lats) {
 		row := campaignRow{scenarioStats: s}
 		row.P50, row.P90, row.Max = round(s.P50), round(s.P90), round(s.Max)
 		row.FirstViolation = round(s.FirstViolation)

@@ -73,7 +73,9 @@ func (s scenarioStats) Detection() string {
 }
 
 // stats groups the runs by scenario label, in the order the runs come.
-func stats(runs []*results.Run) []scenarioStats {
+// lats holds each run's operation latencies (latencies); a run it lacks,
+// or a nil lats, has them read from its history.
+func stats(runs []*results.Run, lats map[*results.Run][]time.Duration) []scenarioStats {
 	var out []scenarioStats
 	at := map[string]int{}
 	for _, r := range runs {
@@ -104,30 +106,29 @@ func stats(runs []*results.Run) []scenarioStats {
 			ds = append(ds, r.Result.Timings.Total.D())
 		}
 		out[i].P50, out[i].P90, out[i].Max = percentiles(ds)
-		out[i].opStats()
+		out[i].opStats(lats)
 	}
 	return out
 }
 
 // opStats fills in the time to first violation and the operations'
-// latency from the runs' checks and histories.
-func (s *scenarioStats) opStats() {
-	var firsts, lats []time.Duration
+// latency from the runs' checks and latencies (see stats).
+func (s *scenarioStats) opStats(lats map[*results.Run][]time.Duration) {
+	var firsts, all []time.Duration
 	for _, r := range s.Runs {
 		if t, ok := r.Result.FirstViolation(); ok {
 			firsts = append(firsts, t)
 		}
-		for i := range r.History.Ops {
-			op := &r.History.Ops[i]
-			if op.Outcome == checker.OutcomeOK && !isLeaderOp(op) && op.Kind != checker.KindCrash {
-				lats = append(lats, op.Return-op.Call)
-			}
+		l, ok := lats[r]
+		if !ok {
+			l = latencies(&r.History)
 		}
+		all = append(all, l...)
 	}
-	s.Violated, s.Ops = len(firsts), len(lats)
+	s.Violated, s.Ops = len(firsts), len(all)
 	s.FirstViolation, _, _ = percentiles(firsts)
-	s.OpP50, s.OpP90, _ = percentiles(lats)
-	s.OpP99 = rank(slices.Sorted(slices.Values(lats)), 0.99)
+	s.OpP50, s.OpP90, _ = percentiles(all)
+	s.OpP99 = rank(slices.Sorted(slices.Values(all)), 0.99)
 }
 
 // percentiles returns the median, the 90th percentile (nearest rank) and

@@ -40,7 +40,7 @@ func TestScenarioOpStats(t *testing.T) {
 			op(2, checker.KindCrash, 0, 0, checker.OutcomeOK)),
 		run(3, nil, op(0, checker.KindAcquire, 0, 40*ms, checker.OutcomeOK)),
 	}
-	s := stats(runs)[0]
+	s := stats(runs, nil)[0]
 	type got struct {
 		FirstViolation      time.Duration
 		Violated, Ops       int

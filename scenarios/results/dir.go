@@ -60,7 +60,15 @@ func (d *Dir) Err() error {
 // and is listed in Failed too. The error is for dir itself: not a
 // directory, a run's directory rather than a results directory, or a
 // summary.json of a newer version.
-func ReadDir(dir string) (*Dir, error) {
+func ReadDir(dir string) (*Dir, error) { return ReadDirEach(dir, nil) }
+
+// ReadDirEach is ReadDir that hands each run to each as soon as it is
+// read, in the order of RunDirs, before keeping it: each may draw the run
+// and drop what it no longer needs (its history, say), so that a directory
+// of many runs is never held whole. A run each returns an error for is
+// listed in Failed with that error instead of in Runs. A nil each is
+// ReadDir.
+func ReadDirEach(dir string, each func(*Run) error) (*Dir, error) {
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	} else if !fi.IsDir() {
@@ -95,6 +103,9 @@ func ReadDir(dir string) (*Dir, error) {
 	for _, rel := range rels {
 		seen[rel] = true
 		r, err := d.readRun(rel, listed[rel])
+		if err == nil && each != nil {
+			err = each(r)
+		}
 		if err != nil {
 			d.Failed = append(d.Failed, RunError{Dir: rel, Err: err})
 			continue

@@ -29,6 +29,36 @@ func TestReadDirGood(t *testing.T) {
 	}
 }
 
+// TestReadDirEach reads the golden directory handing each run over: the
+// run comes with its history, what each leaves of it is what Runs holds,
+// and a run each refuses is listed in Failed with each's error.
+func TestReadDirEach(t *testing.T) {
+	dir := filepath.Join("testdata", "golden")
+	var seen []string
+	d, err := results.ReadDirEach(dir, func(r *results.Run) error {
+		seen = append(seen, r.Dir)
+		if len(r.History.Ops) == 0 {
+			t.Errorf("run %s handed over without its history", r.Dir)
+		}
+		r.History.Ops = nil
+		return nil
+	})
+	if err != nil || d.Err() != nil {
+		t.Fatal(err, d.Err())
+	}
+	if len(seen) != 1 || seen[0] != goldenRun || len(d.Runs) != 1 || d.Runs[0].History.Ops != nil {
+		t.Fatalf("handed over %v and kept %d runs; want %s once, kept as each left it", seen, len(d.Runs), goldenRun)
+	}
+	refused := errors.New("no page for this run")
+	d, err = results.ReadDirEach(dir, func(*results.Run) error { return refused })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Runs) != 0 || len(d.Failed) != 1 || !errors.Is(d.Failed[0].Err, refused) || d.Failed[0].Dir != goldenRun {
+		t.Errorf("each refused the run: Runs %d, Failed %v; want it in Failed with each's error", len(d.Runs), d.Failed)
+	}
+}
+
 // TestReadDirBadInput breaks a results directory in each way it can come
 // broken: a truncated file, a foreign file, a file of a newer version,
 // runs of two campaigns. Each run it does not read is in Failed with an

@@ -12,7 +12,7 @@ import (
 var reportCommand = &command{
 	name:    "report",
 	usage:   "DIR...",
-	summary: "render the HTML pages, junit.xml and summary.md of results directories (or of single run directories) from their JSON",
+	summary: "render the HTML pages, junit.xml and summary.md of results directories (or of single run directories) from their JSON; a run page up to date is kept",
 }
 
 func init() { reportCommand.run = runReport }
