@@ -57,18 +57,26 @@ func (l *libLife) track(cc *grpc.ClientConn) {
 }
 
 // end cancels the life's context, forgets its addresses and closes its
-// connections.
+// connections. It marks the life ended before it forgets the addresses, so
+// that libEndpoints routes none of an ended life.
 func (l *libLife) end() {
 	l.cancel()
-	dropRoutes(l)
 	l.mu.Lock()
 	l.ended = true
 	conns := l.conns
 	l.conns = nil
 	l.mu.Unlock()
+	dropRoutes(l)
 	for cc := range conns {
 		cc.Close()
 	}
+}
+
+// isEnded says whether end has run.
+func (l *libLife) isEnded() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ended
 }
 
 // options are the dial options that hand every connection a library
@@ -235,11 +243,16 @@ func libProcessOf(cli *clientv3.Client, what string) (libProcess, error) {
 		return libProcess{}, fmt.Errorf("cluster: %s(%q): %w", what, lc.name, ErrClosed)
 	}
 	crashed, eps, members := nc.crashed, nc.endpoints(), nc.memberNames()
-	c.mu.Unlock()
 	if crashed {
+		c.mu.Unlock()
 		return libProcess{}, fmt.Errorf("%w: %s(%q): the client's process is down; RestartClient brings it back", ErrCrashed, what, lc.name)
 	}
-	return libProcess{c: c, name: lc.name, life: lifeOf(c, lc.name), eps: eps, members: members}, nil
+	// Under c.mu, which CrashClient holds as it marks the process down:
+	// a life taken here is the one its next crash ends, never one started
+	// for a process already down.
+	life := lifeOf(c, lc.name)
+	c.mu.Unlock()
+	return libProcess{c: c, name: lc.name, life: life, eps: eps, members: members}, nil
 }
 
 // guardedDial dials over the cluster's network the addresses of eps and

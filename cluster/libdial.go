@@ -88,7 +88,8 @@ type libRoute struct {
 }
 
 // libEndpoints returns, and routes, the addresses of lp's life, one per
-// proxy of its named client.
+// proxy of its named client. A life that ended meanwhile (its process
+// crashed) gets its addresses unrouted: they lead nowhere.
 func libEndpoints(lp libProcess) []string {
 	eps := make([]string, len(lp.eps))
 	libRoutes.mu.Lock()
@@ -96,13 +97,20 @@ func libEndpoints(lp libProcess) []string {
 	if libRoutes.byHost == nil {
 		libRoutes.byHost = make(map[string]libRoute)
 	}
+	ended := lp.life.isEnded()
 	for i, ep := range lp.eps {
-		host := fmt.Sprintf("%s.%s.l%d%s:2379", lp.members[i], lp.name, lp.life.serial, libDomain)
-		libRoutes.byHost[host] = libRoute{c: lp.c, name: lp.name, life: lp.life, addr: strings.TrimPrefix(ep, "http://")}
+		host := fmt.Sprintf("%s.%s%s", lp.members[i], lp.name, lp.life.hostSuffix())
+		if !ended {
+			libRoutes.byHost[host] = libRoute{c: lp.c, name: lp.name, life: lp.life, addr: strings.TrimPrefix(ep, "http://")}
+		}
 		eps[i] = "http://" + host
 	}
 	return eps
 }
+
+// hostSuffix ends every address of the life, after its member's and its
+// client's names: the life's serial makes it the life's alone.
+func (l *libLife) hostSuffix() string { return fmt.Sprintf(".l%d%s:2379", l.serial, libDomain) }
 
 // memberNames names the member each of nc's endpoints leads to, in the
 // order of nc.endpoints(); Cluster.mu must be held.
@@ -167,6 +175,14 @@ func (targetDialer) DialOptionForTarget(target url.URL) grpc.DialOption {
 		libRoutes.mu.Lock()
 		r, ok := libRoutes.byHost[addr]
 		libRoutes.mu.Unlock()
+		if !ok && tr.life.isEnded() && strings.HasSuffix(addr, tr.life.hostSuffix()) {
+			// A channel of a process that has ended, dialing again: one
+			// no call had handed to its life when the process crashed, or
+			// one whose connections the crash reset before its life closed
+			// it. A process that crashed dials nothing; no fault of the
+			// library's.
+			return nil, fmt.Errorf("%w: %s: the process of %q has ended, and a connection it made dials no more", ErrCrashed, addr, tr.name)
+		}
 		if !ok || r.life != tr.life {
 			err := fmt.Errorf("%w: a library's client of %q dialed %s; the harness gave it the addresses of EndpointsOf, for this life of its process only: build the client from those rather than from addresses of its own, or of a process that ended", ErrStrayDial, tr.name, addr)
 			tr.c.recordStray(err)

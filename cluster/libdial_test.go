@@ -13,6 +13,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 // libraryClient builds a client the way a library that takes an address
@@ -135,6 +137,53 @@ func TestEndpointsOfStrayDial(t *testing.T) {
 			t.Errorf("the dialer for %s is %T, want gRPC's own (an EmptyDialOption)", target, opt)
 		}
 	}
+}
+
+// A channel of a library's client that dials again after its process
+// crashed — one no call had handed to the process's life, or one the crash
+// reset before the life closed it — is refused as a crashed process's, and
+// not recorded as a stray dial: a process that crashed dials nothing, and
+// the library is not at fault.
+func TestEndpointsOfChannelOutlivesItsProcess(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New(t, Config{Members: 1})
+		cli := client(t, c, "lib")
+		eps, err := EndpointsOf(cli, "lib", "no dialer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := url.Parse(eps[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		// No call goes through it, so no interceptor hands it to the life;
+		// round robin, as clientv3 balances, reconnects on its own.
+		cc, err := grpc.NewClient("passthrough:///"+u.Host, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		cc.Connect()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		for s := cc.GetState(); s != connectivity.Ready && cc.WaitForStateChange(ctx, s); s = cc.GetState() {
+		}
+		cancel()
+		if s := cc.GetState(); s != connectivity.Ready {
+			t.Fatalf("the channel to %s is %v, want READY", u.Host, s)
+		}
+		if err := c.CrashClient("lib"); err != nil {
+			t.Fatal(err)
+		}
+		// gRPC redials with its backoff, 1s and growing: give it several.
+		time.Sleep(20 * time.Second)
+		if s := cc.GetState(); s == connectivity.Ready {
+			t.Errorf("the channel of the crashed process is READY again")
+		}
+		if strays := c.StrayDials(); len(strays) > 0 {
+			t.Errorf("StrayDials = %v, want none: the redials are the crashed process's own", strays)
+		}
+	})
 }
 
 // Libraries of clusters in different bubbles at once each reach their own
