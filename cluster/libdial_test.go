@@ -99,17 +99,24 @@ func TestEndpointsOfVirtual(t *testing.T) {
 	})
 }
 
+// oneMemberLib starts a one-member cluster and returns the addresses
+// EndpointsOf gives a library of its client "lib".
+func oneMemberLib(t *testing.T) (*Cluster, []string) {
+	t.Helper()
+	c := New(t, Config{Members: 1})
+	eps, err := EndpointsOf(client(t, c, "lib"), "lib", "no dialer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, eps
+}
+
 // An address the harness did not give, dialed by a client named after one
 // it did, is refused by name and recorded; a channel whose target is none
 // of etcdsim's dials as gRPC would.
 func TestEndpointsOfStrayDial(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := New(t, Config{Members: 1})
-		cli := client(t, c, "lib")
-		eps, err := EndpointsOf(cli, "lib", "no dialer")
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, eps := oneMemberLib(t)
 		// The member's own client URL, as a client that synced its
 		// endpoints from the member list would dial.
 		stray := "127.0.0.1:2379"
@@ -146,12 +153,7 @@ func TestEndpointsOfStrayDial(t *testing.T) {
 // the library is not at fault.
 func TestEndpointsOfChannelOutlivesItsProcess(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := New(t, Config{Members: 1})
-		cli := client(t, c, "lib")
-		eps, err := EndpointsOf(cli, "lib", "no dialer")
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, eps := oneMemberLib(t)
 		u, err := url.Parse(eps[0])
 		if err != nil {
 			t.Fatal(err)
