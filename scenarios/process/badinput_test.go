@@ -23,7 +23,9 @@ import (
 )
 
 // brokenOp is one op of a family a broken program breaks at: start builds
-// the family's recipe value on the program, and do sends the op (with
+// the family's recipe value on the program, on the lock, election, queue
+// or barrier called name (each case its own, as the cases run side by
+// side on one cluster), and do sends the op (with
 // what surrounds it in a workload), once to show the program is up and
 // once more for the program to break at — or, with first set, only once,
 // the program breaking at that first one.
@@ -31,14 +33,14 @@ type brokenOp struct {
 	name  string // the family and op
 	op    string // the op as the protocol names it
 	first bool   // the program breaks at the first, not the second
-	start func(cfg process.Config, cli *clientv3.Client) (any, error)
+	start func(cfg process.Config, cli *clientv3.Client, name string) (any, error)
 	do    func(ctx context.Context, v any) error
 }
 
 var brokenOps = []brokenOp{
 	{name: "lock/acquire", op: "acquire",
-		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
-			return process.LockWith("bad", cfg).New(cli, "L", lock.Options{TTL: time.Second})
+		start: func(cfg process.Config, cli *clientv3.Client, name string) (any, error) {
+			return process.LockWith("bad", cfg).New(cli, name, lock.Options{TTL: time.Second})
 		},
 		do: func(ctx context.Context, v any) error {
 			h, err := v.(lock.Locker).Lock(ctx)
@@ -48,8 +50,8 @@ var brokenOps = []brokenOp{
 			return err
 		}},
 	{name: "election/campaign", op: "campaign",
-		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
-			return process.ElectionWith("bad", cfg).New(cli, "E", election0)
+		start: func(cfg process.Config, cli *clientv3.Client, name string) (any, error) {
+			return process.ElectionWith("bad", cfg).New(cli, name, election0)
 		},
 		do: func(ctx context.Context, v any) error {
 			l, err := v.(electionElector).Campaign(ctx, "v")
@@ -59,8 +61,8 @@ var brokenOps = []brokenOp{
 			return err
 		}},
 	{name: "rwmutex/acquire", op: "acquire",
-		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
-			return process.RWMutexWith("bad", cfg).New(cli, "RW", lock.Options{TTL: time.Second})
+		start: func(cfg process.Config, cli *clientv3.Client, name string) (any, error) {
+			return process.RWMutexWith("bad", cfg).New(cli, name, lock.Options{TTL: time.Second})
 		},
 		do: func(ctx context.Context, v any) error {
 			h, err := v.(rwLocker).RLock(ctx)
@@ -70,13 +72,13 @@ var brokenOps = []brokenOp{
 			return err
 		}},
 	{name: "queue/enqueue", op: "enqueue",
-		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
-			return process.QueueWith("bad", cfg).New(cli, "Q")
+		start: func(cfg process.Config, cli *clientv3.Client, name string) (any, error) {
+			return process.QueueWith("bad", cfg).New(cli, name)
 		},
 		do: func(ctx context.Context, v any) error { return v.(queueQueue).Enqueue(ctx, "x") }},
 	{name: "barrier/enter", op: "enter",
-		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
-			return process.BarrierWith("bad", cfg).New(cli, "B", 1, lock.Options{TTL: time.Second})
+		start: func(cfg process.Config, cli *clientv3.Client, name string) (any, error) {
+			return process.BarrierWith("bad", cfg).New(cli, name, 1, lock.Options{TTL: time.Second})
 		},
 		do: func(ctx context.Context, v any) error {
 			err := v.(doubleBarrier).Enter(ctx)
@@ -86,8 +88,8 @@ var brokenOps = []brokenOp{
 			return err
 		}},
 	{name: "plain-barrier/hold", op: "hold",
-		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
-			return process.PlainBarrierWith("bad", cfg).New(cli, "PB")
+		start: func(cfg process.Config, cli *clientv3.Client, name string) (any, error) {
+			return process.PlainBarrierWith("bad", cfg).New(cli, name)
 		},
 		do: func(ctx context.Context, v any) error {
 			err := v.(plainBarrier).Hold(ctx)
@@ -97,12 +99,12 @@ var brokenOps = []brokenOp{
 			return err
 		}},
 	{name: "register/get", op: "get",
-		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+		start: func(cfg process.Config, cli *clientv3.Client, name string) (any, error) {
 			return process.RegisterWith("bad", cfg).New(context.Background(), cli, time.Second)
 		},
 		do: func(ctx context.Context, v any) error { _, err := v.(clientv3.KV).Get(ctx, "k"); return err }},
 	{name: "stm/begin", op: "begin",
-		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
+		start: func(cfg process.Config, cli *clientv3.Client, name string) (any, error) {
 			return process.STMWith("bad", cfg).New(cli)
 		},
 		do: func(ctx context.Context, v any) error {
@@ -110,13 +112,13 @@ var brokenOps = []brokenOp{
 			return err
 		}},
 	{name: "discovery/register", op: "register", first: true,
-		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
-			return process.RegistrarWith("bad", cfg).New(cli, "svc", "127.0.0.1:7001", discovery.Options{TTL: time.Second})
+		start: func(cfg process.Config, cli *clientv3.Client, name string) (any, error) {
+			return process.RegistrarWith("bad", cfg).New(cli, name, "127.0.0.1:7001", discovery.Options{TTL: time.Second})
 		},
 		do: func(ctx context.Context, v any) error { return v.(discovery.Registrar).Register(ctx) }},
 	{name: "discovery/watch", op: "watch", first: true,
-		start: func(cfg process.Config, cli *clientv3.Client) (any, error) {
-			return process.ResolverWith("bad", cfg).New(cli, "svc", discovery.Options{})
+		start: func(cfg process.Config, cli *clientv3.Client, name string) (any, error) {
+			return process.ResolverWith("bad", cfg).New(cli, name, discovery.Options{})
 		},
 		do: func(ctx context.Context, v any) error { // the resolver sends watch on its own
 			<-ctx.Done()
@@ -142,13 +144,17 @@ func TestBadInput(t *testing.T) {
 	} {
 		for _, bo := range brokenOps {
 			t.Run(mode.name+"/"+bo.name, func(t *testing.T) {
+				// Each case mostly waits for a program, on a client of its
+				// own: they wait side by side.
+				t.Parallel()
 				ctx := clustertest.Context(t)
-				cli := clustertest.Client(t, c, "c-"+mode.mode+"-"+strings.ReplaceAll(bo.name, "/", "-"))
+				name := mode.mode + "-" + strings.ReplaceAll(bo.name, "/", "-")
+				cli := clustertest.Client(t, c, "c-"+name)
 				at := mode.mode + ":" + bo.op
 				if bo.first {
 					at += ":1"
 				}
-				v, err := bo.start(process.Config{Argv: adapterArgv(at), Grace: time.Second, Limit: 3 * time.Second}, cli)
+				v, err := bo.start(process.Config{Argv: adapterArgv(at), Grace: time.Second, Limit: 3 * time.Second}, cli, name)
 				require.NoError(t, err, "the constructor does not wait for the program")
 				defer v.(interface{ Close() error }).Close()
 				exited := make(chan string, 1)
