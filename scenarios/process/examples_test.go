@@ -84,6 +84,7 @@ func TestExamplesFindings(t *testing.T) {
 		{"python-etcd3", pythonAdapter},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each run mostly waits, on a cluster of its own
 			needExample(t, tc.argv)
 			s := find(t, scenarios.LockSafety(process.Lock(tc.name, tc.argv...)), "/pause-holder")
 			s.Expect = checker.Expectation{Checker: checker.CheckerMutualExclusion}
