@@ -8,9 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
@@ -47,7 +45,12 @@ func pageFresh(dir, stamp string) bool {
 	if stamp == "" {
 		return false
 	}
-	page, err := os.Stat(filepath.Join(dir, runPageFile))
+	f, err := os.Open(filepath.Join(dir, runPageFile))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	page, err := f.Stat()
 	if err != nil {
 		return false
 	}
@@ -57,30 +60,7 @@ func pageFresh(dir, stamp string) bool {
 			return false
 		}
 	}
-	f, err := os.Open(filepath.Join(dir, runPageFile))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
 	head := make([]byte, stampHead)
 	n, _ := io.ReadFull(f, head)
 	return bytes.Contains(head[:n], []byte(`<meta name="generator" content="etcdsim `+stamp+`">`))
-}
-
-// latencies lists the latency (Return-Call) of each of h's operations
-// that a scenario's statistics count, in the order they come.
-func latencies(h *checker.History) []time.Duration {
-	var out []time.Duration
-	for i := range h.Ops {
-		if op := &h.Ops[i]; countsLatency(op) {
-			out = append(out, op.Return-op.Call)
-		}
-	}
-	return out
-}
-
-// countsLatency says whether op's latency is among a scenario's: a
-// completed operation that is neither a leader observation nor a crash.
-func countsLatency(op *checker.Operation) bool {
-	return op.Outcome == checker.OutcomeOK && !isLeaderOp(op) && op.Kind != checker.KindCrash
 }

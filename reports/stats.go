@@ -152,3 +152,21 @@ func rank(ds []time.Duration, q float64) time.Duration {
 
 // round keeps durations readable on pages: 10 ms steps.
 func round(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
+
+// latencies lists the latency (Return-Call) of each of h's operations
+// that a scenario's statistics count, in the order they come.
+func latencies(h *checker.History) []time.Duration {
+	var out []time.Duration
+	for i := range h.Ops {
+		if op := &h.Ops[i]; countsLatency(op) {
+			out = append(out, op.Return-op.Call)
+		}
+	}
+	return out
+}
+
+// countsLatency says whether op's latency is among a scenario's: a
+// completed operation that is neither a leader observation nor a crash.
+func countsLatency(op *checker.Operation) bool {
+	return op.Outcome == checker.OutcomeOK && !isLeaderOp(op) && op.Kind != checker.KindCrash
+}
