@@ -42,12 +42,12 @@ func TestRoundRobin(t *testing.T) {
 		var backends []*discovery.Backend
 		var regs []discovery.Registrar
 		for _, name := range []string{"a", "b", "c"} {
-			b := backend(t, name)
+			b := backend(t, c, name)
 			backends = append(backends, b)
 			regs = append(regs, register(t, ctx, "keepalive", reg, service, b.Addr(), opts))
 		}
 		res := resolve(t, "relisting", clustertest.Client(t, c, "res"), service)
-		cc, err := discovery.Dial(res, service)
+		cc, err := discovery.Dial(res, service, c.DialOptions()...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,13 +11,16 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// backend starts an echo backend and closes it when the test ends.
-func backend(t *testing.T, name string) *discovery.Backend {
+// backend starts an echo backend on the cluster's network — in the bubble,
+// where a real socket would hold the clock — and closes it when the test
+// ends.
+func backend(t *testing.T, c *cluster.Cluster, name string) *discovery.Backend {
 	t.Helper()
-	b, err := discovery.StartBackend(name)
+	lis, err := c.ListenService()
 	if err != nil {
 		t.Fatal(err)
 	}
+	b := discovery.StartBackendOn(name, lis)
 	t.Cleanup(func() {
 		if err := b.Close(); err != nil {
 			t.Error(err)

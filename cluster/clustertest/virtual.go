@@ -1,6 +1,8 @@
 package clustertest
 
 import (
+	"fmt"
+	"os"
 	"testing"
 
 	"github.com/etcdsim/etcdsim/internal/bubble"
@@ -24,6 +26,10 @@ import (
 func Virtual(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
 	bubble.Test(t, bubble.Options{Name: t.Name(), OnFrozen: func(fr *bubble.Frozen) {
-		panic(fr.Error() + "\n" + fr.Stacks)
+		// Every stack first, then the verdict and the few goroutines that
+		// hold the clock: a log cut to its tail still names the test and
+		// the culprits.
+		fmt.Fprintf(os.Stderr, "every goroutine of the frozen bubble of %s:\n%s\n", t.Name(), fr.Stacks)
+		panic(fr.Error() + "\n\nthe goroutines not durably blocked:\n" + fr.Suspects)
 	}}, f)
 }

@@ -3,6 +3,7 @@ package bubble_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -120,8 +121,47 @@ func TestAFrozenClockIsReportedWithTheGoroutineThatHeldIt(t *testing.T) {
 		if !strings.Contains(f.Error(), "stood still at 00:00:01") {
 			t.Errorf("Frozen.Error() = %q; want where the clock stood", f.Error())
 		}
+		if !strings.Contains(f.Suspects, "waitOnMutex") || strings.Count("\n"+f.Suspects, "\ngoroutine ") != 1 {
+			t.Errorf("Frozen.Suspects = %q; want the one stack of the goroutine in waitOnMutex", f.Suspects)
+		}
 	default:
 		t.Fatal("the bubble froze on a mutex held outside and OnFrozen was not called")
+	}
+}
+
+// A real socket inside a bubble holds its clock: the report says so and
+// names what to use instead.
+func TestAFrozenClockOnARealSocketSaysWhatToUse(t *testing.T) {
+	bubble.UseT(t)
+	frozen := make(chan *bubble.Frozen, 1)
+	var lis net.Listener
+	err := bubble.Run(bubble.Options{Name: "socket", FrozenAfter: 500 * time.Millisecond, OnFrozen: func(f *bubble.Frozen) {
+		frozen <- f
+		lis.Close() // the accept returns, and the clock moves again
+	}}, func() error {
+		var err error
+		if lis, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return err
+		}
+		accepted := make(chan struct{})
+		go func() {
+			defer close(accepted)
+			lis.Accept() //nolint:errcheck // only the wait matters
+		}()
+		time.Sleep(time.Second)
+		<-accepted
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case f := <-frozen:
+		if !strings.Contains(f.Error(), "IO wait") || !strings.Contains(f.Error(), "ListenService") {
+			t.Errorf("Frozen.Error() = %q; want the goroutine in IO wait and what to use instead", f.Error())
+		}
+	default:
+		t.Fatal("the bubble froze on a real socket and OnFrozen was not called")
 	}
 }
 

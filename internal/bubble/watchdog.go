@@ -86,7 +86,7 @@ func (w *watchdog) watch() {
 				Wall:    now.Sub(since),
 				Virtual: time.Unix(0, stamp).UTC(),
 			}
-			f.Stacks, f.Running = bubbleStacks(w.bubbleID())
+			f.Stacks, f.Running, f.Suspects = bubbleStacks(w.bubbleID())
 			if w.finished.Load() || f.Stacks == "" {
 				// f returned while the stacks were taken: the bubble is
 				// winding down, not frozen.
@@ -140,6 +140,9 @@ type Frozen struct {
 	Running []string
 	// Stacks is every goroutine of the bubble, as runtime.Stack prints them.
 	Stacks string
+	// Suspects is the stacks of the goroutines Running names: the few that
+	// matter among the hundreds a cluster has.
+	Suspects string
 }
 
 func (f *Frozen) Error() string {
@@ -150,6 +153,13 @@ func (f *Frozen) Error() string {
 		b.WriteString("; every goroutine was durably blocked (a CPU-bound step, or a goroutine outside the bubble, held it)")
 	} else {
 		fmt.Fprintf(&b, "; not durably blocked: %s", strings.Join(f.Running, "; "))
+	}
+	for _, r := range f.Running {
+		if strings.Contains(r, "[IO wait") {
+			b.WriteString(". A goroutine waiting on a real socket never counts as blocked, so the clock cannot move while one lives in the bubble: " +
+				"serve and dial on the cluster's in-memory network instead (cluster.Cluster.ListenService and DialOptions)")
+			break
+		}
 	}
 	return b.String()
 }
@@ -175,7 +185,7 @@ func (s *Stuck) Error() string {
 }
 
 func stuck(reason string, id int) *Stuck {
-	stacks, _ := bubbleStacks(id)
+	stacks, _, _ := bubbleStacks(id)
 	var left []string
 	for _, g := range splitGoroutines(stacks) {
 		left = append(left, describe(g))
@@ -200,7 +210,7 @@ func currentBubble() int {
 // bubbleStacks returns the stacks of bubble id's goroutines (every
 // goroutine's if id is 0) and the header lines of those not durably
 // blocked.
-func bubbleStacks(id int) (stacks string, running []string) {
+func bubbleStacks(id int) (stacks string, running []string, suspects string) {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
@@ -210,7 +220,7 @@ func bubbleStacks(id int) (stacks string, running []string) {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-	var b strings.Builder
+	var b, sus strings.Builder
 	for _, g := range splitGoroutines(string(buf)) {
 		header, _, _ := strings.Cut(g, "\n")
 		if id != 0 && !strings.Contains(header, fmt.Sprintf(", synctest bubble %d]", id)) &&
@@ -221,9 +231,11 @@ func bubbleStacks(id int) (stacks string, running []string) {
 		b.WriteString("\n\n")
 		if !strings.Contains(header, "(durable)") {
 			running = append(running, describe(g))
+			sus.WriteString(g)
+			sus.WriteString("\n\n")
 		}
 	}
-	return b.String(), running
+	return b.String(), running, sus.String()
 }
 
 func splitGoroutines(dump string) []string {
