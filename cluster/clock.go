@@ -96,15 +96,17 @@ func checkVirtual() error {
 
 // DialOptions returns the gRPC dial options a client of this cluster's
 // members needs: on the virtual clock, the dialer of the in-memory network
-// (a clientv3.Config takes them in DialOptions); nothing on the real clock.
-// Code that builds its own client with these reaches the members' proxies
-// like the harness does.
+// and an interceptor that commits each stream as it opens, so no gRPC
+// retry can freeze the bubble (see commitStreams); nothing on the real
+// clock. A clientv3.Config takes them in DialOptions. Code that builds its
+// own client with these reaches the members' proxies like the harness
+// does.
 func (c *Cluster) DialOptions() []grpc.DialOption {
 	if c.net == nil || c.net.mem == nil {
 		return nil
 	}
 	mem := c.net.mem
-	return []grpc.DialOption{grpc.WithContextDialer(mem.dial)}
+	return []grpc.DialOption{grpc.WithContextDialer(mem.dial), commitStreams()}
 }
 
 // ListenService opens a listener for a service of the caller's own — a

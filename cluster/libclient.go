@@ -203,6 +203,10 @@ func ClientConfigOf(cli *clientv3.Client) (clientv3.Config, error) {
 	if err != nil {
 		return clientv3.Config{}, err
 	}
+	opts := append(lp.life.options(), grpc.WithContextDialer(lp.c.guardedDial(lp.name, lp.eps)))
+	if lp.c.net.mem != nil {
+		opts = append(opts, commitStreams())
+	}
 	return clientv3.Config{
 		Context:              lp.life.ctx,
 		Endpoints:            lp.eps,
@@ -210,7 +214,7 @@ func ClientConfigOf(cli *clientv3.Client) (clientv3.Config, error) {
 		DialTimeout:          5 * time.Second,
 		DialKeepAliveTime:    2 * time.Second,
 		DialKeepAliveTimeout: 2 * time.Second,
-		DialOptions:          append(lp.life.options(), grpc.WithContextDialer(lp.c.guardedDial(lp.name, lp.eps))),
+		DialOptions:          opts,
 	}, nil
 }
 
