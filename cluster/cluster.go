@@ -127,6 +127,13 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			return nil, err
 		}
 	}
+	peers := map[string]string{}
+	for _, m := range c.members {
+		peers[m.name] = m.PeerURL()
+	}
+	if c.token, err = tokenPicker(c.token, peers); err != nil {
+		return nil, err
+	}
 	var g errgroup.Group
 	for _, m := range c.members {
 		g.Go(func() error { return m.start("new") })
