@@ -15,9 +15,10 @@ import (
 // sleeps cost no wall time. Everything the test does with the cluster
 // belongs inside f — the cluster, its clients, Context, the waits — and f
 // must not call t.Run or t.Parallel. A bubble whose clock stands still for
-// a minute of wall time while f runs (a goroutine spinning, or stuck on a
-// mutex held by one that waits) fails the test with every goroutine's
-// stack.
+// a minute of wall time while f runs (a goroutine spinning, stuck on a
+// mutex held by one that waits, or waiting on a real socket) fails the
+// test: every goroutine's stack goes to standard error, then a panic names
+// the test and the goroutines that held the clock, with their stacks.
 //
 //	clustertest.Virtual(t, func(t *testing.T) {
 //		c := cluster.New(t, cluster.Config{Clock: cluster.ClockVirtual})
