@@ -134,15 +134,15 @@ func TestAFrozenClockIsReportedWithTheGoroutineThatHeldIt(t *testing.T) {
 func TestAFrozenClockOnARealSocketSaysWhatToUse(t *testing.T) {
 	bubble.UseT(t)
 	frozen := make(chan *bubble.Frozen, 1)
-	var lis net.Listener
-	err := bubble.Run(bubble.Options{Name: "socket", FrozenAfter: 500 * time.Millisecond, OnFrozen: func(f *bubble.Frozen) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lis.Close()
+	err = bubble.Run(bubble.Options{Name: "socket", FrozenAfter: 500 * time.Millisecond, OnFrozen: func(f *bubble.Frozen) {
 		frozen <- f
 		lis.Close() // the accept returns, and the clock moves again
 	}}, func() error {
-		var err error
-		if lis, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-			return err
-		}
 		accepted := make(chan struct{})
 		go func() {
 			defer close(accepted)
