@@ -16,7 +16,8 @@ import (
 // TestChildProcessFailures runs, each in its child process, a recipe whose
 // Lock blocks forever ignoring its context, one whose Lock panics, and a
 // sound scenario. The first two must be recorded as harness failures — a
-// timeout and a panic, each naming its files — while the third is judged
+// timeout, with the hung child's stacks in its log, and a panic, each
+// naming its files — while the third is judged
 // and meets its expectation; simrun exits 1 and leaves no child behind.
 func TestChildProcessFailures(t *testing.T) {
 	if testing.Short() {
@@ -60,7 +61,7 @@ func TestChildProcessFailures(t *testing.T) {
 		t.Errorf("summary.json: harness_failures %d, want 2", sum.HarnessFailures)
 	}
 	want := map[string][]string{ // what each run's error must say; nil: judged, no error
-		"lock/hang/healthy":  {"lock/hang/healthy seed 1", "timed out after 10s", "lock-hang-healthy/seed-1"},
+		"lock/hang/healthy":  {"lock/hang/healthy seed 1", "timed out after 10s", "every goroutine's stack", "lock-hang-healthy/seed-1/child.log"},
 		"lock/panic/healthy": {"lock/panic/healthy seed 1", "panic: badsim: this Lock panics", "child.log", "result.json"},
 		short:                nil,
 	}
@@ -88,6 +89,14 @@ func TestChildProcessFailures(t *testing.T) {
 			}
 		}
 		noChildLeft(t, filepath.Join(out, r.Dir))
+		if r.Name == "lock/hang/healthy" {
+			// The hung child, sent SIGQUIT, wrote its stacks, the
+			// blocked Lock among them.
+			log, err := os.ReadFile(filepath.Join(out, r.Dir, "child.log"))
+			if err != nil || !strings.Contains(string(log), "SIGQUIT") || !strings.Contains(string(log), "main.hang.Lock") {
+				t.Errorf("%s: child.log has no stacks with the hung Lock (err %v):\n%.2000s", r.Name, err, log)
+			}
+		}
 	}
 	if !strings.Contains(stdout.String(), "HARNESS") {
 		t.Errorf("the summary table has no HARNESS column:\n%s", &stdout)

@@ -114,10 +114,13 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 	case werr = <-waited:
 	case <-timer.C:
 		stopped = fmt.Sprintf("timed out after %v", limit)
-		werr = stopChild(pid, waited, r.hard)
+		var dumped bool
+		if werr, dumped = stopChild(pid, waited, r.hard, true); dumped {
+			stopped += fmt.Sprintf(" (every goroutine's stack when it would not stop is in %s)", logPath)
+		}
 	case <-ctx.Done():
 		stopped = "interrupted"
-		werr = stopChild(pid, waited, r.hard)
+		werr, _ = stopChild(pid, waited, r.hard, false)
 	}
 	stats := readProcStats(filepath.Join(dir, processFile))
 	said := childSaid(dir, logPath)
@@ -154,20 +157,37 @@ func wroteStdout(dir string) string {
 
 // stopChild tells the child's process group to stop, kills it if it has
 // not exited after childGrace or once hard is done, and returns how it
-// exited.
-func stopChild(pid int, waited <-chan error, hard <-chan struct{}) error {
+// exited. With dump, a child that has not exited after childGrace is first
+// sent SIGQUIT, on which the Go runtime writes every goroutine's stack to
+// its standard error (the run's child.log) and exits; dumped says it did.
+// A hang is then a stack to read, not a bare timeout.
+func stopChild(pid int, waited <-chan error, hard <-chan struct{}, dump bool) (err error, dumped bool) {
 	signalGroup(pid, syscall.SIGTERM) //nolint:errcheck // it may have exited already
 	t := time.NewTimer(childGrace)
 	defer t.Stop()
 	select {
 	case err := <-waited:
-		return err
+		return err, false
 	case <-t.C:
 	case <-hard:
+		dump = false
+	}
+	if dump && signalProcess(pid, syscall.SIGQUIT) == nil {
+		t.Reset(quitGrace)
+		select {
+		case err := <-waited:
+			signalGroup(pid, syscall.SIGKILL) //nolint:errcheck // what it started, if any is left
+			return err, true
+		case <-t.C:
+		case <-hard:
+		}
 	}
 	signalGroup(pid, syscall.SIGKILL) //nolint:errcheck // it may have exited already
-	return <-waited
+	return <-waited, false
 }
+
+// quitGrace is how long a child has to write its stacks after SIGQUIT.
+const quitGrace = 5 * time.Second
 
 // exitText says how a child exited, for an error message.
 func exitText(err error) string {

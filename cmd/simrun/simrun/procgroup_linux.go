@@ -22,3 +22,8 @@ func setChildGroup(cmd *exec.Cmd) {
 func signalGroup(pid int, sig syscall.Signal) error {
 	return syscall.Kill(-pid, sig)
 }
+
+// signalProcess sends sig to the process pid alone.
+func signalProcess(pid int, sig syscall.Signal) error {
+	return syscall.Kill(pid, sig)
+}

@@ -17,3 +17,7 @@ func setChildGroup(*exec.Cmd) {}
 func signalGroup(int, syscall.Signal) error {
 	return errors.New("simrun: child processes are supported on Linux only")
 }
+
+func signalProcess(int, syscall.Signal) error {
+	return errors.New("simrun: child processes are supported on Linux only")
+}
