@@ -341,13 +341,23 @@ func (p *proc) call(ctx context.Context, req request, late func(answer)) (answer
 	}
 }
 
-// write writes one line to the program.
+// write writes one line to the program. A write that fails most often
+// means the program has exited: its exit, and its status, is then why it
+// is gone, given the grace to be reaped; only a program still running
+// after that stopped reading its stdin.
 func (p *proc) write(line []byte) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	p.trace("> ", line)
 	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
-		p.fail(fmt.Errorf("stopped reading its stdin (%v)%s", err, p.pendingText()))
+		why := fmt.Errorf("stopped reading its stdin (%v)%s", err, p.pendingText())
+		t := time.NewTimer(p.cfg.grace())
+		select {
+		case <-p.exits: // wait has failed it with the exit status
+		case <-t.C:
+		}
+		t.Stop()
+		p.fail(why)
 		return p.gone()
 	}
 	return nil
