@@ -32,7 +32,7 @@ examples:
 	cd examples/gozero && $(GO) vet ./... && $(GO) test -count=1 -parallel 6 ./...
 	cd examples/gokit && $(GO) vet ./... && $(GO) test -count=1 -short ./...
 	cd examples/node && npm ci --no-audit --no-fund
-	$(GO) test -count=1 -run 'TestExamples' ./scenarios/process/
+	$(GO) test -count=1 -run 'TestExamples' ./program/
 
 # vitess's etcd2topo (examples/vitess): a large module whose first build
 # takes minutes, so make test leaves it out and CI runs it as a step of its

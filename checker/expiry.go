@@ -40,11 +40,11 @@ var leaseNeutral = []string{"pause", "reset", "lose-responses", "crash", "revoke
 // The history does not say how the recipe learns of expiry, so the
 // sentence speaks to both shapes: a recipe on concurrency.Session.Done,
 // told what to use instead, and one already on a lease guard
-// (lock/lease), told where to look — a step of the hold that does not
+// (lease), told where to look — a step of the hold that does not
 // check the guard.
 const lateDone = "whatever told it to stop came too late: if it stops on concurrency.Session.Done, that learns of expiry late, since clientv3's lessor " +
 	"checks keep-alive deadlines about once a second, and a lease guard that keeps its own deadline from the grant " +
-	"and renewal responses (lock/lease) would stop it before the server can expire the lease; if it already holds such a guard, " +
+	"and renewal responses (lease) would stop it before the server can expire the lease; if it already holds such a guard, " +
 	"a step of the hold went on without checking the guard's Done (or Deadline) first"
 
 // neverSignalled is the fix for a leader whose recipe never closed Done:

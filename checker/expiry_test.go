@@ -34,7 +34,7 @@ func TestLeaseExpirySentences(t *testing.T) {
 			"(by 2.000s: TTL 1s, and no renewal could reach the server once "
 		lateDoneTail = "; whatever told it to stop came too late: if it stops on concurrency.Session.Done, that learns of expiry late, since clientv3's lessor " +
 			"checks keep-alive deadlines about once a second, and a lease guard that keeps its own deadline from the grant " +
-			"and renewal responses (lock/lease) would stop it before the server can expire the lease; if it already holds such a guard, " +
+			"and renewal responses (lease) would stop it before the server can expire the lease; if it already holds such a guard, " +
 			"a step of the hold went on without checking the guard's Done (or Deadline) first"
 		pausedTail = "no check in the holder can catch a pause between its last check and its next step; " +
 			"only a fencing token the resource checks refuses the late write"

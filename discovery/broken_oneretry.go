@@ -5,7 +5,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/lease"
 )
 
 // BROKEN (deliberately): a registrar whose budget of registrations again

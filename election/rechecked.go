@@ -9,7 +9,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 
-	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/lease"
 )
 
 // NewRechecked returns an Elector built on concurrency.Election that closes
@@ -22,7 +22,7 @@ import (
 //     Campaign reports leadership over a key that no longer exists (a
 //     phantom leader) while a younger candidate really leads.
 //   - concurrency.Session.Done can close after another candidate has
-//     already won (see lock/lease).
+//     already won (see lease).
 //
 // Here the wait is cancelled as soon as the lease can no longer be known to
 // be alive, and after the wait a linearizable read checks that the key

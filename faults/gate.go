@@ -25,10 +25,10 @@ var ErrRestarted = errors.New("faults: client crashed and was restarted")
 //
 // The zero Gate has every client running.
 type Gate struct {
-	mu        sync.Mutex               // guards stopped, restarted, procs
+	mu        sync.Mutex               // guards stopped, restarted, programs
 	stopped   map[string]chan struct{} // paused or crashed clients; closed on resume or restart
 	restarted map[string]bool          // crashed since their last step: Step owes them ErrRestarted
-	procs     map[string]OSProcess     // clients that run in a process of their own (Env.AttachProcess)
+	programs  map[string]Program       // clients that run as programs of their own (Env.AttachProgram)
 }
 
 // Step blocks while client is paused or crashed. It returns nil when the
@@ -55,11 +55,11 @@ func (g *Gate) Step(ctx context.Context, client string) error {
 }
 
 // Pause stops client at its next Step, and freezes its process if it
-// runs in one of its own (Env.AttachProcess). Pausing a paused client
+// runs in one of its own (Env.AttachProgram). Pausing a paused client
 // does nothing.
 func (g *Gate) Pause(client string) {
 	if g.stop(client) {
-		if p := g.process(client); p != nil {
+		if p := g.program(client); p != nil {
 			p.Freeze()
 		}
 	}
@@ -68,34 +68,34 @@ func (g *Gate) Pause(client string) {
 // Resume lets client go on, and thaws its process. Resuming a running
 // client does nothing.
 func (g *Gate) Resume(client string) {
-	if p := g.process(client); p != nil && g.Paused(client) {
+	if p := g.program(client); p != nil && g.Paused(client) {
 		p.Thaw()
 	}
 	g.start(client)
 }
 
 // attach records that client runs in process p.
-func (g *Gate) attach(client string, p OSProcess) {
+func (g *Gate) attach(client string, p Program) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.procs == nil {
-		g.procs = make(map[string]OSProcess)
+	if g.programs == nil {
+		g.programs = make(map[string]Program)
 	}
-	g.procs[client] = p
+	g.programs[client] = p
 }
 
 // attached reports whether p is client's process still.
-func (g *Gate) attached(client string, p OSProcess) bool {
+func (g *Gate) attached(client string, p Program) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.procs[client] == p
+	return g.programs[client] == p
 }
 
-// process returns the process client runs in, or nil.
-func (g *Gate) process(client string) OSProcess {
+// program returns the program client runs as, or nil.
+func (g *Gate) program(client string) Program {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.procs[client]
+	return g.programs[client]
 }
 
 // Crash stops client at its next Step until Restart, after which that Step

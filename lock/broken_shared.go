@@ -9,7 +9,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 
-	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/lease"
 )
 
 // BROKEN (deliberately): etcd #11360 (a Mutex used

@@ -12,7 +12,7 @@
 // without what a holder does not offer, and a fault that needs it is
 // recorded as not applicable to the recipe. A user's own lock joins every
 // scenario by implementing Locker and filling in a Recipe; package
-// lock/lease is the lease guard every recipe here is built on.
+// lease is the lease guard every recipe here is built on.
 //
 // The correct recipes:
 //

@@ -12,7 +12,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
-	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/lease"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -158,7 +158,7 @@ func TestTTLBelowClusterMinimum(t *testing.T) {
 
 // A holder whose lease expired while it was cut off learns it at Unlock:
 // ErrNotHeld. Its Done closes, from its own count of the TTL (the guard's,
-// see lock/lease).
+// see lease).
 func TestUnlockAfterLeaseLost(t *testing.T) {
 	for _, r := range Recipes() {
 		if r.Broken {
@@ -183,7 +183,7 @@ func TestUnlockAfterLeaseLost(t *testing.T) {
 					// acknowledged; only a goroutine starved for longer than
 					// that margin sees the key go first, and when both have
 					// happened select picks either. The order is asserted,
-					// with timestamps, in lock/lease.
+					// with timestamps, in lease.
 					t.Logf("the holder's key was seen deleted before the holder's Done")
 					<-h.Done()
 				case <-ctx.Done():

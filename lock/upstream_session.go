@@ -10,7 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 
-	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/lease"
 )
 
 // sessionLocker is concurrency.Mutex used the way a long-lived service

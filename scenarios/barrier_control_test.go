@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/etcdsim/etcdsim/checker"
-	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 

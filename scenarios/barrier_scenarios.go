@@ -6,7 +6,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
 )
 
 // FamilyBarrier names the family.

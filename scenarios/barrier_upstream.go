@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
 )
 
 // The upstream scenarios of the double-barrier family.

@@ -12,7 +12,7 @@ import (
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
 )
 
 // barrierRecipe returns the scenario's double-barrier recipe.

@@ -11,7 +11,7 @@ import (
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/scenarios/process"
+	"github.com/etcdsim/etcdsim/program"
 )
 
 // realClockProcess is Cluster.RealClock's reason for a scenario whose
@@ -21,7 +21,7 @@ const realClockProcess = "a recipe in another process dials etcd through real so
 // withCommand ties Workload.Command and the recipe value of a process
 // recipe together: a value with a command records it in workload.command,
 // and a workload.command read from JSON with no value builds the value
-// (process.Lock, process.Election) — so a replay, a child run and a
+// (program.Lock, program.Election) — so a replay, a child run and a
 // campaign start the same program. Either way the scenario needs the real
 // clock, and says why.
 func (s Scenario) withCommand() Scenario {
@@ -52,42 +52,42 @@ func (s Scenario) withCommand() Scenario {
 // lockCommand and electionCommand are the lock and election families'
 // command: a process recipe in their slot.
 func lockCommand(w *Workload, name string, argv []string) {
-	r := process.Lock(name, argv...)
+	r := program.Lock(name, argv...)
 	w.Lock = &r
 }
 
 func electionCommand(w *Workload, name string, argv []string) {
-	r := process.Election(name, argv...)
+	r := program.Election(name, argv...)
 	w.Election = &r
 }
 
 func rwmutexCommand(w *Workload, name string, argv []string) {
-	r := process.RWMutex(name, argv...)
+	r := program.RWMutex(name, argv...)
 	w.RWMutex = &r
 }
 
 func queueCommand(w *Workload, name string, argv []string) {
-	r := process.Queue(name, argv...)
+	r := program.Queue(name, argv...)
 	w.Queue = &r
 }
 
 func barrierCommand(w *Workload, name string, argv []string) {
-	r := process.Barrier(name, argv...)
+	r := program.Barrier(name, argv...)
 	w.Barrier = &r
 }
 
 func plainBarrierCommand(w *Workload, name string, argv []string) {
-	r := process.PlainBarrier(name, argv...)
+	r := program.PlainBarrier(name, argv...)
 	w.PlainBarrier = &r
 }
 
 func registerCommand(w *Workload, name string, argv []string) {
-	r := process.Register(name, argv...)
+	r := program.Register(name, argv...)
 	w.Register = &r
 }
 
 func stmCommand(w *Workload, name string, argv []string) {
-	r := process.STM(name, argv...)
+	r := program.STM(name, argv...)
 	w.STM = &r
 }
 
@@ -96,17 +96,17 @@ func stmCommand(w *Workload, name string, argv []string) {
 // both if neither is registered, the program then serving both roles.
 func discoveryCommand(w *Workload, _ string, argv []string) {
 	if _, err := discovery.LookupRegistrar(w.Recipe); err != nil && w.Registrar == nil {
-		r := process.Registrar(w.Recipe, argv...)
+		r := program.Registrar(w.Recipe, argv...)
 		w.Registrar = &r
 	}
 	if _, err := discovery.LookupResolver(w.Resolver); err != nil && w.ResolverRecipe == nil && w.Resolver != "" {
-		r := process.Resolver(w.Resolver, argv...)
+		r := program.Resolver(w.Resolver, argv...)
 		w.ResolverRecipe = &r
 	}
 }
 
 // WithCommand is s with a recipe called name whose every client is a
-// process running argv (package scenarios/process), in place of the
+// process running argv (package program), in place of the
 // recipe under test: the one the scenario's name names ("lock/mutex/…"
 // names the lock; "discovery/relisting/…" the resolver). The scenario is
 // renamed after it and expects a pass, as With… does. A family that
@@ -144,9 +144,9 @@ func (s Scenario) WithCommand(name string, argv []string) (Scenario, error) {
 // prestart starts the program of a scenario with a workload.command once
 // for every client and waits until each says it is ready, before the run's
 // clock and its faults start: a program that loads slowly does not eat
-// into the run (process.Prestart). A program that is never ready is an
+// into the run (program.Prestart). A program that is never ready is an
 // error naming the client and the program.
-func (s Scenario) prestart(ctx context.Context, c *cluster.Cluster) (*process.Started, error) {
+func (s Scenario) prestart(ctx context.Context, c *cluster.Cluster) (*program.Started, error) {
 	if len(s.Workload.Command) == 0 {
 		return nil, nil
 	}
@@ -158,7 +158,7 @@ func (s Scenario) prestart(ctx context.Context, c *cluster.Cluster) (*process.St
 		}
 		clis[name] = cli
 	}
-	return process.Prestart(ctx, process.Config{Argv: s.Workload.Command}, clis)
+	return program.Prestart(ctx, program.Config{Argv: s.Workload.Command}, clis)
 }
 
 // checkCommand reports a workload.command a family cannot run.
@@ -186,11 +186,11 @@ func checkCommand(s Scenario, bad func(format string, args ...any)) {
 }
 
 // attachProcess tells env that client runs in a process of its own when
-// its recipe value v does (faults.OSProcess), so that pauses freeze the
+// its recipe value v does (faults.Program), so that pauses freeze the
 // process and its breaking the protocol is recorded as the client's crash.
 func attachProcess(env *faults.Env, client string, v any) {
-	if p, ok := v.(faults.OSProcess); ok {
-		env.AttachProcess(client, p)
+	if p, ok := v.(faults.Program); ok {
+		env.AttachProgram(client, p)
 	}
 }
 

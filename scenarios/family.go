@@ -65,7 +65,7 @@ type family struct {
 	// in-process client behind (docs/upstream.md).
 	serverSide []string
 	// command, if set, fills the family's recipe slot with a recipe of
-	// package scenarios/process called name that runs argv, one process
+	// package program called name that runs argv, one process
 	// per client: what workload.command stands for. A family without it
 	// cannot run a recipe in another process.
 	command func(w *Workload, name string, argv []string)

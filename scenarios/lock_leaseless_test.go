@@ -9,8 +9,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/lease"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/lease"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 

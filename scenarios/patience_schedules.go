@@ -5,9 +5,9 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/lock/barrier"
-	"github.com/etcdsim/etcdsim/lock/queue"
-	"github.com/etcdsim/etcdsim/lock/rwmutex"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
+	"github.com/etcdsim/etcdsim/recipes/queue"
+	"github.com/etcdsim/etcdsim/recipes/rwmutex"
 )
 
 // The schedules of lock and election that no fault makes — callers that

@@ -6,7 +6,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
 )
 
 // FamilyPlainBarrier is etcd's plain barrier (Hold, Release, Wait):

@@ -1,7 +1,7 @@
 package scenarios
 
 import (
-	"github.com/etcdsim/etcdsim/lock/barrier"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
 )
 
 // The upstream scenarios of the plain-barrier family.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/etcdsim/etcdsim/checker"
-	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/recipes/queue"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 

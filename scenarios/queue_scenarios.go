@@ -6,7 +6,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/recipes/queue"
 )
 
 // FamilyQueue names the family.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/lock/queue"
+	"github.com/etcdsim/etcdsim/recipes/queue"
 )
 
 // queueRecipe returns the scenario's queue recipe.

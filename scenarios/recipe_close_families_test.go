@@ -12,11 +12,11 @@ import (
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/barrier"
-	"github.com/etcdsim/etcdsim/lock/queue"
-	"github.com/etcdsim/etcdsim/lock/register"
-	"github.com/etcdsim/etcdsim/lock/rwmutex"
-	"github.com/etcdsim/etcdsim/lock/stm"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
+	"github.com/etcdsim/etcdsim/recipes/queue"
+	"github.com/etcdsim/etcdsim/recipes/register"
+	"github.com/etcdsim/etcdsim/recipes/rwmutex"
+	"github.com/etcdsim/etcdsim/recipes/stm"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/lock/register"
+	"github.com/etcdsim/etcdsim/recipes/register"
 	"slices"
 )
 
@@ -13,7 +13,7 @@ import (
 const FamilyRegister = "register"
 
 // registerFamily: clients read and write a few keys through a
-// client-side KV (lock/register), and watchers follow them.
+// client-side KV (recipes/register), and watchers follow them.
 var registerFamily = family{
 	name:       FamilyRegister,
 	key:        "k",
@@ -37,7 +37,7 @@ func (s Scenario) WithRegister(r register.Recipe) Scenario {
 }
 
 // RegisterSafety returns the scenarios a client-side KV — a cache, a
-// proxy, a library's wrapper, or one of lock/register's — must pass:
+// proxy, a library's wrapper, or one of recipes/register's — must pass:
 // three clients reading, writing, compare-and-swapping and deleting a few
 // keys through it, and a watcher, under the standard fault mix, judged by
 // RegisterLinearizable and WatchGuarantees. The network takes a

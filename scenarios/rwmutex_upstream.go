@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
-	"github.com/etcdsim/etcdsim/lock/rwmutex"
+	"github.com/etcdsim/etcdsim/recipes/rwmutex"
 )
 
 // The upstream scenarios of the rwmutex family.

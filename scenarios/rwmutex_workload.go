@@ -12,7 +12,7 @@ import (
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/rwmutex"
+	"github.com/etcdsim/etcdsim/recipes/rwmutex"
 )
 
 // rwRecipe returns the scenario's read-write lock recipe.

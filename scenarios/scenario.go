@@ -9,11 +9,11 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/barrier"
-	"github.com/etcdsim/etcdsim/lock/queue"
-	"github.com/etcdsim/etcdsim/lock/register"
-	"github.com/etcdsim/etcdsim/lock/rwmutex"
-	"github.com/etcdsim/etcdsim/lock/stm"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
+	"github.com/etcdsim/etcdsim/recipes/queue"
+	"github.com/etcdsim/etcdsim/recipes/register"
+	"github.com/etcdsim/etcdsim/recipes/rwmutex"
+	"github.com/etcdsim/etcdsim/recipes/stm"
 	"github.com/etcdsim/etcdsim/seed"
 )
 
@@ -129,7 +129,7 @@ type Workload struct {
 	// A recipe value set below wins, and Recipe then only names it.
 	Recipe string `json:"recipe,omitempty"`
 	// Command, if set, is the program the recipe runs, one process per
-	// client, speaking docs/protocol.md (package scenarios/process):
+	// client, speaking docs/protocol.md (package program):
 	// Recipe is then only its name. A process recipe's value records its
 	// command here, so that a replay from JSON starts the same program;
 	// such a scenario runs on the real clock. Lock and election families.

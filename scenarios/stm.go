@@ -12,13 +12,13 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
-	"github.com/etcdsim/etcdsim/lock/stm"
+	"github.com/etcdsim/etcdsim/recipes/stm"
 )
 
 // FamilySTM names the family.
 const FamilySTM = "stm"
 
-// stmFamily: a bank on a transaction recipe (lock/stm). Clients transfer
+// stmFamily: a bank on a transaction recipe (recipes/stm). Clients transfer
 // money between a few accounts, each transfer one transaction that reads
 // both balances and writes both new ones; observers audit, reading every
 // account in one transaction and checking that the books balance.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/barrier"
-	"github.com/etcdsim/etcdsim/lock/rwmutex"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
+	"github.com/etcdsim/etcdsim/recipes/rwmutex"
 	"github.com/etcdsim/etcdsim/seed"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/faults"
 	"github.com/etcdsim/etcdsim/internal/suggest"
-	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/lease"
 )
 
 // maxMembers, maxClients and maxWrites bound what one run may start.

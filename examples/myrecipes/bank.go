@@ -5,7 +5,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/etcdsim/etcdsim/lock/stm"
+	"github.com/etcdsim/etcdsim/recipes/stm"
 )
 
 // Bank runs a bank's transactions the way hand-written etcd code often

@@ -11,7 +11,7 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/etcdsim/etcdsim/election"
-	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/lease"
 )
 
 var (
@@ -20,7 +20,7 @@ var (
 )
 
 // elector is a candidate built on concurrency.Election, with two changes
-// a careful user makes after reading lock/lease's doc: the campaign's
+// a careful user makes after reading lease's doc: the campaign's
 // lease is kept by a lease.Guard, whose Done (not the session's) says when
 // to stop leading, and the wait for the turn ends with the lease and is
 // followed by a linearizable read that the leader key is still ours.

@@ -8,8 +8,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/etcdsim/etcdsim/lease"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/lease"
 )
 
 // The optional interfaces a holder of ours offers, beside lock.Held.

@@ -4,7 +4,7 @@ import (
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/stm"
+	"github.com/etcdsim/etcdsim/recipes/stm"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )

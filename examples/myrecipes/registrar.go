@@ -11,7 +11,7 @@ import (
 	"go.etcd.io/etcd/client/v3/naming/endpoints"
 
 	"github.com/etcdsim/etcdsim/discovery"
-	"github.com/etcdsim/etcdsim/lock/lease"
+	"github.com/etcdsim/etcdsim/lease"
 )
 
 // A registrar names its lease, so that faults aimed at it find it.

@@ -6,8 +6,8 @@ import (
 	_ "unsafe" // for go:linkname
 
 	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/lease"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/lease"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 

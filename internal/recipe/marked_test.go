@@ -20,9 +20,9 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
-	"github.com/etcdsim/etcdsim/lock/barrier"
-	"github.com/etcdsim/etcdsim/lock/queue"
-	"github.com/etcdsim/etcdsim/lock/rwmutex"
+	"github.com/etcdsim/etcdsim/recipes/barrier"
+	"github.com/etcdsim/etcdsim/recipes/queue"
+	"github.com/etcdsim/etcdsim/recipes/rwmutex"
 )
 
 // The rule every deliberately broken recipe of every family follows, so

@@ -66,7 +66,7 @@ type Recipe[New any] struct {
 	// etcd issue), "" if none.
 	Upstream string `json:"upstream,omitempty"`
 	// Command, for a recipe whose every client is a program of its own
-	// (package scenarios/process), is that program's command and
+	// (package program), is that program's command and
 	// arguments. A scenario running the recipe records it in
 	// workload.command, so that a replay starts the same program; nil for
 	// a recipe in Go.

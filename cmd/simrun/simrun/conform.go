@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/program"
 	"github.com/etcdsim/etcdsim/scenarios"
-	"github.com/etcdsim/etcdsim/scenarios/process"
 )
 
 var conformCommand = &command{
@@ -28,13 +28,13 @@ type conformFlags struct {
 }
 
 func (f *conformFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.family, "family", "lock", "the family the program's recipe is of: "+strings.Join(process.ConformFamilies(), ", "))
+	fs.StringVar(&f.family, "family", "lock", "the family the program's recipe is of: "+strings.Join(program.ConformFamilies(), ", "))
 	fs.StringVar(&f.role, "role", "", "for -family discovery: registrar or resolver (default both)")
 	fs.BoolVar(&f.trace, "trace", false, "print every line sent (>) and read (<)")
 }
 
 // runConform starts a 3-member real-clock cluster, runs the program
-// through process.Conform, and exits 0 when it conforms, 1 when not.
+// through program.Conform, and exits 0 when it conforms, 1 when not.
 func runConform(e *env, args []string) (int, error) {
 	var f conformFlags
 	argv, err := e.parseFlags(conformCommand, args, f.register)
@@ -48,8 +48,8 @@ func runConform(e *env, args []string) (int, error) {
 	if f.role != "" {
 		family += "/" + f.role
 	}
-	if !slices.Contains(process.ConformFamilies(), family) && !(f.role == "" && slices.Contains(process.ConformFamilies(), family+"/registrar")) {
-		return exitUsage, usagef("-family %q -role %q: want -family one of %s (-role registrar or resolver for discovery)", f.family, f.role, strings.Join(process.ConformFamilies(), ", "))
+	if !slices.Contains(program.ConformFamilies(), family) && !(f.role == "" && slices.Contains(program.ConformFamilies(), family+"/registrar")) {
+		return exitUsage, usagef("-family %q -role %q: want -family one of %s (-role registrar or resolver for discovery)", f.family, f.role, strings.Join(program.ConformFamilies(), ", "))
 	}
 	c, err := cluster.Start(e.ctx, cluster.Config{Clock: cluster.ClockReal})
 	if err != nil {
@@ -60,12 +60,12 @@ func runConform(e *env, args []string) (int, error) {
 	if err != nil {
 		return exitMissed, err
 	}
-	cfg := process.Config{Argv: argv}
+	cfg := program.Config{Argv: argv}
 	if f.trace {
 		cfg.Trace = e.stdout
 	}
 	fmt.Fprintf(e.stdout, "simrun conform: %q, %s family\n", argv, family)
-	if err := process.Conform(e.ctx, family, cfg, cli, e.stdout); err != nil {
+	if err := program.Conform(e.ctx, family, cfg, cli, e.stdout); err != nil {
 		return exitMissed, fmt.Errorf("%q does not conform:\n%w", argv, err)
 	}
 	io.WriteString(e.stdout, "simrun conform: ok\n") //nolint:errcheck // a report
