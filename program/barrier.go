@@ -6,6 +6,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/recipes/barrier"
 )
@@ -30,7 +31,7 @@ func BarrierWith(name string, cfg Config) barrier.Recipe {
 			case count < 1:
 				return nil, fmt.Errorf("%w: %d, want 1 or more", barrier.ErrBadCount, count)
 			}
-			s, err := begin(cfg, cli, request{Family: "barrier", Name: key, Count: count, TTL: ttlSeconds(opts.TTL, lock.DefaultTTL)}, nil)
+			s, err := begin(cfg, cli, request{Family: recipe.Barrier, Name: key, Count: count, TTL: ttlSeconds(opts.TTL, lock.DefaultTTL)}, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -69,7 +70,7 @@ func PlainBarrierWith(name string, cfg Config) barrier.PlainRecipe {
 			if key == "" {
 				return nil, barrier.ErrBadName
 			}
-			s, err := begin(cfg, cli, request{Family: "plain-barrier", Name: key}, nil)
+			s, err := begin(cfg, cli, request{Family: recipe.PlainBarrier, Name: key}, nil)
 			if err != nil {
 				return nil, err
 			}

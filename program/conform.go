@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
 )
 
@@ -59,16 +60,16 @@ var conformers = []struct {
 	family string
 	run    func(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc)
 }{
-	{"lock", conformLock},
-	{"election", conformElection},
-	{"discovery/registrar", conformRegistrar},
-	{"discovery/resolver", conformResolver},
-	{"register", conformRegister},
-	{"rwmutex", conformRWMutex},
-	{"queue", conformQueue},
-	{"barrier", conformBarrier},
-	{"plain-barrier", conformPlainBarrier},
-	{"stm", conformSTM},
+	{recipe.Lock, conformLock},
+	{recipe.Election, conformElection},
+	{recipe.Discovery + "/registrar", conformRegistrar},
+	{recipe.Discovery + "/resolver", conformResolver},
+	{recipe.Register, conformRegister},
+	{recipe.RWMutex, conformRWMutex},
+	{recipe.Queue, conformQueue},
+	{recipe.Barrier, conformBarrier},
+	{recipe.PlainBarrier, conformPlainBarrier},
+	{recipe.STM, conformSTM},
 }
 
 // ConformFamilies lists the families (and discovery's roles) Conform

@@ -9,6 +9,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 )
 
 // Registrar is a discovery registrar recipe called name whose every
@@ -35,7 +36,7 @@ func RegistrarWith(name string, cfg Config) discovery.RegistrarRecipe {
 				return nil, discovery.ErrBadAddr
 			}
 			r := &registrar{cli: cli, addr: addr, key: service + "/" + addr, done: make(chan struct{})}
-			s, err := begin(cfg, cli, request{Family: "discovery", Role: "registrar", Name: service,
+			s, err := begin(cfg, cli, request{Family: recipe.Discovery, Role: "registrar", Name: service,
 				TTL: ttlSeconds(opts.TTL, discovery.DefaultTTL)}, r.event)
 			if err != nil {
 				return nil, err
@@ -142,7 +143,7 @@ func ResolverWith(name string, cfg Config) discovery.ResolverRecipe {
 				return nil, discovery.ErrBadService
 			}
 			f := &follower{wake: make(chan struct{}, 1)}
-			s, err := begin(cfg, cli, request{Family: "discovery", Role: "resolver", Name: service}, f.event)
+			s, err := begin(cfg, cli, request{Family: recipe.Discovery, Role: "resolver", Name: service}, f.event)
 			if err != nil {
 				return nil, err
 			}

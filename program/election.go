@@ -10,6 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 )
 
 // Election is an election recipe called name whose every candidate and
@@ -53,7 +54,7 @@ func newElector(cfg Config, cli *clientv3.Client, prefix string, opts election.O
 		return nil, election.ErrBadPrefix
 	}
 	e := &elector{terms: make(map[string]*term), observers: make(map[chan election.LeaderInfo]bool)}
-	s, err := begin(cfg, cli, request{Family: "election", Name: prefix, TTL: ttlSeconds(opts.TTL, election.DefaultTTL)}, e.event)
+	s, err := begin(cfg, cli, request{Family: recipe.Election, Name: prefix, TTL: ttlSeconds(opts.TTL, election.DefaultTTL)}, e.event)
 	if err != nil {
 		return nil, err
 	}

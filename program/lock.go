@@ -8,6 +8,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
 )
 
@@ -46,7 +47,7 @@ func newLocker(cfg Config, cli *clientv3.Client, key string, opts lock.Options) 
 	if key == "" {
 		return nil, lock.ErrBadName
 	}
-	return startLocker(cfg, cli, request{Family: "lock", Name: key, TTL: ttlSeconds(opts.TTL, lock.DefaultTTL)})
+	return startLocker(cfg, cli, request{Family: recipe.Lock, Name: key, TTL: ttlSeconds(opts.TTL, lock.DefaultTTL)})
 }
 
 // startLocker starts the program of a lock or a read-write lock.

@@ -6,6 +6,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/recipes/queue"
 )
 
@@ -25,7 +26,7 @@ func QueueWith(name string, cfg Config) queue.Recipe {
 			if key == "" {
 				return nil, queue.ErrBadName
 			}
-			s, err := begin(cfg, cli, request{Family: "queue", Name: key}, nil)
+			s, err := begin(cfg, cli, request{Family: recipe.Queue, Name: key}, nil)
 			if err != nil {
 				return nil, err
 			}

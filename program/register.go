@@ -10,6 +10,7 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/recipes/register"
 )
 
@@ -31,7 +32,7 @@ func RegisterWith(name string, cfg Config) register.Recipe {
 		Summary: fmt.Sprintf("a KV in a process of its own per client: %q", cfg.Argv),
 		Command: cfg.Argv,
 		New: func(_ context.Context, cli *clientv3.Client, ttl time.Duration) (clientv3.KV, error) {
-			s, err := begin(cfg, cli, request{Family: "register", TTL: ttlSeconds(ttl, 10*time.Second)}, nil)
+			s, err := begin(cfg, cli, request{Family: recipe.Register, TTL: ttlSeconds(ttl, 10*time.Second)}, nil)
 			if err != nil {
 				return nil, err
 			}

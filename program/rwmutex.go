@@ -6,6 +6,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/recipes/rwmutex"
 )
@@ -27,7 +28,7 @@ func RWMutexWith(name string, cfg Config) rwmutex.Recipe {
 			if key == "" {
 				return nil, lock.ErrBadName
 			}
-			l, err := startLocker(cfg, cli, request{Family: "rwmutex", Name: key, TTL: ttlSeconds(opts.TTL, lock.DefaultTTL)})
+			l, err := startLocker(cfg, cli, request{Family: recipe.RWMutex, Name: key, TTL: ttlSeconds(opts.TTL, lock.DefaultTTL)})
 			if err != nil {
 				return nil, err
 			}

@@ -7,6 +7,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/recipes/stm"
 )
 
@@ -26,7 +27,7 @@ func STMWith(name string, cfg Config) stm.Recipe {
 		Summary: fmt.Sprintf("transactions isolated by a process of its own per client: %q", cfg.Argv),
 		Command: cfg.Argv,
 		New: func(cli *clientv3.Client) (stm.Txner, error) {
-			s, err := begin(cfg, cli, request{Family: "stm"}, nil)
+			s, err := begin(cfg, cli, request{Family: recipe.STM}, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -6,11 +6,12 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/recipes/barrier"
 )
 
 // FamilyBarrier names the family.
-const FamilyBarrier = "barrier"
+const FamilyBarrier = recipe.Barrier
 
 // barrierFamily: processes enter and leave etcd's double barrier.
 var barrierFamily = family{
@@ -19,7 +20,7 @@ var barrierFamily = family{
 	knobs:    []string{"stagger"},
 	checkers: []checker.Name{checker.CheckerBarrierSafety},
 	command:  barrierCommand,
-	slots:    []slot{slotOf("barrier", "WithBarrier", func(w *Workload) **barrier.Recipe { return &w.Barrier }, barrier.Lookup)},
+	slots:    []slot{slotOf(FamilyBarrier, "WithBarrier", func(w *Workload) **barrier.Recipe { return &w.Barrier }, barrier.Lookup)},
 	run:      (*world).barrierWorkload,
 	safety:   []string{"BarrierSafety"},
 	gallery:  barrierScenarios,

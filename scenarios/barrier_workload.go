@@ -55,7 +55,7 @@ func (w *world) barrierOf(ctx context.Context, r barrier.Recipe, name string) (b
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	wl := w.s.Workload
-	return construct(ctx, w, "barrier", r.Name, name, "barrier.DoubleBarrier", func() (barrier.DoubleBarrier, error) {
+	return construct(ctx, w, FamilyBarrier, r.Name, name, "barrier.DoubleBarrier", func() (barrier.DoubleBarrier, error) {
 		return r.New(cli, wl.Key, wl.Clients, lock.Options{TTL: wl.TTL.D()})
 	})
 }

@@ -8,10 +8,11 @@ import (
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 )
 
 // FamilyDiscovery names the family.
-const FamilyDiscovery = "discovery"
+const FamilyDiscovery = recipe.Discovery
 
 // discoveryFamily: backends register a service, resolvers follow it, and
 // callers call through what the resolvers show.

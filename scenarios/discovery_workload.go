@@ -128,7 +128,7 @@ func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name s
 		if err != nil {
 			return errors.Join(err, b.Close())
 		}
-		reg, err := construct(ctx, w, "discovery", r.Name, name, registrarWhat, func() (discovery.Registrar, error) {
+		reg, err := construct(ctx, w, FamilyDiscovery, r.Name, name, registrarWhat, func() (discovery.Registrar, error) {
 			return r.New(cli, wl.Key, b.Addr(), discovery.Options{TTL: wl.TTL.D()})
 		})
 		if err != nil {
@@ -270,7 +270,7 @@ func (w *world) resolverClient(ctx context.Context, r discovery.ResolverRecipe, 
 		if err != nil {
 			return err
 		}
-		if res, err = construct(ctx, w, "discovery", r.Name, name, resolverWhat, func() (discovery.Resolver, error) {
+		if res, err = construct(ctx, w, FamilyDiscovery, r.Name, name, resolverWhat, func() (discovery.Resolver, error) {
 			return r.New(cli, wl.Key, discovery.Options{})
 		}); err != nil {
 			return err

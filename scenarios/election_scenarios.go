@@ -7,10 +7,11 @@ import (
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 )
 
 // FamilyElection names the family.
-const FamilyElection = "election"
+const FamilyElection = recipe.Election
 
 // electionFamily: candidates campaign, lead for a term and resign, and
 // observers watch who leads.
@@ -32,7 +33,7 @@ var electionFamily = family{
 		}
 	},
 	checkers:   []checker.Name{checker.CheckerElectionSafety, checker.CheckerLiveness},
-	slots:      []slot{slotOf("election", "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
+	slots:      []slot{slotOf(FamilyElection, "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
 	command:    electionCommand,
 	run:        (*world).electionWorkload,
 	safety:     []string{"ElectionSafety"},

@@ -67,11 +67,11 @@ func (w *world) newElector(ctx context.Context, r election.Recipe, name string) 
 		return nil, nil, err
 	}
 	wl := w.s.Workload
-	e, err := construct(ctx, w, "election", r.Name, name, "election.Elector", func() (election.Elector, error) {
+	e, err := construct(ctx, w, FamilyElection, r.Name, name, "election.Elector", func() (election.Elector, error) {
 		return r.New(cli, electionOf(wl, name), election.Options{TTL: wl.TTL.D()})
 	})
 	if u, ok := e.(election.Unfenced); ok && err == nil {
-		w.notes.setUnfenced("election", u.Unfenced())
+		w.notes.setUnfenced(FamilyElection, u.Unfenced())
 	}
 	if err != nil {
 		return nil, nil, err
@@ -145,7 +145,7 @@ func (w *world) campaign(ctx context.Context, r election.Recipe, name, value str
 	l, err := e.Campaign(cctx, value)
 	cancel()
 	if err == nil && isNil(l) {
-		err = nilResult("election", r.Name, name, "Campaign", "election.Leadership")
+		err = nilResult(FamilyElection, r.Name, name, "Campaign", "election.Leadership")
 		p.Fail(ctx, err)
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 		switch x := e.(type) {
 		case election.Observer:
 			if seen = x.Observe(ctx); seen == nil {
-				return nilResult("election", r.Name, name, "Observe", "channel")
+				return nilResult(FamilyElection, r.Name, name, "Observe", "channel")
 			}
 		case election.LeaderReader:
 			poll = x

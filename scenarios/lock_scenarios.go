@@ -6,11 +6,12 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
 )
 
 // FamilyLock names the family.
-const FamilyLock = "lock"
+const FamilyLock = recipe.Lock
 
 // lockFamily: clients take a lock and write to the resources it guards.
 var lockFamily = family{
@@ -23,7 +24,7 @@ var lockFamily = family{
 		return []string{lock.DefaultPrefix + w.Key, dataKey(w.Key)}
 	},
 	checkers: []checker.Name{checker.CheckerMutualExclusion, checker.CheckerFencing, checker.CheckerLockLinearizable, checker.CheckerLiveness},
-	slots:    []slot{slotOf("lock", "WithLock", func(w *Workload) **lock.Recipe { return &w.Lock }, lock.Lookup)},
+	slots:    []slot{slotOf(FamilyLock, "WithLock", func(w *Workload) **lock.Recipe { return &w.Lock }, lock.Lookup)},
 	run:      (*world).lockWorkload,
 	command:  lockCommand,
 	minClients: func(w Workload) int {

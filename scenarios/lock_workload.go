@@ -76,14 +76,14 @@ func (p *lockProcess) start(ctx context.Context) error {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}
 	wl := p.w.s.Workload
-	l, err := construct(ctx, p.w, "lock", p.r.Name, p.name, "lock.Locker", func() (lock.Locker, error) {
+	l, err := construct(ctx, p.w, FamilyLock, p.r.Name, p.name, "lock.Locker", func() (lock.Locker, error) {
 		return p.r.New(cli, wl.Key, lock.Options{TTL: wl.TTL.D()})
 	})
 	if err != nil {
 		return err
 	}
 	if u, ok := l.(lock.Unfenced); ok {
-		p.w.notes.setUnfenced("lock", u.Unfenced())
+		p.w.notes.setUnfenced(FamilyLock, u.Unfenced())
 	}
 	p.cli, p.l = cli, l
 	p.gen++
@@ -136,7 +136,7 @@ func (w *world) locker(ctx context.Context, p *lockProcess, name string, res *lo
 			h, err := l.Lock(lctx)
 			cancel()
 			if err == nil && isNil(h) {
-				err = nilResult("lock", r.Name, name, "Lock", "lock.Held")
+				err = nilResult(FamilyLock, r.Name, name, "Lock", "lock.Held")
 				p.Fail(ctx, err)
 				return err
 			}

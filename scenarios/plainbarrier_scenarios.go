@@ -6,13 +6,14 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/recipes/barrier"
 )
 
 // FamilyPlainBarrier is etcd's plain barrier (Hold, Release, Wait):
 // a family of its own beside the double barrier's, as its recipes are
 // registered apart (barrier.LookupPlain) and its workload is another.
-const FamilyPlainBarrier = "plain-barrier"
+const FamilyPlainBarrier = recipe.PlainBarrier
 
 // plainBarrierFamily: a holder puts etcd's plain barrier up and takes it
 // down while waiters wait at it.

@@ -60,7 +60,7 @@ func (w *world) plainBarrierOf(ctx context.Context, r barrier.PlainRecipe, name 
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	wl := w.s.Workload
-	b, err := construct(ctx, w, "plain-barrier", r.Name, name, "barrier.Barrier", func() (barrier.Barrier, error) {
+	b, err := construct(ctx, w, FamilyPlainBarrier, r.Name, name, "barrier.Barrier", func() (barrier.Barrier, error) {
 		return r.New(cli, wl.Key)
 	})
 	return cli, b, err

@@ -6,11 +6,12 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/recipes/queue"
 )
 
 // FamilyQueue names the family.
-const FamilyQueue = "queue"
+const FamilyQueue = recipe.Queue
 
 // queueFamily: producers enqueue, consumers dequeue.
 var queueFamily = family{
@@ -33,7 +34,7 @@ var queueFamily = family{
 	},
 	checkers: []checker.Name{checker.CheckerQueueDelivery},
 	command:  queueCommand,
-	slots:    []slot{slotOf("queue", "WithQueue", func(w *Workload) **queue.Recipe { return &w.Queue }, queue.Lookup)},
+	slots:    []slot{slotOf(FamilyQueue, "WithQueue", func(w *Workload) **queue.Recipe { return &w.Queue }, queue.Lookup)},
 	run:      (*world).queueWorkload,
 	safety:   []string{"QueueSafety"},
 	gallery:  queueScenarios,

@@ -65,7 +65,7 @@ func (w *world) queueOf(ctx context.Context, r queue.Recipe, name string) (queue
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	wl := w.s.Workload
-	q, err := construct(ctx, w, "queue", r.Name, name, "queue.Queue", func() (queue.Queue, error) {
+	q, err := construct(ctx, w, FamilyQueue, r.Name, name, "queue.Queue", func() (queue.Queue, error) {
 		return r.New(cli, wl.Key)
 	})
 	if err != nil {

@@ -5,12 +5,13 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/recipes/register"
 	"slices"
 )
 
 // FamilyRegister names the family.
-const FamilyRegister = "register"
+const FamilyRegister = recipe.Register
 
 // registerFamily: clients read and write a few keys through a
 // client-side KV (recipes/register), and watchers follow them.
@@ -21,7 +22,7 @@ var registerFamily = family{
 	knobs:      []string{"serializable", "readers"},
 	checkers:   []checker.Name{checker.CheckerRegisterLinearizable, checker.CheckerWatchGuarantees},
 	command:    registerCommand,
-	slots:      []slot{slotOf("register", "WithRegister", func(w *Workload) **register.Recipe { return &w.Register }, register.Lookup)},
+	slots:      []slot{slotOf(FamilyRegister, "WithRegister", func(w *Workload) **register.Recipe { return &w.Register }, register.Lookup)},
 	run:        (*world).registerWorkload,
 	minClients: func(Workload) int { return 1 }, // one client's reads can go backwards
 	safety:     []string{"RegisterSafety"},

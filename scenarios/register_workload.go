@@ -306,6 +306,6 @@ func (w *world) registerKV(ctx context.Context, r register.Recipe, cli *clientv3
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: register recipe %s: New: %w", ErrRecipe, name, r.Name, err)
 	}
-	w.adopt("register", r.Name, name, "clientv3.KV", kv)
+	w.adopt(FamilyRegister, r.Name, name, "clientv3.KV", kv)
 	return kv, nil
 }

@@ -6,11 +6,12 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/recipes/rwmutex"
 )
 
 // FamilyRWMutex names the family.
-const FamilyRWMutex = "rwmutex"
+const FamilyRWMutex = recipe.RWMutex
 
 // rwmutexFamily: readers and writers take a read-write lock.
 var rwmutexFamily = family{
@@ -19,7 +20,7 @@ var rwmutexFamily = family{
 	knobs:    []string{"readers"},
 	checkers: []checker.Name{checker.CheckerRWExclusion, checker.CheckerLiveness},
 	command:  rwmutexCommand,
-	slots:    []slot{slotOf("rwmutex", "WithRWMutex", func(w *Workload) **rwmutex.Recipe { return &w.RWMutex }, rwmutex.Lookup)},
+	slots:    []slot{slotOf(FamilyRWMutex, "WithRWMutex", func(w *Workload) **rwmutex.Recipe { return &w.RWMutex }, rwmutex.Lookup)},
 	run:      (*world).rwmutexWorkload,
 	safety:   []string{"RWMutexSafety"},
 	gallery:  rwmutexScenarios,

@@ -51,7 +51,7 @@ func (w *world) rwLocker(ctx context.Context, r rwmutex.Recipe, name string) (rw
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	wl := w.s.Workload
-	return construct(ctx, w, "rwmutex", r.Name, name, "rwmutex.Locker", func() (rwmutex.Locker, error) {
+	return construct(ctx, w, FamilyRWMutex, r.Name, name, "rwmutex.Locker", func() (rwmutex.Locker, error) {
 		return r.New(cli, wl.Key, lock.Options{TTL: wl.TTL.D()})
 	})
 }
@@ -89,7 +89,7 @@ func (w *world) rwClient(ctx context.Context, r rwmutex.Recipe, name string, rea
 			cancel()
 			switch {
 			case err == nil && isNil(h):
-				err = nilResult("rwmutex", r.Name, name, string(take), "lock.Held")
+				err = nilResult(FamilyRWMutex, r.Name, name, string(take), "lock.Held")
 				p.Fail(ctx, err)
 				return err
 			case errors.Is(err, rwmutex.ErrExpired):

@@ -12,11 +12,12 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/recipes/stm"
 )
 
 // FamilySTM names the family.
-const FamilySTM = "stm"
+const FamilySTM = recipe.STM
 
 // stmFamily: a bank on a transaction recipe (recipes/stm). Clients transfer
 // money between a few accounts, each transfer one transaction that reads
@@ -33,7 +34,7 @@ var stmFamily = family{
 	},
 	checkers: []checker.Name{checker.CheckerBankTotal, checker.CheckerSerializable},
 	command:  stmCommand,
-	slots:    []slot{slotOf("stm", "WithSTM", func(w *Workload) **stm.Recipe { return &w.STM }, stm.Lookup)},
+	slots:    []slot{slotOf(FamilySTM, "WithSTM", func(w *Workload) **stm.Recipe { return &w.STM }, stm.Lookup)},
 	run:      (*world).stmWorkload,
 	safety:   []string{"STMSafety"},
 	gallery:  stmScenarios,
@@ -160,7 +161,7 @@ func (w *world) stmTxner(ctx context.Context, r stm.Recipe, name string) (stm.Tx
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return construct(ctx, w, "stm", r.Name, name, "stm.Txner", func() (stm.Txner, error) {
+	return construct(ctx, w, FamilySTM, r.Name, name, "stm.Txner", func() (stm.Txner, error) {
 		t, err := r.New(cli)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: stm recipe %s: New: %w", ErrRecipe, name, r.Name, err)
