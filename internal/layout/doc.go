@@ -1,0 +1,12 @@
+// Package layout holds the test that keeps the module's rooms in order:
+// a package stands above what it imports, so no package imports one that
+// sits in a folder below it. A child folder is a kind of its parent and is
+// built on it (cluster/clustertest on cluster, scenarios/results on
+// scenarios); a parent that imports its own child reads upside down, and
+// what both need belongs in a folder of its own (under internal/ when
+// users need not see it). A command's main package is exempt: nothing
+// imports it, so it stands above everything, its own library beside it
+// included (cmd/simrun imports cmd/simrun/simrun).
+//
+// The package has no code; its test reads the import graph with go list.
+package layout
