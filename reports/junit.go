@@ -16,6 +16,7 @@ type junitSuites struct {
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -24,6 +25,7 @@ type junitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
@@ -35,6 +37,11 @@ type junitCase struct {
 	Properties *junitProps   `xml:"properties,omitempty"`
 	Failure    *junitFailure `xml:"failure,omitempty"`
 	Error      *junitFailure `xml:"error,omitempty"`
+	Skipped    *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitProps struct {
@@ -56,7 +63,8 @@ type junitFailure struct {
 // family and a testcase per run, named by scenario and seed, carrying the
 // seed and the replay command as properties. A run that missed its
 // expectation fails with every violation's sentence; a run that could not
-// be loaded is an error.
+// be loaded is an error; a run the interrupt stopped before its verdict is
+// skipped, with why: it neither passed nor failed.
 func JUnit(c *results.Dir) []byte {
 	suites := junitSuites{Name: "etcdsim"}
 	at := map[string]int{}
@@ -106,6 +114,15 @@ func JUnit(c *results.Dir) []byte {
 		s.Tests++
 		suites.Tests++
 		s.Cases = append(s.Cases, tc)
+	}
+	for _, f := range c.Interrupted {
+		s := suite("interrupted")
+		s.Tests++
+		s.Skipped++
+		suites.Tests++
+		suites.Skipped++
+		s.Cases = append(s.Cases, junitCase{Classname: "interrupted", Name: f.Dir, Time: "0.000",
+			Skipped: &junitSkipped{Message: "interrupted before its verdict: " + f.Err.Error()}})
 	}
 	for _, f := range c.Failed {
 		s := suite("unloadable")

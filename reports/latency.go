@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"image/color"
 	"slices"
 	"strings"
@@ -24,10 +25,28 @@ const (
 	latencySlices    = 400
 )
 
+// latencyFigure is the latency plot of a run: the SVG, its legend (drawn
+// by the page above the plot, in HTML, so that it never covers a point)
+// and a caption that says what was drawn.
+type latencyFigure struct {
+	SVG     string
+	Legend  []legendEntry
+	Caption string
+}
+
+// legendEntry is one key of a legend: a name and its colour as CSS.
+type legendEntry struct {
+	Name  string
+	Style template.CSS // "background:#rrggbb"
+}
+
+// faultShade is the colour of the fault windows.
+var faultShade = color.NRGBA{R: 230, G: 120, B: 40, A: 50}
+
 // latencyPlot draws each completed operation's latency against its call
-// time, a colour per kind, over the fault windows, as an SVG document. The
-// caption says what was drawn.
-func latencyPlot(h *checker.History) (svg, caption string, err error) {
+// time, a colour per kind, over the fault windows, as an SVG document.
+func latencyPlot(h *checker.History) (latencyFigure, error) {
+	var fig latencyFigure
 	byKind := map[checker.Kind]plotter.XYs{}
 	var kinds []checker.Kind
 	n, maxLat, end := 0, 0.0, 0.0
@@ -45,10 +64,11 @@ func latencyPlot(h *checker.History) (svg, caption string, err error) {
 		maxLat, end = max(maxLat, y), max(end, op.Return.Seconds())
 	}
 	if n == 0 {
-		return "", "No operation completed: there is no latency to plot.", nil
+		fig.Caption = "No operation completed: there is no latency to plot."
+		return fig, nil
 	}
 	slices.Sort(kinds)
-	caption = fmt.Sprintf("Latency (log scale) of the %d operations that completed, against when they were called; shaded: fault windows.", n)
+	caption := fmt.Sprintf("Latency (log scale) of the %d operations that completed, against when they were called; shaded: fault windows.", n)
 	if n > latencyMaxPoints {
 		for k, xys := range byKind {
 			byKind[k] = extremes(xys, end)
@@ -61,7 +81,6 @@ func latencyPlot(h *checker.History) (svg, caption string, err error) {
 	p.Y.Label.Text = "latency (ms)"
 	p.X.Min = 0
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
 	// At least two decades: log ticks need one, and on the virtual clock
 	// every operation of a fault-free run can take no time at all.
 	bottom, top := 0.01, max(maxLat*1.5, 1)
@@ -73,36 +92,48 @@ func latencyPlot(h *checker.History) (svg, caption string, err error) {
 		}
 		band, err := plotter.NewPolygon(plotter.XYs{{X: f.Start.Seconds(), Y: bottom}, {X: stop, Y: bottom}, {X: stop, Y: top}, {X: f.Start.Seconds(), Y: top}})
 		if err != nil {
-			return "", "", fmt.Errorf("reports: latency plot: %w", err)
+			return fig, fmt.Errorf("reports: latency plot: %w", err)
 		}
-		band.Color = color.NRGBA{R: 230, G: 120, B: 40, A: 50}
+		band.Color = faultShade
 		band.LineStyle.Width = 0
 		p.Add(band)
 	}
 	for i, k := range kinds {
 		s, err := plotter.NewScatter(byKind[k])
 		if err != nil {
-			return "", "", fmt.Errorf("reports: latency plot: %w", err)
+			return fig, fmt.Errorf("reports: latency plot: %w", err)
 		}
 		s.GlyphStyle.Color = plotutil.Color(i)
 		s.GlyphStyle.Shape = draw.CircleGlyph{}
 		s.GlyphStyle.Radius = vg.Points(2)
 		p.Add(s)
-		p.Legend.Add(string(k), s)
+		fig.Legend = append(fig.Legend, legendEntry{Name: string(k), Style: cssBackground(plotutil.Color(i), 1)})
+	}
+	if len(h.Faults) > 0 {
+		fig.Legend = append(fig.Legend, legendEntry{Name: "fault window", Style: cssBackground(faultShade, 4)})
 	}
 	p.Add(plotter.NewGrid())
 	c := vgsvg.New(10*vg.Inch, 3.2*vg.Inch)
 	p.Draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
-		return "", "", fmt.Errorf("reports: latency plot: %w", err)
+		return fig, fmt.Errorf("reports: latency plot: %w", err)
 	}
 	// Inline: drop the XML prolog and comments before <svg.
 	out := b.String()
 	if i := strings.Index(out, "<svg"); i >= 0 {
 		out = out[i:]
 	}
-	return out, caption, nil
+	fig.SVG, fig.Caption = out, caption
+	return fig, nil
+}
+
+// cssBackground is c as a CSS background, its alpha multiplied by boost
+// (a faint shade drawn over a whole window reads darker than a small key).
+func cssBackground(c color.Color, boost float64) template.CSS {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	alpha := min(float64(n.A)/255*boost, 1)
+	return template.CSS(fmt.Sprintf("background:rgba(%d,%d,%d,%.2f)", n.R, n.G, n.B, alpha))
 }
 
 // extremes keeps the fastest and the slowest point of each time slice.

@@ -13,7 +13,9 @@ import (
 // of runs that met their expectation, a table of scenarios with detection
 // rates, schedule errors and run times, the runs that missed with their
 // violations and replay commands, apart from them the runs whose fault
-// schedule did not run as written, and the runs that could not be loaded.
+// schedule did not run as written, the runs the interrupt stopped before
+// their verdict (neither met nor missed: ⏸ when they are all that is
+// left), and the runs that could not be loaded.
 func Markdown(c *results.Dir) []byte {
 	var b bytes.Buffer
 	met := 0
@@ -23,10 +25,17 @@ func Markdown(c *results.Dir) []byte {
 		}
 	}
 	mark := "✅"
-	if met < len(c.Runs) || len(c.Failed) > 0 || len(c.Runs) == 0 {
+	switch {
+	case met < len(c.Runs) || len(c.Failed) > 0:
 		mark = "❌"
+	case len(c.Interrupted) > 0 || len(c.Runs) == 0:
+		mark = "⏸"
 	}
-	fmt.Fprintf(&b, "## %s etcdsim: %d of %d runs met their expectation\n\n", mark, met, len(c.Runs))
+	fmt.Fprintf(&b, "## %s etcdsim: %d of %d runs met their expectation", mark, met, len(c.Runs))
+	if n := len(c.Interrupted); n > 0 {
+		fmt.Fprintf(&b, "; %d interrupted before their verdict", n)
+	}
+	b.WriteString("\n\n")
 	if s := c.Summary; s != nil {
 		fmt.Fprintf(&b, "simrun %s: %d runs planned", s.Command, s.Planned)
 		if s.Interrupted {
@@ -73,6 +82,13 @@ func Markdown(c *results.Dir) []byte {
 			res := r.Result
 			fmt.Fprintf(&b, "- **%s** seed %s ([page](%s)): %s\n", r.Label(), res.Scenario.Seed, path.Join(r.Dir, runPageFile), mdEscape(res.ScheduleErr))
 			fmt.Fprintf(&b, "  - replay: `%s`\n", res.Replay)
+		}
+	}
+	if len(c.Interrupted) > 0 {
+		b.WriteString("\n### Interrupted before their verdict\n\n")
+		b.WriteString("simrun was stopped while these ran; they were neither met nor missed. Run the campaign into the same directory to finish them.\n\n")
+		for _, f := range c.Interrupted {
+			fmt.Fprintf(&b, "- `%s`: %s\n", f.Dir, mdEscape(f.Err.Error()))
 		}
 	}
 	if len(c.Failed) > 0 {

@@ -53,6 +53,7 @@ type runPage struct {
 	Violations                 []pageViolation
 	Timeline                   *timeline
 	Plot                       template.HTML
+	PlotLegend                 []legendEntry
 	PlotCaption                string
 	Checks                     []pageCheck
 	CSS                        template.CSS
@@ -130,11 +131,11 @@ func writeRunPage(r *results.Run, dir, index, stamp string) error {
 	if p.Recipe == "" {
 		p.Recipe = "-"
 	}
-	svg, caption, err := latencyPlot(&r.History)
+	fig, err := latencyPlot(&r.History)
 	if err != nil {
 		return err
 	}
-	p.Plot, p.PlotCaption = template.HTML(svg), caption // drawn by gonum's vgsvg, not from input text
+	p.Plot, p.PlotLegend, p.PlotCaption = template.HTML(fig.SVG), fig.Legend, fig.Caption // drawn by gonum's vgsvg, not from input text
 	for _, c := range res.Checks {
 		pc := pageCheck{Result: c}
 		for _, k := range slices.Sorted(maps.Keys(c.Metrics)) {

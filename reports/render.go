@@ -73,6 +73,7 @@ type campaignData struct {
 	Missed        []runCell
 	Unscheduled   []runCell // runs whose fault schedule did not run as written
 	Failed        []results.RunError
+	Interrupted   []results.RunError // runs the interrupt stopped before their verdict
 	CSS           template.CSS
 }
 
@@ -88,7 +89,7 @@ type runCell struct {
 }
 
 func newCampaignPage(c *results.Dir, lats map[*results.Run][]time.Duration) campaignData {
-	d := campaignData{Summary: c.Summary, Total: len(c.Runs), Failed: c.Failed, CSS: template.CSS(asset("style.css"))}
+	d := campaignData{Summary: c.Summary, Total: len(c.Runs), Failed: c.Failed, Interrupted: c.Interrupted, CSS: template.CSS(asset("style.css"))}
 	var all []time.Duration
 	for _, s := range stats(c.Runs, lats) {
 		row := campaignRow{scenarioStats: s}

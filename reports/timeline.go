@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/etcdsim/etcdsim/checker"
 )
@@ -16,6 +17,13 @@ import (
 const (
 	tlRowHeight  = 24
 	tlLaneHeight = 16 // one lane of fault labels above the rows
+	// tlCharWidth is a generous width of one character of a fault label
+	// (11px system-ui; see style.css), so that the lanes laid out here
+	// hold every label apart at the initial scale; the zoom script
+	// measures the real widths and hides a label that would overlap the
+	// one before it in its lane (its band's tooltip still names it).
+	tlCharWidth  = 7
+	tlLabelGap   = 8 // pixels kept clear after a label
 	tlAxisHeight = 18
 	tlMinWidth   = 1000 // the initial drawing is at least this wide
 	tlMinScale   = 60   // and draws at least this many pixels a second
@@ -106,7 +114,7 @@ func buildTimeline(h *checker.History, violated map[int]bool) *timeline {
 	tl.Width = math.Ceil(tl.Seconds * tl.Scale)
 
 	clients := clientsOf(h)
-	lanes := faultLanes(h.Faults)
+	lanes := faultLanes(h.Faults, tl.Scale)
 	nLanes := 0
 	for _, l := range lanes {
 		nLanes = max(nLanes, l+1)
@@ -130,7 +138,11 @@ func buildTimeline(h *checker.History, violated map[int]bool) *timeline {
 		row.Shapes = append(row.Shapes, tl.opShapes(h, op, row.Y, end)...)
 	}
 	for i, f := range h.Faults {
-		tl.Bands = append(tl.Bands, tl.band(i, f, lanes[i], clients, end))
+		b := tl.band(i, f, lanes[i], clients, end)
+		tl.Bands = append(tl.Bands, b)
+		// A label that starts near the end runs past it: widen the
+		// drawing to hold it, rather than clip it.
+		tl.Width = max(tl.Width, math.Ceil(b.LabelX+float64(utf8.RuneCountInString(b.Label)*tlCharWidth)))
 	}
 	tl.Ticks = ticks(tl.Seconds, tl.Scale)
 	return tl
@@ -216,10 +228,7 @@ func (tl *timeline) band(i int, f checker.FaultEvent, lane int, clients []string
 	if f.Err != "" {
 		class += " failed"
 	}
-	label := f.Name
-	if len(f.Targets) > 0 {
-		label += " → " + strings.Join(f.Targets, ",")
-	}
+	label := bandLabel(f)
 	title := label + " from " + secs(f.Start) + "s"
 	if f.Healed {
 		title += " to " + secs(f.End) + "s"
@@ -236,7 +245,7 @@ func (tl *timeline) band(i int, f checker.FaultEvent, lane int, clients []string
 		title += ": not applicable to this recipe: " + f.NotApplicable
 	}
 	b := tlBand{ID: i, Label: label, Title: title, Class: class, X: secs(f.Start), W: secs(max(stop-f.Start, time.Millisecond)),
-		LabelT: secs(f.Start), LabelX: f.Start.Seconds() * tl.Scale,
+		LabelT: secs(f.Start), LabelX: f.Start.Seconds()*tl.Scale + 2,
 		LabelY: tlAxisHeight + float64(lane)*tlLaneHeight + 12}
 	top := tlAxisHeight + float64(lane)*tlLaneHeight
 	hit := make([]bool, len(clients))
@@ -270,11 +279,22 @@ func (tl *timeline) band(i int, f checker.FaultEvent, lane int, clients []string
 	return b
 }
 
-// faultLanes gives each fault a lane for its label, so that the labels of
-// faults that overlap in time do not overlap on the page.
-func faultLanes(fs []checker.FaultEvent) []int {
+// bandLabel is the label drawn above fault f's band.
+func bandLabel(f checker.FaultEvent) string {
+	label := f.Name
+	if len(f.Targets) > 0 {
+		label += " → " + strings.Join(f.Targets, ",")
+	}
+	return label
+}
+
+// faultLanes gives each fault a lane for its label, so that no two labels
+// overlap at scale (pixels a second), and no label sits on a band of its
+// lane: a lane is taken until the end of the fault's band or of its
+// label, whichever is later.
+func faultLanes(fs []checker.FaultEvent, scale float64) []int {
 	lanes := make([]int, len(fs))
-	var laneEnd []time.Duration // when each lane's last label ends
+	var laneEnd []float64 // where each lane's last label or band ends, in pixels
 	order := make([]int, len(fs))
 	for i := range order {
 		order[i] = i
@@ -282,12 +302,13 @@ func faultLanes(fs []checker.FaultEvent) []int {
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(fs[a].Start, fs[b].Start) })
 	for _, i := range order {
 		f := fs[i]
+		start := f.Start.Seconds() * scale
 		// A label needs room for its text even when the fault is short.
-		until := f.Start + time.Duration(len(f.Name)+12)*80*time.Millisecond
+		until := start + 2 + float64(utf8.RuneCountInString(bandLabel(f))*tlCharWidth+tlLabelGap)
 		if f.Healed {
-			until = max(until, f.End)
+			until = max(until, f.End.Seconds()*scale)
 		}
-		l := slices.IndexFunc(laneEnd, func(e time.Duration) bool { return e <= f.Start })
+		l := slices.IndexFunc(laneEnd, func(e float64) bool { return e <= start })
 		if l < 0 {
 			l = len(laneEnd)
 			laneEnd = append(laneEnd, 0)

@@ -64,7 +64,8 @@ func lockDefaults(w *Workload) {
 
 func lockValidate(s Scenario, bad func(format string, args ...any)) {
 	w := s.Workload
-	if w.Threads < 1 || w.Clients*w.Threads > maxClients {
+	// Clients out of range is reported by Validate, once.
+	if w.Threads < 1 || w.Clients <= maxClients && w.Clients*w.Threads > maxClients {
 		bad("workload.threads %d: want 1 to %d threads in all (%d clients)", w.Threads, maxClients, w.Clients)
 	}
 	if w.Writes < 1 || w.Writes > maxWrites {

@@ -113,7 +113,7 @@ func (s Scenario) Validate() error {
 	clients := s.clientNames()
 	for _, sch := range s.schedules() {
 		if err := faults.ValidateFor(sch, members, clients); err != nil {
-			bad("faults: %w", err)
+			errs = append(errs, err) // it names the schedule's step or trigger
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -143,6 +143,35 @@ func (s Scenario) schedules() []faults.Schedule {
 		out = append(out, own)
 	}
 	return out
+}
+
+// CheckScheduleLength reports every timeline step that ends after the
+// workload does, and a timeline end past it: the schedule is stopped when
+// the workload ends, so such a step never fires, or is healed early, and
+// the run is reported as one whose schedule did not run as written.
+// Validate does not call it: a test or a shrink may end a run before its
+// schedule on purpose. simrun refuses such a run where a user shortened it
+// or wrote its faults (-duration, a campaign's overrides), before any
+// cluster starts.
+func (s Scenario) CheckScheduleLength() error {
+	s = s.withDefaults()
+	tl, d := s.Faults.Timeline, s.Workload.Duration.D()
+	if tl == nil {
+		return nil
+	}
+	var errs []error
+	for i, st := range tl.Steps {
+		if end := st.At + st.For; end > d {
+			errs = append(errs, fmt.Errorf("faults.timeline step %d (%v) ends at %v, after the run's workload.duration %v: shorten the schedule or lengthen the run", i, st, end, d))
+		}
+	}
+	if tl.End > d {
+		errs = append(errs, fmt.Errorf("faults.timeline end %v is after the run's workload.duration %v", tl.End, d))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("scenarios: %s: %w", s.Name, err)
+	}
+	return nil
 }
 
 // scheduleName is what a ScheduleName may be.

@@ -28,7 +28,16 @@ type Dir struct {
 	// result (its harness failed). Each error names the file or the
 	// directory.
 	Failed []RunError
+	// Interrupted are the runs the summary lists as stopped by simrun's
+	// interrupt before they had a verdict (SummaryRun.Interrupted), with
+	// why. They are neither met nor missed nor broken: their runs never
+	// ended, and Err does not count them.
+	Interrupted []RunError
 }
+
+// errInterrupted marks a run readRun found without a result because the
+// interrupt stopped it.
+type errInterrupted struct{ error }
 
 // RunError is a run, or a file, of a results directory that was not read.
 type RunError struct {
@@ -106,7 +115,12 @@ func ReadDirEach(dir string, each func(*Run) error) (*Dir, error) {
 		if err == nil && each != nil {
 			err = each(r)
 		}
-		if err != nil {
+		var stopped errInterrupted
+		switch {
+		case errors.As(err, &stopped):
+			d.Interrupted = append(d.Interrupted, RunError{Dir: rel, Err: stopped.error})
+			continue
+		case err != nil:
 			d.Failed = append(d.Failed, RunError{Dir: rel, Err: err})
 			continue
 		}
@@ -121,6 +135,10 @@ func ReadDirEach(dir string, each func(*Run) error) (*Dir, error) {
 			why := "its directory has no " + ResultFile
 			if o.Error != "" {
 				why = "no verdict: " + o.Error
+			}
+			if o.Interrupted {
+				d.Interrupted = append(d.Interrupted, RunError{Dir: rel, Err: interruptedErr(rel, &o)})
+				continue
 			}
 			d.Failed = append(d.Failed, RunError{Dir: rel, Err: fmt.Errorf("results: %s (%s seed %s): %s", rel, o.Label(), o.Seed, why)})
 		}
@@ -146,6 +164,8 @@ func (d *Dir) readRun(rel string, listed *SummaryRun) (*Run, error) {
 	r, err := readRun(dir, rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		switch _, serr := os.Stat(filepath.Join(dir, ResultFile)); {
+		case listed != nil && listed.Interrupted && errors.Is(serr, fs.ErrNotExist):
+			return nil, errInterrupted{interruptedErr(rel, listed)}
 		case listed != nil && listed.Error != "":
 			return nil, fmt.Errorf("results: %s (%s seed %s): no verdict: %s", rel, listed.Label(), seed, listed.Error)
 		case errors.Is(serr, fs.ErrNotExist):
@@ -201,4 +221,14 @@ func RunDirs(dir string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// interruptedErr says why the run at rel, which the summary lists as o,
+// has no verdict: the interrupt stopped it.
+func interruptedErr(rel string, o *SummaryRun) error {
+	why := o.Why
+	if why == "" {
+		why = "interrupted before it had a verdict"
+	}
+	return fmt.Errorf("results: %s (%s seed %s): %s", rel, o.Label(), o.Seed, why)
 }

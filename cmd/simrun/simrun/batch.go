@@ -45,8 +45,8 @@ func (b *batchFlags) register(fs *flag.FlagSet) {
 		"how long one run may take before it is killed and recorded as a harness failure (default its workload's duration plus 2m)")
 }
 
-// check checks the flags and makes the output directory, making sure it
-// can be written to before anything runs.
+// check checks the flags and picks the output directory (makeOut makes
+// it).
 func (b *batchFlags) check(e *env) error {
 	if b.parallel <= 0 {
 		return usagef("-parallel %d: want at least 1", b.parallel)
@@ -72,8 +72,13 @@ func (b *batchFlags) check(e *env) error {
 	if b.out == "" {
 		b.out = filepath.Join("results", time.Now().Format("20060102-150405"))
 	}
-	return configErr(writable(b.out))
+	return nil
 }
+
+// makeOut makes the output directory and checks that it can be written
+// to: the last check before anything runs, so that a batch refused for a
+// mistake leaves no directory behind.
+func (b *batchFlags) makeOut() error { return configErr(writable(b.out)) }
 
 // writable makes dir if need be and checks that a file can be made in it.
 func writable(dir string) error {
@@ -103,6 +108,9 @@ func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]
 	applyAuth(jobs, a)
 	if err := validateJobs(jobs); err != nil {
 		return exitUsage, configErr(err)
+	}
+	if err := b.makeOut(); err != nil {
+		return exitUsage, err
 	}
 	cleanup, err := e.provideMemberProgram(jobs)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -65,9 +66,6 @@ func runCampaign(e *env, args []string) (int, error) {
 	if err != nil {
 		return exitUsage, configErr(fmt.Errorf("%s: %w", f.file, err))
 	}
-	if err := validateJobs(all); err != nil {
-		return exitUsage, configErr(fmt.Errorf("%s: %w", f.file, err))
-	}
 	if err := f.batchFlags.check(e); err != nil {
 		return exitUsage, err
 	}
@@ -99,6 +97,7 @@ func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 	type pick struct {
 		s     scenarios.Scenario
 		seeds []seed.Seed
+		line  int // the line of the entry that picked it
 	}
 	var picked []pick
 	seen := map[string]bool{}
@@ -114,21 +113,22 @@ func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 		for _, s := range ss {
 			if !seen[s.Name] {
 				seen[s.Name] = true
-				picked = append(picked, pick{s, seeds})
+				picked = append(picked, pick{s, seeds, p.line})
 			}
 		}
 	}
-	members := c.Members
+	members, memberLines := c.Members, c.memberLines
 	if len(members) == 0 {
-		members = []int{0}
+		members, memberLines = []int{0}, []int{0}
 	}
 	overrides := c.Overrides
 	if len(overrides) == 0 {
 		overrides = []override{{}}
 	}
 	var jobs []job
+	var errs []error
 	for _, p := range picked {
-		for _, m := range members {
+		for mi, m := range members {
 			for i, o := range overrides {
 				v := p.s
 				var variant []string
@@ -144,12 +144,24 @@ func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 					variant = append(variant, name)
 					o.apply(&v)
 				}
+				// Checked here, where each finding can be given the
+				// line that caused it.
+				where := campaignLines{entry: p.line, members: memberLines[mi], override: o, overridden: len(c.Overrides) > 0}
+				label := results.Label(v.Name, strings.Join(variant, "-"))
+				if err := v.Validate(); err != nil {
+					errs = append(errs, where.errors(label, v.Name, err)...)
+				} else if err := v.CheckScheduleLength(); err != nil && (where.overridden || m > 0) {
+					errs = append(errs, where.errors(label, v.Name, err)...)
+				}
 				for _, sd := range p.seeds {
 					v.Seed = sd
 					jobs = append(jobs, job{scenario: v, variant: strings.Join(variant, "-")})
 				}
 			}
 		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(jobs, func(a, b job) int { return strings.Compare(a.key(), b.key()) })
 	for i := 1; i < len(jobs); i++ {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -47,6 +48,8 @@ type campaignFile struct {
 	Seeds     seedSpec               `yaml:"seeds"`
 	Members   []int                  `yaml:"members"`
 	Overrides []override             `yaml:"overrides"`
+	// memberLines are the lines of Members' counts, in order.
+	memberLines []int
 }
 
 // campaignFields are the fields a campaign file may have.
@@ -64,7 +67,7 @@ func (c *campaignFile) UnmarshalYAML(n *yaml.Node) error {
 		case "seeds":
 			return "want a list such as [1, 2, 3] or {base: 1, count: 10}", v.Decode(&c.Seeds)
 		case "members":
-			return "", decodeMembers(v, &c.Members)
+			return "", decodeMembers(v, &c.Members, &c.memberLines)
 		case "overrides":
 			if v.Kind != yaml.SequenceNode {
 				return "", fmt.Errorf("line %d: overrides: want a list of variants, each a mapping of %s", v.Line, strings.Join(overrideFields, ", "))
@@ -96,9 +99,9 @@ func decodeFields(n *yaml.Node, what, example string, fields []string, field fun
 	return nil
 }
 
-// decodeMembers decodes members: a list of member counts, each on its
-// line.
-func decodeMembers(n *yaml.Node, members *[]int) error {
+// decodeMembers decodes members: a list of member counts, and the line
+// of each.
+func decodeMembers(n *yaml.Node, members *[]int, lines *[]int) error {
 	want := "want a list of member counts, such as [3, 5]"
 	if n.Kind != yaml.SequenceNode {
 		return fmt.Errorf("line %d: members: %s", n.Line, want)
@@ -112,6 +115,7 @@ func decodeMembers(n *yaml.Node, members *[]int) error {
 			return fmt.Errorf("line %d: members: %d: want at least 1", e.Line, m)
 		}
 		*members = append(*members, m)
+		*lines = append(*lines, e.Line)
 	}
 	return nil
 }
@@ -162,12 +166,23 @@ type override struct {
 	TTL      scenarios.Duration  `yaml:"ttl"`
 	Auth     *authSpec           `yaml:"auth"`
 	Faults   *[]lined[faultStep] `yaml:"faults"`
-	line     int
+	line     int                 // the line the override begins on
+	lines    map[string]int      // each field's line, by name
+}
+
+// lineOf is the line of o's field, or o's own line for one not written.
+func (o override) lineOf(field string) int {
+	if l, ok := o.lines[field]; ok {
+		return l
+	}
+	return o.line
 }
 
 func (o *override) UnmarshalYAML(n *yaml.Node) error {
 	o.line = n.Line
+	o.lines = map[string]int{}
 	return decodeFields(n, "an override", "", overrideFields, func(name string, v *yaml.Node) (string, error) {
+		o.lines[name] = v.Line
 		switch name {
 		case "name":
 			return "want a name of letters, digits, '-', '_' or '.'", v.Decode(&o.Name)
@@ -312,12 +327,24 @@ func readCampaign(path string) (*campaignFile, error) {
 			errs = append(errs, fmt.Errorf("line %d: %s has no seeds: give the file seeds such as [1, 2, 3] or {base: 1, count: 10}, or the entry its own", e.line, e.v.match))
 		}
 	}
+	named := map[string]int{} // an override's name → its index
 	for i, o := range c.Overrides {
 		if o.Name != "" && !safeName.MatchString(o.Name) {
-			errs = append(errs, fmt.Errorf("line %d: overrides[%d].name %q: want letters, digits, '-', '_' or '.'", o.line, i, o.Name))
+			errs = append(errs, fmt.Errorf("line %d: overrides[%d].name %q: want letters, digits, '-', '_' or '.'", o.lineOf("name"), i, o.Name))
 		}
-		if o.Duration < 0 || o.TTL < 0 || o.Clients < 0 {
-			errs = append(errs, fmt.Errorf("line %d: overrides[%d]: duration, clients and ttl must not be negative", o.line, i))
+		if j, ok := named[o.Name]; ok && o.Name != "" {
+			errs = append(errs, fmt.Errorf("line %d: overrides[%d].name %q is overrides[%d]'s too (line %d): give each override a name of its own", o.lineOf("name"), i, o.Name, j, c.Overrides[j].lineOf("name")))
+		} else {
+			named[o.Name] = i
+		}
+		for _, v := range []struct {
+			field    string
+			negative bool
+			value    any
+		}{{"duration", o.Duration < 0, o.Duration}, {"clients", o.Clients < 0, o.Clients}, {"ttl", o.TTL < 0, o.TTL}} {
+			if v.negative {
+				errs = append(errs, fmt.Errorf("line %d: overrides[%d].%s %v: must not be negative", o.lineOf(v.field), i, v.field, v.value))
+			}
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -345,4 +372,57 @@ func (s *authSpec) UnmarshalYAML(n *yaml.Node) error {
 	}
 	s.a = a
 	return nil
+}
+
+// campaignLines are the lines of a campaign file that made one variant of
+// a scenario: the scenario entry that picked it, its members count and
+// its override.
+type campaignLines struct {
+	entry      int
+	members    int // 0: the scenario's own
+	override   override
+	overridden bool // the campaign has overrides, and override is one
+}
+
+// stepIndex finds "step N " in a finding: a fault timeline's step.
+var stepIndex = regexp.MustCompile(`\bstep (\d+) `)
+
+// lineOf is the line a finding of a variant's Validate points at: the
+// field of its override that it names — a fault step, the duration, the
+// clients, the ttl, the auth — else its members count, else the override,
+// else the scenario entry.
+func (l campaignLines) lineOf(finding string) int {
+	o := l.override
+	if l.overridden {
+		if m := stepIndex.FindStringSubmatch(finding); m != nil && o.Faults != nil {
+			if i, err := strconv.Atoi(m[1]); err == nil && i < len(*o.Faults) {
+				return (*o.Faults)[i].line
+			}
+		}
+		for _, f := range []struct{ says, field string }{
+			{"faults.timeline", "duration"}, {"workload.duration", "duration"}, {"workload.clients", "clients"},
+			{"workload.ttl", "ttl"}, {"cluster.auth", "auth"}, {"auth", "auth"}, {"step ", "faults"}, {"trigger ", "faults"},
+		} {
+			if _, set := o.lines[f.field]; set && strings.Contains(finding, f.says) {
+				return o.lineOf(f.field)
+			}
+		}
+	}
+	if l.members > 0 && strings.Contains(finding, "member") {
+		return l.members
+	}
+	if l.overridden {
+		return o.line
+	}
+	return l.entry
+}
+
+// errors are the findings of err, the Validate error of the scenario
+// called name, each on its line and with the variant's label.
+func (l campaignLines) errors(label, name string, err error) []error {
+	var out []error
+	for _, f := range findings(name, err) {
+		out = append(out, fmt.Errorf("line %d: %s: %s", l.lineOf(f), label, f))
+	}
+	return out
 }

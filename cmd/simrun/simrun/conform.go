@@ -74,25 +74,45 @@ func runConform(e *env, args []string) (int, error) {
 
 // withCommand gives every scenario of ss a process recipe called name
 // running command (split on spaces) instead of its own; "" leaves them be.
-// A scenario of a family that cannot run one is a usage error.
-func withCommand(ss []scenarios.Scenario, command, name string) ([]scenarios.Scenario, error) {
+// A program that cannot be started is a configuration error. A scenario
+// that cannot run a program's recipe (its family cannot, or it has etcd's
+// auth on) is an error when exact says it was named exactly; one a prefix
+// or glob matched is left out, and note says which, in one line. Leaving
+// out every scenario is an error.
+func withCommand(ss []scenarios.Scenario, command, name string, exact func(string) bool) (out []scenarios.Scenario, note string, err error) {
 	if command == "" {
-		return ss, nil
+		return ss, "", nil
 	}
 	argv := strings.Fields(command)
 	if len(argv) == 0 {
-		return nil, usagef("-command %q names no program", command)
+		return nil, "", usagef("-command %q names no program", command)
 	}
-	out := make([]scenarios.Scenario, 0, len(ss))
+	if err := checkProgram("-command", argv); err != nil {
+		return nil, "", configErr(err)
+	}
+	var skipped []scenarios.Scenario
+	var reasons []string
 	for _, s := range ss {
-		s, err := s.WithCommand(name, argv)
+		c, err := s.WithCommand(name, argv)
+		if err == nil {
+			err = c.Validate()
+		}
 		if err != nil {
-			return nil, usagef("-command: %v", err)
+			reason := strings.Join(findings(c.Name, err), "; ")
+			reason = strings.TrimPrefix(reason, "scenarios: "+s.Name+": ")
+			if exact(s.Name) {
+				return nil, "", configErr(fmt.Errorf("-command: %s cannot run a program's recipe: %s", s.Name, reason))
+			}
+			skipped, reasons = append(skipped, s), append(reasons, reason)
+			continue
 		}
-		if err := s.Validate(); err != nil {
-			return nil, configErr(err)
-		}
-		out = append(out, s)
+		out = append(out, c)
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, "", configErr(fmt.Errorf("-command: none of the scenarios matched can run a program's recipe: %s", skipList(skipped, reasons)))
+	}
+	if len(skipped) > 0 {
+		note = fmt.Sprintf("simrun: -command: skipping %d of the %d scenarios matched, which cannot run a program's recipe: %s", len(skipped), len(ss), skipList(skipped, reasons))
+	}
+	return out, note, nil
 }

@@ -1,8 +1,8 @@
 package simrun
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/etcdsim/etcdsim/scenarios"
@@ -60,10 +60,11 @@ func seeds(base seed.Seed, n int) []seed.Seed {
 	return out
 }
 
-// validateJobs reports every job whose scenario cannot run, before any
-// cluster starts.
+// validateJobs reports every job whose scenario cannot run, each finding
+// on a line of its own, and every program of a workload command that
+// cannot be started, before any cluster starts.
 func validateJobs(jobs []job) error {
-	var msgs []string
+	var errs []error
 	seen := map[string]bool{}
 	for _, j := range jobs {
 		if seen[j.label()] {
@@ -71,13 +72,12 @@ func validateJobs(jobs []job) error {
 		}
 		seen[j.label()] = true
 		if err := j.scenario.Validate(); err != nil {
-			msgs = append(msgs, fmt.Sprintf("%s: %v", j.label(), err))
+			for _, f := range findings(j.scenario.Name, err) {
+				errs = append(errs, fmt.Errorf("%s: %s", j.label(), f))
+			}
 		}
 	}
-	if len(msgs) > 0 {
-		return fmt.Errorf("%s", strings.Join(msgs, "\n"))
-	}
-	return nil
+	return errors.Join(append(errs, checkPrograms(jobs))...)
 }
 
 func durationOf(d time.Duration) scenarios.Duration { return scenarios.Duration(d) }

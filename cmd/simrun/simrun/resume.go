@@ -45,6 +45,9 @@ func resume(w io.Writer, out, file string, sum results.Summary, jobs []job) (map
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("-out %s: "+format+"; use another -out, or empty it", append([]any{out}, args...)...)
 	}
+	if _, err := os.Stat(out); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // a new directory: batch makes it
+	}
 	found := false
 	sp := filepath.Join(out, results.SummaryFile)
 	if _, err := os.Stat(sp); err == nil {

@@ -88,7 +88,9 @@ func runRun(e *env, args []string) (int, error) {
 	if err := f.batchFlags.check(e); err != nil {
 		return exitUsage, err
 	}
-	if picked, err = withCommand(picked, f.command, f.recipe); err != nil {
+	exact := func(name string) bool { return namedExactly(names, name) }
+	picked, note, err := withCommand(picked, f.command, f.recipe, exact)
+	if err != nil {
 		return exitUsage, err
 	}
 	var jobs []job
@@ -107,6 +109,14 @@ func runRun(e *env, args []string) (int, error) {
 			s.Seed = sd
 			jobs = append(jobs, job{scenario: s})
 		}
+	}
+	if f.duration > 0 {
+		if err := checkLengths(jobs, "-duration"); err != nil {
+			return exitUsage, configErr(err)
+		}
+	}
+	if note != "" {
+		fmt.Fprintln(e.stderr, note)
 	}
 	return e.batch(jobs, f.batchFlags, results.Summary{Command: "run"}, nil)
 }

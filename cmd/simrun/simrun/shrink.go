@@ -84,6 +84,9 @@ func runShrink(e *env, args []string) (int, error) {
 	if err := b.check(e); err != nil {
 		return exitUsage, err
 	}
+	if err := b.makeOut(); err != nil {
+		return exitUsage, err
+	}
 	r := runner{inProcess: b.inProcess, timeout: b.runTimeout, replay: e.replayCommand, hard: e.hardDone()}
 	if !r.inProcess {
 		exe, err := os.Executable()

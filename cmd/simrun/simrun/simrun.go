@@ -96,6 +96,10 @@ func (e *env) main(args []string) int {
 		e.help()
 		return exitOK
 	}
+	if err := checkUniqueNames(e.all(), len(scenarios.All())); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", e.prog, err)
+		return exitUsage
+	}
 	c := lookupCommand(name)
 	if c == nil {
 		fmt.Fprintf(stderr, "simrun: unknown command %q; valid commands: %s\nRun 'simrun help' for usage.\n", name, strings.Join(commandNames(), ", "))
