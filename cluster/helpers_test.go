@@ -7,20 +7,25 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
 // These helpers mirror a few of cluster/clustertest's: this package's tests
 // are internal (they read unexported state) and clustertest imports
 // cluster, so they cannot import it without a cycle.
 
-// testTimeout is the generous deadline for waits in this package's tests:
-// long enough for a loaded 2-core machine, short enough to fail instead of
-// hanging.
+// testTimeout is the generous deadline for waits in this package's tests
+// on an idle machine: long enough for a loaded 2-core one, short enough to
+// fail instead of hanging. testCtx scales it by how slow the machine is now
+// (the race detector, its load): most of this package's tests run on the
+// real clock, where an election or a process start takes as long as the
+// CPU it shares lets it.
 const testTimeout = 30 * time.Second
 
 func testCtx(t testing.TB) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(testTimeout))
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -60,7 +65,7 @@ func put(t testing.TB, cli *clientv3.Client, key, val string) {
 	t.Helper()
 	ctx := testCtx(t)
 	for {
-		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		rctx, cancel := context.WithTimeout(ctx, patience.Scale(time.Second))
 		_, err := cli.Put(rctx, key, val)
 		cancel()
 		if err == nil {
@@ -77,7 +82,7 @@ func get(t testing.TB, cli *clientv3.Client, key string) string {
 	t.Helper()
 	ctx := testCtx(t)
 	for {
-		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		rctx, cancel := context.WithTimeout(ctx, patience.Scale(time.Second))
 		resp, err := cli.Get(rctx, key)
 		cancel()
 		if err == nil {

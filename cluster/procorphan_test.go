@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
 // orphanHelperEnv makes this test binary, started by
@@ -106,9 +108,12 @@ func zombie(pid int) bool {
 }
 
 // orphanHelper starts a cluster of member processes, says their pids and
-// waits to be killed.
+// waits to be killed. Its start may take as long as the machine's load
+// makes it: the test waits for it as long (testCtx).
 func orphanHelper() {
-	c, err := Start(context.Background(), Config{Clock: ClockReal, MemberProcesses: true})
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(DefaultStartTimeout))
+	defer cancel()
+	c, err := Start(ctx, Config{Clock: ClockReal, MemberProcesses: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "orphan helper:", err)
 		os.Exit(1)

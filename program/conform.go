@@ -11,6 +11,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/internal/recipe"
 	"github.com/etcdsim/etcdsim/lock"
 )
@@ -97,11 +98,16 @@ func initStep(cs *contexts, cfg Config, s *session, err error, step stepFunc) bo
 	return true
 }
 
-// conformTTL is the TTL the conformance check asks for.
-const conformTTL = 2 * time.Second
+// conformTTL is the TTL the conformance check asks for: 2 s on an idle
+// machine, longer on a loaded one (patience.Scale). No step waits for a
+// lease to expire, and the program's keepalives run on the real clock: on
+// two cores under heavy load a program can be starved of the CPU for
+// seconds, and a session lost to that would fail a step of a correct
+// program.
+func conformTTL() time.Duration { return patience.Scale(2 * time.Second) }
 
 func conformLock(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc) {
-	l, err := newLocker(cfg, cli, conformName, lock.Options{TTL: conformTTL})
+	l, err := newLocker(cfg, cli, conformName, lock.Options{TTL: conformTTL()})
 	if err != nil {
 		step("init answers ok with recipe and features", err)
 		return
@@ -128,7 +134,7 @@ func conformLock(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc) 
 		owned, err := h.owned(cs.within(5 * time.Second))
 		step("owned answers ok, owned: true, while held", firstErr(err, check(owned, "owned: false while held")))
 	}
-	_, err = l.Lock(cs.within(500 * time.Millisecond))
+	_, err = l.Lock(cs.givingUp(500 * time.Millisecond))
 	step("a second acquire while held gives up by its timeout_ms (error \"timeout\")", check(errors.Is(err, context.DeadlineExceeded), "got %v", err))
 	step("release answers ok", hs.Unlock(cs.within(5*time.Second)))
 	err = hs.Unlock(cs.within(5 * time.Second))
@@ -142,7 +148,7 @@ func conformLock(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc) 
 }
 
 func conformElection(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc) {
-	e, err := newElector(cfg, cli, conformName, election.Options{TTL: conformTTL})
+	e, err := newElector(cfg, cli, conformName, election.Options{TTL: conformTTL()})
 	if err != nil {
 		step("init answers ok with recipe and features", err)
 		return
@@ -190,9 +196,11 @@ func conformElection(cs *contexts, cfg Config, cli *clientv3.Client, step stepFu
 	step("the program exits when its stdin closes", exits(e.prog))
 }
 
-// observed waits up to 5s for an observed leader of key, value and term.
+// observed waits up to 5s (scaled by patience.Scale) for an observed
+// leader of key, value and term.
 func observed(seen <-chan election.LeaderInfo, key, value string, term int64) error {
-	t := time.NewTimer(5 * time.Second)
+	wait := patience.Scale(5 * time.Second)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	var last election.LeaderInfo
 	for {
@@ -206,7 +214,7 @@ func observed(seen <-chan election.LeaderInfo, key, value string, term int64) er
 			}
 			last = info
 		case <-t.C:
-			return fmt.Errorf("none within 5s; the last was %+v, want key %s, value %s, term %d", last, key, value, term)
+			return fmt.Errorf("none within %v; the last was %+v, want key %s, value %s, term %d", wait, last, key, value, term)
 		}
 	}
 }
@@ -250,8 +258,19 @@ type contexts struct {
 	cancels []context.CancelFunc
 }
 
-// within is a context that ends after d.
+// within is a context that ends after d on an idle machine, scaled by how
+// slow this one is now (patience.Scale): every step waits on the real
+// clock, for a program and a cluster that share the machine's CPUs.
 func (c *contexts) within(d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(c.ctx, patience.Scale(d))
+	c.cancels = append(c.cancels, cancel)
+	return ctx
+}
+
+// givingUp is a context that ends after d, for a step that asks for the
+// program's timeout: unscaled, since a slow machine can only make the
+// answer late, which the step takes as the timeout it expects.
+func (c *contexts) givingUp(d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(c.ctx, d)
 	c.cancels = append(c.cancels, cancel)
 	return ctx

@@ -3,12 +3,14 @@ package program
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/recipes/barrier"
 	"github.com/etcdsim/etcdsim/recipes/stm"
@@ -20,7 +22,7 @@ import (
 
 func conformRWMutex(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc) {
 	rec := RWMutexWith("conform", cfg)
-	r, err := rec.New(cli, conformName, lock.Options{TTL: conformTTL})
+	r, err := rec.New(cli, conformName, lock.Options{TTL: conformTTL()})
 	if err != nil {
 		step("init answers ok with recipe and features", err)
 		return
@@ -32,7 +34,7 @@ func conformRWMutex(cs *contexts, cfg Config, cli *clientv3.Client, step stepFun
 	}
 	// A second program, as a second client: a process holds one hold at a
 	// time, as a workload's client does.
-	r2, err := rec.New(cli, conformName, lock.Options{TTL: conformTTL})
+	r2, err := rec.New(cli, conformName, lock.Options{TTL: conformTTL()})
 	if err != nil {
 		step("a second program answers init", err)
 		return
@@ -49,13 +51,13 @@ func conformRWMutex(cs *contexts, cfg Config, cli *clientv3.Client, step stepFun
 	if step("a second client's read acquire shares the lock", err) {
 		step("its release answers ok", rh2.Unlock(cs.within(5*time.Second)))
 	}
-	_, err = l2.Lock(cs.within(500 * time.Millisecond))
+	_, err = l2.Lock(cs.givingUp(500 * time.Millisecond))
 	step("a write acquire while a reader holds gives up by its timeout_ms (error \"timeout\")", check(errors.Is(err, context.DeadlineExceeded), "got %v", err))
 	step("release answers ok", rh.Unlock(cs.within(5*time.Second)))
 	step("a second release answers error \"not_held\"", check(errors.Is(rh.Unlock(cs.within(5*time.Second)), lock.ErrNotHeld), "not not_held"))
 	w, err := l2.Lock(cs.within(5 * time.Second))
 	if step("a write acquire with nobody holding answers ok", err) {
-		_, err = l.RLock(cs.within(500 * time.Millisecond))
+		_, err = l.RLock(cs.givingUp(500 * time.Millisecond))
 		step("a read acquire while a writer holds gives up by its timeout_ms", check(errors.Is(err, context.DeadlineExceeded), "got %v", err))
 		step("release of the writer answers ok", w.Unlock(cs.within(5*time.Second)))
 	}
@@ -87,7 +89,7 @@ func conformQueue(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc)
 	step("dequeue answers the first item enqueued", firstErr(err, check(v == "a", "value %q, want a", v)))
 	v, err = q.Dequeue(cs.within(5 * time.Second))
 	step("dequeue answers the second", firstErr(err, check(v == "b", "value %q, want b", v)))
-	_, err = q.Dequeue(cs.within(500 * time.Millisecond))
+	_, err = q.Dequeue(cs.givingUp(500 * time.Millisecond))
 	step("dequeue on an empty queue waits, then gives up by its timeout_ms (error \"timeout\")", check(errors.Is(err, context.DeadlineExceeded), "got %v", err))
 	if q.has("priority") {
 		err := errors.Join(q.EnqueuePriority(cs.within(5*time.Second), "low", 7), q.EnqueuePriority(cs.within(5*time.Second), "high", 1))
@@ -99,7 +101,7 @@ func conformQueue(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc)
 }
 
 func conformBarrier(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc) {
-	r, err := BarrierWith("conform", cfg).New(cli, conformName, 1, lock.Options{TTL: conformTTL})
+	r, err := BarrierWith("conform", cfg).New(cli, conformName, 1, lock.Options{TTL: conformTTL()})
 	if err != nil {
 		step("init answers ok with recipe and features", err)
 		return
@@ -131,7 +133,7 @@ func conformPlainBarrier(cs *contexts, cfg Config, cli *clientv3.Client, step st
 	step("hold answers ok", b.Hold(cs.within(5*time.Second)))
 	err = b.Hold(cs.within(5 * time.Second))
 	step("a second hold answers error \"held\"", check(errors.Is(err, barrier.ErrHeld), "got %v", err))
-	err = b.Wait(cs.within(500 * time.Millisecond))
+	err = b.Wait(cs.givingUp(500 * time.Millisecond))
 	step("wait while held gives up by its timeout_ms (error \"timeout\")", check(errors.Is(err, context.DeadlineExceeded), "got %v", err))
 	step("release answers ok", b.Release(cs.within(5*time.Second)))
 	step("wait after release answers ok", b.Wait(cs.within(5*time.Second)))
@@ -139,7 +141,7 @@ func conformPlainBarrier(cs *contexts, cfg Config, cli *clientv3.Client, step st
 }
 
 func conformRegister(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc) {
-	r, err := RegisterWith("conform", cfg).New(context.Background(), cli, conformTTL)
+	r, err := RegisterWith("conform", cfg).New(context.Background(), cli, conformTTL())
 	if err != nil {
 		step("init answers ok with recipe and features", err)
 		return
@@ -152,12 +154,17 @@ func conformRegister(cs *contexts, cfg Config, cli *clientv3.Client, step stepFu
 	const key = conformName + "/register"
 	g, err := kv.Get(cs.within(5*time.Second), key)
 	step("get of a missing key answers exists: false and the read's header revision", firstErr(err, check(err != nil || len(g.Kvs) == 0 && g.Header.Revision > 0, "got %v", g)))
+	var missing int64 // a revision at which the key was missing
+	if err == nil && len(g.Kvs) == 0 {
+		missing = g.Header.Revision
+	}
 	p, err := kv.Put(cs.within(5*time.Second), key, "v1")
 	if !step("put answers ok with the write's revision", firstErr(err, check(err != nil || p.Header.Revision > 0, "revision 0"))) {
 		return
 	}
-	g, err = kv.Get(cs.within(5*time.Second), key, clientv3.WithSerializable())
-	step("get (serializable: true) answers the value and its mod_rev", firstErr(err, check(err != nil || len(g.Kvs) == 1 && string(g.Kvs[0].Value) == "v1" && g.Kvs[0].ModRevision == p.Header.Revision, "got %v after put at %d", g, p.Header.Revision)))
+	g, err = kv.Get(cs.within(5*time.Second), key)
+	step("get answers the value and its mod_rev", firstErr(err, check(err != nil || len(g.Kvs) == 1 && string(g.Kvs[0].Value) == "v1" && g.Kvs[0].ModRevision == p.Header.Revision, "got %v after put at %d", g, p.Header.Revision)))
+	step("get (serializable: true) answers the value and its mod_rev once its member has applied the put", serializableSees(cs.within(5*time.Second), kv, key, "v1", missing, p.Header.Revision))
 	t, err := kv.Txn(cs.within(5 * time.Second)).If(clientv3.Compare(clientv3.Value(key), "=", "v1")).Then(clientv3.OpPut(key, "v2")).Commit()
 	step("cas expecting the value it holds answers succeeded: true", firstErr(err, check(err != nil || t.Succeeded && t.Header.Revision > p.Header.Revision, "got %v", t)))
 	t, err = kv.Txn(cs.within(5 * time.Second)).If(clientv3.Compare(clientv3.Value(key), "=", "v1")).Then(clientv3.OpPut(key, "v3")).Commit()
@@ -173,9 +180,37 @@ func conformRegister(cs *contexts, cfg Config, cli *clientv3.Client, step stepFu
 	step("the program exits when its stdin closes", exits(kv.prog))
 }
 
+// serializableSees asks for key with serializable gets until one is
+// answered at revision rev or later, and checks that it holds value at
+// mod_rev rev. A serializable get is answered from the member's own store
+// without asking the leader, so it may lag behind a write already
+// acknowledged (only a linearizable get must see it): an answer from
+// before rev is no fault, but one from missing (a revision at which a
+// linearizable get found the key missing; 0 for none) on must show the key
+// missing, as it was then.
+func serializableSees(ctx context.Context, kv *kvClient, key, value string, missing, rev int64) error {
+	for {
+		g, err := kv.Get(ctx, key, clientv3.WithSerializable())
+		if err != nil {
+			return err
+		}
+		switch {
+		case g.Header.Revision >= rev:
+			return check(len(g.Kvs) == 1 && string(g.Kvs[0].Value) == value && g.Kvs[0].ModRevision == rev, "got %v after put at %d", g, rev)
+		case missing > 0 && g.Header.Revision >= missing && len(g.Kvs) != 0:
+			return fmt.Errorf("got %v at revision %d, between a get that found the key missing at %d and the put at %d", g, g.Header.Revision, missing, rev)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("every answer until %w was from before the put at %d; the last: %v", ctx.Err(), rev, g)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 func conformRegistrar(cs *contexts, cfg Config, cli *clientv3.Client, step stepFunc) {
 	const service, addr = conformName + "-svc", "127.0.0.1:7001"
-	r, err := RegistrarWith("conform", cfg).New(cli, service, addr, discovery.Options{TTL: conformTTL})
+	r, err := RegistrarWith("conform", cfg).New(cli, service, addr, discovery.Options{TTL: conformTTL()})
 	if err != nil {
 		step("init answers ok with recipe and features", err)
 		return
@@ -233,9 +268,11 @@ func conformResolver(cs *contexts, cfg Config, cli *clientv3.Client, step stepFu
 	step("the program exits when its stdin closes", exits(res.f.prog))
 }
 
-// sees waits up to 5s for a listed state of exactly addrs.
+// sees waits up to 5s (scaled by patience.Scale) for a listed state of
+// exactly addrs.
 func sees(seen <-chan discovery.State, addrs ...string) error {
-	t := time.NewTimer(5 * time.Second)
+	wait := patience.Scale(5 * time.Second)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	var last discovery.State
 	for {
@@ -249,7 +286,7 @@ func sees(seen <-chan discovery.State, addrs ...string) error {
 			}
 			last = s
 		case <-t.C:
-			return check(false, "none within 5s; the last set was %v, want %v", last.Addrs(), addrs)
+			return check(false, "none within %v; the last set was %v, want %v", wait, last.Addrs(), addrs)
 		}
 	}
 }
