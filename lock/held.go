@@ -103,16 +103,27 @@ func releaseLeased(ctx context.Context, cli *clientv3.Client, key string, rev in
 
 // revoke revokes lease and reports whether it was still alive; a lease
 // already gone is no error.
+//
+// A revoke is retried when its answer says the request may not have
+// reached a working leader, and such an answer does not say the revoke
+// was not applied: a leader can apply it and fail before it answers. A
+// retry that then finds the lease gone cannot tell that first revoke from
+// an expiry, so it reports the lease alive: only a lease found gone by
+// the first answer that is sure is reported as expired.
 func revoke(ctx context.Context, cli *clientv3.Client, lease clientv3.LeaseID) (alive bool, err error) {
+	unsure := false // an earlier attempt may have been applied
 	err = retryIdempotent(ctx, func(ctx context.Context) error {
 		_, err := cli.Revoke(ctx, lease)
+		if err != nil && transient(err) {
+			unsure = true
+		}
 		return err
 	})
 	switch {
 	case err == nil:
 		return true, nil
 	case errors.Is(err, rpctypes.ErrLeaseNotFound):
-		return false, nil
+		return unsure, nil
 	}
 	return false, fmt.Errorf("revoke lease %x: %w", lease, err)
 }
