@@ -24,7 +24,7 @@ test-race:
 # API only: a user's own recipes (examples/myrecipes) and go-zero's
 # core/discov (examples/gozero, on the real clock, six runs at once, about
 # 20 s): vet them and run their recipes under their families' safety
-# scenarios. The process examples (examples/node: npm etcd3 after npm ci;
+# scenarios. The program examples (examples/node: npm etcd3 after npm ci;
 # examples/python: Debian's python3-etcd3) are checked against the protocol
 # and run under the lock family's pause scenario (about a minute).
 examples:

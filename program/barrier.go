@@ -54,7 +54,7 @@ func (b *doubleBarrier) Leave(ctx context.Context) error {
 }
 
 // PlainBarrier is a plain-barrier recipe called name whose every client
-// is a process of argv (docs/protocol.md, family "plain-barrier"): hold,
+// is a program run from argv (docs/protocol.md, family "plain-barrier"): hold,
 // release and wait.
 func PlainBarrier(name string, argv ...string) barrier.PlainRecipe {
 	return PlainBarrierWith(name, Config{Argv: argv})

@@ -13,7 +13,7 @@ import (
 )
 
 // Registrar is a discovery registrar recipe called name whose every
-// backend is a process of argv (docs/protocol.md, family "discovery",
+// backend is a program run from argv (docs/protocol.md, family "discovery",
 // role "registrar"): register puts the instance under the service and
 // keeps it there; the event "done" says the program stopped keeping it.
 // Closing the program's stdin deregisters it; a crash leaves the key to
@@ -123,7 +123,7 @@ func (r *registrar) Close() error {
 var _ discovery.Leaser = (*registrar)(nil)
 
 // Resolver is a discovery resolver recipe called name whose every client
-// is a process of argv (docs/protocol.md, family "discovery", role
+// is a program run from argv (docs/protocol.md, family "discovery", role
 // "resolver"): watch answers the service's instances, and the events
 // "endpoints" bring every later set; "unsure" says the program cannot
 // vouch for the last one. etcdsim builds the gRPC resolver around it

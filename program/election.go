@@ -14,7 +14,7 @@ import (
 )
 
 // Election is an election recipe called name whose every candidate and
-// observer is a process of argv speaking the protocol of
+// observer is a program run from argv speaking the protocol of
 // docs/protocol.md. The Elector is an election.LeaderReader, which the
 // workload's observers poll: with the feature "leader" the program answers
 // who leads; without it Leader fails, naming the missing feature, and the

@@ -12,7 +12,7 @@ import (
 	"github.com/etcdsim/etcdsim/lock"
 )
 
-// Lock is a lock recipe called name whose every client is a process of
+// Lock is a lock recipe called name whose every client is a program run from
 // argv speaking the protocol of docs/protocol.md: the lock family's
 // scenarios judge a lock written in any language.
 //

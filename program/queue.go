@@ -10,7 +10,7 @@ import (
 	"github.com/etcdsim/etcdsim/recipes/queue"
 )
 
-// Queue is a queue recipe called name whose every client is a process of
+// Queue is a queue recipe called name whose every client is a program run from
 // argv (docs/protocol.md, family "queue"): enqueue, dequeue, which waits
 // for an item, and pending. A program with the feature "priority" takes
 // enqueue's priority, and its queue is a queue.PriorityQueue.
