@@ -14,6 +14,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/etcdsim/etcdsim/internal/memberbin"
 )
 
 // Cluster is a running multi-member etcd cluster inside this process, with a
@@ -76,9 +78,9 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
 		defer cancel()
 	}
-	if cfg.MemberProcesses {
+	if cfg.MemberBinaries {
 		// Before the start's deadline: the first build takes a while.
-		if _, err := memberProgram(ctx); err != nil {
+		if _, err := memberbin.Binary(ctx); err != nil {
 			return nil, err
 		}
 	}

@@ -47,8 +47,8 @@
 // In a program, Start and Close do the same with an error instead of a
 // testing.TB.
 //
-// On the real clock, Config.MemberProcesses runs each member as an
-// operating-system process of its own (the program cluster/etcdmember,
-// built on first use): Freeze is then SIGSTOP and Thaw SIGCONT, Kill is
-// SIGKILL, and the members die with the process that started them.
+// On the real clock, Config.MemberBinaries runs each member as a member
+// binary, an operating-system program of its own (package memberbin
+// builds it on first use): Freeze is then SIGSTOP and Thaw SIGCONT, Kill
+// is SIGKILL, and the members die with the process that started them.
 package cluster

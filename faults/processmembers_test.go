@@ -47,7 +47,7 @@ func TestMemberFaultsOnProcessMembers(t *testing.T) {
 		}
 		covered[strings.SplitN(f.String(), "(", 2)[0]] = true
 		t.Run(cc.fault, func(t *testing.T) {
-			runClockCase(t, cluster.Config{Clock: cluster.ClockReal, MemberProcesses: true}, cc, f)
+			runClockCase(t, cluster.Config{Clock: cluster.ClockReal, MemberBinaries: true}, cc, f)
 		})
 	}
 	for _, action := range []string{"kill", "stop", "freeze", "replace", "leader-storm", "leader-kill-storm"} {

@@ -7,23 +7,23 @@ import (
 )
 
 // BenchmarkMemberStart compares a member run in this process (embed) with
-// one run as a process of its own (Config.MemberProcesses), on the real
+// one run as a member binary (Config.MemberBinaries), on the real
 // clock both: start-ms is a 3-member cluster from Start to every member
 // ready with an agreed leader; restart-ms is a killed follower from
-// Restart to ready again. The member program is built before the clock
+// Restart to ready again. The member binary is built before the clock
 // starts.
 func BenchmarkMemberStart(b *testing.B) {
 	for _, bc := range []struct {
-		name  string
-		procs bool
-	}{{"embedded", false}, {"process", true}} {
+		name     string
+		binaries bool
+	}{{"embedded", false}, {"binary", true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			if bc.procs {
-				if _, err := memberProgram(context.Background()); err != nil {
+			if bc.binaries {
+				if _, err := MemberBinary(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 			}
-			cfg := Config{Clock: ClockReal, MemberProcesses: bc.procs}
+			cfg := Config{Clock: ClockReal, MemberBinaries: bc.binaries}
 			var start, restart time.Duration
 			for b.Loop() {
 				t0 := time.Now()

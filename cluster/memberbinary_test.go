@@ -11,34 +11,34 @@ import (
 	"time"
 )
 
-// Member processes run on the wall clock by nature: a process cannot join
+// Member binaries run on the wall clock by nature: a binary cannot join
 // a synctest bubble, and SIGSTOP stops real time's clocks only. These
 // tests are therefore on the real clock, with generous deadlines.
 
-func processCluster(t *testing.T, cfg Config) *Cluster {
+func binaryCluster(t *testing.T, cfg Config) *Cluster {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds the member program and starts member processes")
+		t.Skip("builds the member binary and starts member binaries")
 	}
-	cfg.Clock, cfg.MemberProcesses = ClockReal, true
+	cfg.Clock, cfg.MemberBinaries = ClockReal, true
 	return New(t, cfg)
 }
 
-func TestProcessMembersServeKillRestart(t *testing.T) {
-	c := processCluster(t, Config{})
+func TestMemberBinariesServeKillRestart(t *testing.T) {
+	c := binaryCluster(t, Config{})
 	ctx := testCtx(t)
 	cli := client(t, c, "c1")
 	put(t, cli, "k", "v1")
 	lead := leader(t, c)
 	if lead.Etcd() != nil || lead.Server() != nil {
-		t.Errorf("a member process has an in-process server: Etcd %v, Server %v; want nil", lead.Etcd(), lead.Server())
+		t.Errorf("a member binary has an in-process server: Etcd %v, Server %v; want nil", lead.Etcd(), lead.Server())
 	}
-	pid := lead.running().(*procServer).cmd.Process.Pid
+	pid := lead.running().(*binServer).b.Pid()
 	if err := lead.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	if processAlive(pid) {
-		t.Errorf("the killed member %s's process %d is still there", lead.Name(), pid)
+		t.Errorf("the killed member %s's binary %d is still there", lead.Name(), pid)
 	}
 	newLeader(t, c, lead)
 	put(t, cli, "k", "v2")
@@ -63,11 +63,11 @@ func TestProcessMembersServeKillRestart(t *testing.T) {
 	}
 }
 
-// A frozen leader process is stopped whole: it does not step down while
+// A frozen leader binary is stopped whole: it does not step down while
 // the others elect a new leader, and still believes it leads when it
 // resumes, until the first message of the new term reaches it.
-func TestProcessMemberFreeze(t *testing.T) {
-	c := processCluster(t, Config{})
+func TestMemberBinaryFreeze(t *testing.T) {
+	c := binaryCluster(t, Config{})
 	ctx := testCtx(t)
 	lead := leader(t, c)
 	cli := client(t, c, "c1", followers(c, lead)[0].Name())
@@ -83,7 +83,7 @@ func TestProcessMemberFreeze(t *testing.T) {
 	newLeader(t, c, lead)
 	put(t, cli, "k", "while frozen")
 	if !lead.IsLeader() {
-		t.Errorf("the frozen old leader %s does not believe it leads; a stopped process cannot have learnt otherwise", lead.Name())
+		t.Errorf("the frozen old leader %s does not believe it leads; a stopped binary cannot have learnt otherwise", lead.Name())
 	}
 	d, err := lead.Thaw()
 	if err != nil {
@@ -101,10 +101,10 @@ func TestProcessMemberFreeze(t *testing.T) {
 	}
 }
 
-// A frozen member process that is killed dies (SIGKILL reaches a stopped
+// A frozen member binary that is killed dies (SIGKILL reaches a stopped
 // process) and restarts.
-func TestProcessMemberKillFrozen(t *testing.T) {
-	c := processCluster(t, Config{})
+func TestMemberBinaryKillFrozen(t *testing.T) {
+	c := binaryCluster(t, Config{})
 	ctx := testCtx(t)
 	f := followers(c, leader(t, c))[0]
 	if err := f.Freeze(); err != nil {
@@ -124,17 +124,17 @@ func TestProcessMemberKillFrozen(t *testing.T) {
 	}
 }
 
-// A member process that cannot start is named, with its last log lines.
-func TestProcessMemberExitsEarly(t *testing.T) {
+// A member binary that cannot start is named, with its last log lines.
+func TestMemberBinaryExitsEarly(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the member program")
+		t.Skip("builds the member binary")
 	}
 	dir := t.TempDir()
 	// A file where m0's data directory must go: etcd cannot create it.
 	if err := os.WriteFile(filepath.Join(dir, "m0"), []byte("in the way"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Start(context.Background(), Config{Members: 1, Clock: ClockReal, MemberProcesses: true, DataDir: dir})
+	c, err := Start(context.Background(), Config{Members: 1, Clock: ClockReal, MemberBinaries: true, DataDir: dir})
 	if err == nil {
 		c.Close()
 		t.Fatal("a member whose data directory is a file started")
@@ -147,14 +147,14 @@ func TestProcessMemberExitsEarly(t *testing.T) {
 	}
 }
 
-// A member process that dies on its own is noticed and named: the harness
+// A member binary that dies on its own is noticed and named: the harness
 // sees it gone, and a restart brings it back.
-func TestProcessMemberDiesOnItsOwn(t *testing.T) {
-	c := processCluster(t, Config{})
+func TestMemberBinaryDiesOnItsOwn(t *testing.T) {
+	c := binaryCluster(t, Config{})
 	ctx := testCtx(t)
 	f := followers(c, leader(t, c))[0]
-	p := f.running().(*procServer)
-	if err := syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+	p := f.running().(*binServer)
+	if err := syscall.Kill(p.b.Pid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -163,11 +163,11 @@ func TestProcessMemberDiesOnItsOwn(t *testing.T) {
 			t.Errorf("the death is reported as %q; want it to name %s and say it ended on its own", err, f.Name())
 		}
 	case <-ctx.Done():
-		t.Fatal("the death of a member process was not reported")
+		t.Fatal("the death of a member binary was not reported")
 	}
 	eventually(t, f.Name()+" is down", func() bool { return !f.Running() })
 	if !strings.Contains(f.log.tail(5), "ended on its own") {
-		t.Errorf("%s's log does not say its process ended:\n%s", f.Name(), f.log.tail(5))
+		t.Errorf("%s's log does not say its binary ended:\n%s", f.Name(), f.log.tail(5))
 	}
 	if err := f.Restart(ctx); err != nil {
 		t.Fatal(err)
@@ -177,26 +177,10 @@ func TestProcessMemberDiesOnItsOwn(t *testing.T) {
 	}
 }
 
-func TestProcessMembersNeedTheRealClock(t *testing.T) {
-	_, err := Start(context.Background(), Config{Clock: ClockVirtual, MemberProcesses: true})
-	if err == nil || !strings.Contains(err.Error(), "MemberProcesses") || !strings.Contains(err.Error(), `"real"`) {
-		t.Errorf("Start on the virtual clock with MemberProcesses = %v; want an error naming the field and the real clock", err)
-	}
-}
-
-func TestMemberProgramBuildFails(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go build")
-	}
-	if err := RemoveMemberProgram(); err != nil {
-		t.Fatal(err)
-	}
-	saved := memberPackage
-	memberPackage = "github.com/etcdsim/etcdsim/cluster/no-such-program"
-	t.Cleanup(func() { memberPackage = saved })
-	_, err := Start(context.Background(), Config{Clock: ClockReal, MemberProcesses: true})
-	if err == nil || !strings.Contains(err.Error(), "building it failed") || !strings.Contains(err.Error(), "no-such-program") {
-		t.Errorf("Start with a member program that does not build = %v; want the build's failure", err)
+func TestMemberBinariesNeedTheRealClock(t *testing.T) {
+	_, err := Start(context.Background(), Config{Clock: ClockVirtual, MemberBinaries: true})
+	if err == nil || !strings.Contains(err.Error(), "MemberBinaries") || !strings.Contains(err.Error(), `"real"`) {
+		t.Errorf("Start on the virtual clock with MemberBinaries = %v; want an error naming the field and the real clock", err)
 	}
 }
 
@@ -210,4 +194,15 @@ func newLeader(t *testing.T, c *Cluster, old *Member) {
 		m, err := c.Leader(lctx)
 		return err == nil && m != old
 	})
+}
+
+// processAlive reports whether a process with this ID exists.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

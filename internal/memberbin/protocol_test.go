@@ -1,4 +1,4 @@
-package memberproc
+package memberbin
 
 import (
 	"encoding/json"
@@ -11,8 +11,8 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
-// A configuration survives the trip through JSON to the member program:
-// what the program runs is what the cluster would have run itself.
+// A configuration survives the trip through JSON to the member binary:
+// what the binary runs is what the cluster would have run itself.
 func TestSpecRoundTrip(t *testing.T) {
 	in := embed.NewConfig()
 	in.Name, in.Dir = "m1", "/data/m1"

@@ -1,9 +1,9 @@
-// Command etcdmember is one etcd member as an operating-system process of
-// its own, started by package cluster for a cluster whose
-// Config.MemberProcesses is set; it is not meant to be run by hand. It
-// reads the member's configuration (memberproc.Spec) as one JSON line on
-// stdin, runs etcd's embed package with it, and writes memberproc.Reports
-// on stdout, etcd's logs on stderr.
+// Command etcdmember is the member binary: one etcd member as an
+// operating-system program of its own, started by package memberbin for a
+// cluster whose Config.MemberBinaries is set; it is not meant to be run by
+// hand. It reads the member's configuration (memberbin.Spec) as one JSON
+// line on stdin, runs etcd's embed package with it, and writes
+// memberbin.Reports on stdout, etcd's logs on stderr.
 //
 // It ends when stdin closes (the cluster that started it is gone: its
 // process died, so no member outlives it), at once; on SIGTERM it shuts
@@ -29,7 +29,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/peer"
 
-	"github.com/etcdsim/etcdsim/internal/memberproc"
+	"github.com/etcdsim/etcdsim/internal/memberbin"
 )
 
 func main() {
@@ -45,9 +45,9 @@ func run(stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("reading the member's configuration from stdin: %w", err)
 	}
-	var spec memberproc.Spec
+	var spec memberbin.Spec
 	if err := json.Unmarshal(line, &spec); err != nil {
-		return fmt.Errorf("the configuration on stdin is not a memberproc.Spec: %w", err)
+		return fmt.Errorf("the configuration on stdin is not a memberbin.Spec: %w", err)
 	}
 	out := &reporter{w: stdout}
 	streams := &streamSet{out: out}
@@ -55,7 +55,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out.report(memberproc.Report{Kind: memberproc.Started, ID: uint64(e.Server.MemberID()),
+	out.report(memberbin.Report{Kind: memberbin.Started, ID: uint64(e.Server.MemberID()),
 		Peer: e.Peers[0].Listener.Addr().String(), Client: e.Clients[0].Addr().String()})
 
 	orphaned := make(chan struct{})
@@ -69,7 +69,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer) error {
 
 	select {
 	case <-e.Server.ReadyNotify():
-		out.report(memberproc.Report{Kind: memberproc.Ready})
+		out.report(memberbin.Report{Kind: memberbin.Ready})
 	case err := <-e.Err():
 		return fmt.Errorf("etcd stopped while starting: %w", err)
 	case <-e.Server.StopNotify():
@@ -96,7 +96,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer) error {
 // start starts etcd. etcd's HTTP/JSON gateway dials the client URL as
 // configured, so port 0 would leave it dialing 127.0.0.1:0: it gets a port
 // the kernel just handed out, and another if someone takes that first.
-func start(spec memberproc.Spec, logs io.Writer, streams *streamSet) (e *embed.Etcd, err error) {
+func start(spec memberbin.Spec, logs io.Writer, streams *streamSet) (e *embed.Etcd, err error) {
 	defer func() {
 		if r := recover(); r != nil { // a fatal log panics with our logger
 			err = fmt.Errorf("etcd panicked while starting: %v", r)
@@ -104,7 +104,7 @@ func start(spec memberproc.Spec, logs io.Writer, streams *streamSet) (e *embed.E
 	}()
 	for try := 0; ; try++ {
 		var addr string
-		if addr, err = memberproc.FreePort(); err != nil {
+		if addr, err = memberbin.FreePort(); err != nil {
 			return nil, err
 		}
 		cfg, err := spec.Embed("127.0.0.1:0", addr)
@@ -137,7 +137,7 @@ type reporter struct {
 	w  io.Writer
 }
 
-func (r *reporter) report(rep memberproc.Report) {
+func (r *reporter) report(rep memberbin.Report) {
 	b, _ := json.Marshal(rep)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -145,7 +145,7 @@ func (r *reporter) report(rep memberproc.Report) {
 }
 
 // watchView reports the member's view of the leader and the term whenever
-// it changes, looking every `every`. A process stopped and resumed reports
+// it changes, looking every `every`. A binary stopped and resumed reports
 // its view as it finds it on resuming.
 func watchView(e *embed.Etcd, out *reporter, every time.Duration) {
 	if every <= 0 {
@@ -158,7 +158,7 @@ func watchView(e *embed.Etcd, out *reporter, every time.Duration) {
 	for {
 		if l, tm := uint64(s.Leader()), s.Term(); l != lead || tm != term {
 			lead, term = l, tm
-			out.report(memberproc.Report{Kind: memberproc.View, Leader: l, Term: tm})
+			out.report(memberbin.Report{Kind: memberbin.View, Leader: l, Term: tm})
 		}
 		select {
 		case <-t.C:
@@ -174,7 +174,7 @@ func watchView(e *embed.Etcd, out *reporter, every time.Duration) {
 type streamSet struct {
 	out  *reporter
 	mu   sync.Mutex // guards open
-	open map[memberproc.Stream]int
+	open map[memberbin.Stream]int
 }
 
 func (s *streamSet) intercept(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
@@ -182,17 +182,17 @@ func (s *streamSet) intercept(srv any, ss grpc.ServerStream, info *grpc.StreamSe
 	if !ok || p.Addr == nil {
 		return handler(srv, ss)
 	}
-	k := memberproc.Stream{Addr: p.Addr.String(), Method: info.FullMethod}
+	k := memberbin.Stream{Addr: p.Addr.String(), Method: info.FullMethod}
 	s.change(k, 1)
 	defer s.change(k, -1)
 	return handler(srv, ss)
 }
 
-func (s *streamSet) change(k memberproc.Stream, by int) {
+func (s *streamSet) change(k memberbin.Stream, by int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.open == nil {
-		s.open = make(map[memberproc.Stream]int)
+		s.open = make(map[memberbin.Stream]int)
 	}
 	before := s.open[k] > 0
 	s.open[k] += by
@@ -202,10 +202,10 @@ func (s *streamSet) change(k memberproc.Stream, by int) {
 	if before == (s.open[k] > 0) {
 		return
 	}
-	all := make([]memberproc.Stream, 0, len(s.open))
+	all := make([]memberbin.Stream, 0, len(s.open))
 	for k := range s.open {
 		all = append(all, k)
 	}
 	// Under s.mu, so that reports leave in the order of the changes.
-	s.out.report(memberproc.Report{Kind: memberproc.Streams, Streams: all})
+	s.out.report(memberbin.Report{Kind: memberbin.Streams, Streams: all})
 }

@@ -1,4 +1,4 @@
-package memberproc
+package memberbin
 
 import "net"
 

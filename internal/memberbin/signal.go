@@ -1,6 +1,6 @@
 //go:build unix
 
-package cluster
+package memberbin
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"syscall"
 )
 
-// signalMember sends sig to the process group of a member process (the
+// signalMember sends sig to the process group of a member binary (the
 // program alone: it starts nothing).
 func signalMember(cmd *exec.Cmd, sig syscall.Signal) error {
 	return syscall.Kill(-cmd.Process.Pid, sig)

@@ -1,15 +1,4 @@
-// Package memberproc is what a cluster and its member programs say to each
-// other when a member runs as an operating-system process of its own
-// (cluster.Config.MemberProcesses): the member's etcd configuration, sent
-// as one JSON line on the program's stdin, and the reports the program
-// writes back, one JSON line each on its stdout. The program's logs go to
-// its stderr; the cluster keeps them as it keeps an embedded member's.
-//
-// The program (cluster/etcdmember) runs etcd's embed package with the
-// configuration the cluster would have used in its own process, so a
-// member behaves the same whichever way it runs; only the process around
-// it differs, which is what SIGSTOP, SIGCONT and SIGKILL reach.
-package memberproc
+package memberbin
 
 import (
 	"fmt"
@@ -19,6 +8,11 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 )
+
+// The protocol: what a cluster and its member binary say to each other.
+// The cluster sends the member's etcd configuration (Spec) as one JSON
+// line on the binary's stdin; the binary writes Reports back, one JSON
+// line each on its stdout, and etcd's logs on its stderr.
 
 // Spec is a member's etcd configuration: the serializable part of the
 // embed.Config the cluster builds for it.
@@ -41,17 +35,17 @@ type Spec struct {
 	AuthToken    string `json:"auth_token,omitempty"`
 	BcryptCost   uint   `json:"bcrypt_cost,omitempty"`
 	AuthTokenTTL uint   `json:"auth_token_ttl,omitempty"`
-	// ViewEvery is how often the program looks at its own view of the
+	// ViewEvery is how often the binary looks at its own view of the
 	// leader and the term, and reports it when it changed. 0 means 1ms.
 	ViewEvery time.Duration `json:"view_every,omitempty"`
 }
 
 // FromEmbed takes the serializable part of cfg. Its listen URLs are not
-// taken: the program listens on loopback ports of its own choosing and
+// taken: the binary listens on loopback ports of its own choosing and
 // reports them (Report.Peer, Report.Client).
 func FromEmbed(cfg *embed.Config) (Spec, error) {
 	if len(cfg.AdvertisePeerUrls) != 1 || len(cfg.AdvertiseClientUrls) != 1 {
-		return Spec{}, fmt.Errorf("memberproc: a member advertises one peer and one client URL, not %d and %d", len(cfg.AdvertisePeerUrls), len(cfg.AdvertiseClientUrls))
+		return Spec{}, fmt.Errorf("memberbin: a member advertises one peer and one client URL, not %d and %d", len(cfg.AdvertisePeerUrls), len(cfg.AdvertiseClientUrls))
 	}
 	return Spec{
 		Name:                cfg.Name,
@@ -82,17 +76,17 @@ type TLS struct {
 	ClientCertAuth bool   `json:"client_cert_auth,omitempty"`
 }
 
-// Embed is the embed.Config the program runs, listening for peers on
+// Embed is the embed.Config the binary runs, listening for peers on
 // peerListen and for clients on clientListen (host:port, port 0 for any).
 // Logging is the caller's to set.
 func (s Spec) Embed(peerListen, clientListen string) (*embed.Config, error) {
 	purl, err := url.Parse(s.AdvertisePeerURL)
 	if err != nil {
-		return nil, fmt.Errorf("memberproc: advertise_peer_url %q: %w", s.AdvertisePeerURL, err)
+		return nil, fmt.Errorf("memberbin: advertise_peer_url %q: %w", s.AdvertisePeerURL, err)
 	}
 	curl, err := url.Parse(s.AdvertiseClientURL)
 	if err != nil {
-		return nil, fmt.Errorf("memberproc: advertise_client_url %q: %w", s.AdvertiseClientURL, err)
+		return nil, fmt.Errorf("memberbin: advertise_client_url %q: %w", s.AdvertiseClientURL, err)
 	}
 	cfg := embed.NewConfig()
 	cfg.Name = s.Name
@@ -125,7 +119,7 @@ func (s Spec) Embed(peerListen, clientListen string) (*embed.Config, error) {
 	return cfg, nil
 }
 
-// Report is one line the program writes on its stdout. Exactly one of its
+// Report is one line the binary writes on its stdout. Exactly one of its
 // groups is set, as Kind says.
 type Report struct {
 	Kind Kind `json:"kind"`

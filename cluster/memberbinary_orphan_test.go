@@ -11,32 +11,34 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/etcdsim/etcdsim/internal/memberbin"
 )
 
 // orphanHelperEnv makes this test binary, started by
-// TestProcessMembersDieWithParent, the parent that dies.
+// TestMemberBinariesDieWithParent, the parent that dies.
 const orphanHelperEnv = "ETCDSIM_ORPHAN_HELPER"
 
 // The members of a cluster die with the process that started it, even
 // when it dies without closing the cluster (Ctrl-C, here SIGINT to a test
 // binary; the parent-death signal and the closed stdin end them). Real
 // clock: it is about OS processes. The cluster's temp dir, which the dead
-// process could not remove, goes at the next build of the member program.
-func TestProcessMembersDieWithParent(t *testing.T) {
+// process could not remove, goes at the next build of the member binary.
+func TestMemberBinariesDieWithParent(t *testing.T) {
 	if os.Getenv(orphanHelperEnv) != "" {
 		orphanHelper()
 		return
 	}
 	if testing.Short() {
-		t.Skip("builds the member program and starts member processes")
+		t.Skip("builds the member binary and starts member binaries")
 	}
 	ctx := testCtx(t)
-	prog, err := memberProgram(ctx)
+	prog, err := MemberBinary(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestProcessMembersDieWithParent$")
-	cmd.Env = append(os.Environ(), orphanHelperEnv+"=1", MemberProgramEnv+"="+prog)
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestMemberBinariesDieWithParent$")
+	cmd.Env = append(os.Environ(), orphanHelperEnv+"=1", MemberBinaryEnv+"="+prog)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -76,7 +78,7 @@ func TestProcessMembersDieWithParent(t *testing.T) {
 		}
 	}()
 	cmd.Wait()
-	eventually(t, fmt.Sprintf("the member processes %v are gone", pids), func() bool {
+	eventually(t, fmt.Sprintf("the member binaries %v are gone", pids), func() bool {
 		for _, pid := range pids {
 			if processAlive(pid) && !zombie(pid) {
 				return false
@@ -88,7 +90,7 @@ func TestProcessMembersDieWithParent(t *testing.T) {
 	if !fileExists(dir) {
 		t.Fatalf("the helper's cluster dir %q is not there to sweep", dir)
 	}
-	sweepProgramDirs()
+	memberbin.Sweep()
 	if fileExists(dir) {
 		t.Errorf("the dead helper's cluster dir %s outlived the sweep", dir)
 	}
@@ -105,17 +107,17 @@ func zombie(pid int) bool {
 	return strings.HasPrefix(after, "Z")
 }
 
-// orphanHelper starts a cluster of member processes, says their pids and
+// orphanHelper starts a cluster of member binaries, says their pids and
 // waits to be killed.
 func orphanHelper() {
-	c, err := Start(context.Background(), Config{Clock: ClockReal, MemberProcesses: true})
+	c, err := Start(context.Background(), Config{Clock: ClockReal, MemberBinaries: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "orphan helper:", err)
 		os.Exit(1)
 	}
 	var pids []string
 	for _, m := range c.Members() {
-		pids = append(pids, strconv.Itoa(m.running().(*procServer).cmd.Process.Pid))
+		pids = append(pids, strconv.Itoa(m.running().(*binServer).b.Pid()))
 	}
 	fmt.Println("cluster dir:", c.Dir())
 	fmt.Println("member pids:", strings.Join(pids, " "))
