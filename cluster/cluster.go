@@ -37,6 +37,8 @@ type Cluster struct {
 	closed    bool
 	nextIndex int
 
+	lib libState // what libraries' clients left: their stray dials (libclient.go)
+
 	closeOnce sync.Once
 	closeErr  error
 }

@@ -22,8 +22,8 @@
 // it, and its connections close when that client's process crashes.
 //
 // What the package installs in the process, and why: for EndpointsOf on
-// the virtual clock, its init adds three per-target dial options to gRPC's
-// process-wide list (google.golang.org/grpc/internal's
+// the virtual clock, internal/libdial's init adds three per-target dial
+// options to gRPC's process-wide list (google.golang.org/grpc/internal's
 // AddGlobalPerTargetDialOptions, reached with go:linkname, since gRPC has
 // no public hook a library that builds its own client cannot bypass).
 // They act only on a channel whose target names an address under
@@ -32,7 +32,7 @@
 // in-memory network and hand the channel to the named client's process,
 // which closes it when the process ends. Every other gRPC channel of the
 // process gets nothing from them and dials as it would without etcdsim.
-// libdial.go states the model.
+// internal/libdial's routes.go states the model.
 //
 // In a test:
 //

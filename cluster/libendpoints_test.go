@@ -135,15 +135,8 @@ func TestEndpointsOfStrayDial(t *testing.T) {
 			t.Fatalf("StrayDials = %v, want the refusal of %s", strays, stray)
 		}
 	})
-	for _, target := range []string{"dns:///example.com:443", "passthrough:///127.0.0.1:2379", "etcd-endpoints://0x1/127.0.0.1:2379"} {
-		u, err := url.Parse(target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if opt := (targetDialer{}).DialOptionForTarget(*u); opt != (grpc.EmptyDialOption{}) {
-			t.Errorf("the dialer for %s is %T, want gRPC's own (an EmptyDialOption)", target, opt)
-		}
-	}
+	// Every other target dials as gRPC would: internal/libdial's
+	// TestOtherTargetsDialAsGRPCWould.
 }
 
 // A channel of a library's client that dials again after its process
