@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/etcdsim/etcdsim/internal/memberbin"
+	"github.com/etcdsim/etcdsim/internal/peertls"
 )
 
 // Cluster is a running multi-member etcd cluster inside this process, with a
@@ -28,7 +29,7 @@ type Cluster struct {
 	ownDir bool // dir was created by Start and is removed by Close
 	token  string
 	net    *network
-	pki    *pki
+	ca     *peertls.CA // issues the members' peer certificates, on the real clock
 
 	mu        sync.Mutex // guards members, clients and what namedClient says it guards, harness, closed, nextIndex
 	members   []*Member
@@ -117,7 +118,7 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	}
 	c.token = "etcdsim-" + filepath.Base(c.dir)
 	if mem == nil { // on the virtual clock the network itself says who dialed a peer
-		if c.pki, err = newPKI(filepath.Join(c.dir, "certs")); err != nil {
+		if c.ca, err = peertls.NewCA(filepath.Join(c.dir, "certs")); err != nil {
 			return nil, fmt.Errorf("cluster: making peer certificates: %w", err)
 		}
 	}
@@ -191,11 +192,11 @@ func (c *Cluster) newMember() (*Member, error) {
 	m := &Member{c: c, name: name, index: index, dir: filepath.Join(c.dir, name)}
 	var err error
 	var peerTLS *tls.Config
-	if c.pki != nil {
-		if m.cert, m.tls, err = c.pki.issue(name); err != nil {
+	if c.ca != nil {
+		if m.cert, m.tls, err = c.ca.Issue(name); err != nil {
 			return nil, fmt.Errorf("cluster: certificate for %s: %w", name, err)
 		}
-		peerTLS = c.pki.serverConfig(m.cert)
+		peerTLS = c.ca.ServerConfig(m.cert)
 	}
 	if m.log, err = newMemberLog(c.cfg.LogDir, name); err != nil {
 		return nil, fmt.Errorf("cluster: log for %s: %w", name, err)

@@ -15,6 +15,7 @@ import (
 	"go.etcd.io/etcd/server/v3/etcdserver"
 	"google.golang.org/grpc"
 
+	"github.com/etcdsim/etcdsim/internal/etcdauth"
 	"github.com/etcdsim/etcdsim/internal/memberbin"
 )
 
@@ -260,7 +261,7 @@ func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.
 		cfg.SnapshotCount = c.cfg.SnapshotCount
 	}
 	if a := c.cfg.Auth; a != nil {
-		cfg.BcryptCost = authBcryptCost
+		cfg.BcryptCost = etcdauth.BcryptCost
 		if a.TokenTTL > 0 {
 			cfg.AuthTokenTTL = uint(a.TokenTTL / time.Second)
 		}

@@ -1,4 +1,4 @@
-package cluster
+package peertls
 
 import (
 	"crypto/ecdsa"
@@ -18,14 +18,11 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 )
 
-// pki is a throw-away certificate authority for one cluster's peer TLS. Its
-// only job is to let the peer proxies tell members apart: every member
-// presents its own certificate, whose common name is the member's name, on
-// every connection it opens to a peer.
+// CA is a throw-away certificate authority for one cluster's peer TLS.
 //
 // Keys come from crypto/rand, not from the run's seed: they decide nothing
 // about the run, and keys from a seeded source would be predictable.
-type pki struct {
+type CA struct {
 	dir    string
 	caCert *x509.Certificate
 	caKey  *ecdsa.PrivateKey
@@ -34,7 +31,9 @@ type pki struct {
 	serial int64
 }
 
-func newPKI(dir string) (*pki, error) {
+// NewCA makes a certificate authority whose files go into dir, created if
+// need be.
+func NewCA(dir string) (*CA, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -59,7 +58,7 @@ func newPKI(dir string) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pki{dir: dir, caCert: cert, caKey: key, caFile: filepath.Join(dir, "ca.crt"), pool: x509.NewCertPool(), serial: 1}
+	p := &CA{dir: dir, caCert: cert, caKey: key, caFile: filepath.Join(dir, "ca.crt"), pool: x509.NewCertPool(), serial: 1}
 	p.pool.AddCert(cert)
 	if err := writePEM(p.caFile, "CERTIFICATE", der); err != nil {
 		return nil, err
@@ -67,9 +66,11 @@ func newPKI(dir string) (*pki, error) {
 	return p, nil
 }
 
-// issue makes a certificate for member name, valid for 127.0.0.1 as a
-// server and as a client, and writes it where etcd can read it.
-func (p *pki) issue(name string) (tls.Certificate, transport.TLSInfo, error) {
+// Issue makes a certificate for member name, valid for 127.0.0.1 as a
+// server and as a client, and writes it where etcd can read it: the
+// TLSInfo names its files, for etcd's peer TLS. It is not safe for
+// concurrent use: a cluster issues its members' certificates one by one.
+func (p *CA) Issue(name string) (tls.Certificate, transport.TLSInfo, error) {
 	var none tls.Certificate
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -109,9 +110,10 @@ func (p *pki) issue(name string) (tls.Certificate, transport.TLSInfo, error) {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, info, nil
 }
 
-// serverConfig is the TLS configuration of a member's peer proxy: it shows
-// the member's certificate and demands one from whoever connects.
-func (p *pki) serverConfig(cert tls.Certificate) *tls.Config {
+// ServerConfig is the TLS configuration of a member's peer proxy: it shows
+// the member's certificate and demands one, issued by p, from whoever
+// connects.
+func (p *CA) ServerConfig(cert tls.Certificate) *tls.Config {
 	return &tls.Config{
 		Certificates:           []tls.Certificate{cert},
 		ClientAuth:             tls.RequireAndVerifyClientCert,
@@ -124,7 +126,7 @@ func (p *pki) serverConfig(cert tls.Certificate) *tls.Config {
 func writePEM(path, kind string, der []byte) error {
 	b := pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der})
 	if err := os.WriteFile(path, b, 0o600); err != nil {
-		return fmt.Errorf("cluster: writing %s: %w", path, err)
+		return fmt.Errorf("peertls: writing %s: %w", path, err)
 	}
 	return nil
 }
