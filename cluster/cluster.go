@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/etcdsim/etcdsim/internal/memberbin"
+	"github.com/etcdsim/etcdsim/internal/memnet"
 	"github.com/etcdsim/etcdsim/internal/peertls"
 )
 
@@ -87,12 +88,12 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			return nil, err
 		}
 	}
-	var mem *memNet
+	var mem *memnet.Net
 	if cfg.Clock.Resolve() == ClockVirtual {
 		if err := checkVirtual(); err != nil {
 			return nil, err
 		}
-		mem = newMemNet()
+		mem = memnet.New()
 	}
 	c := &Cluster{
 		cfg:     cfg,

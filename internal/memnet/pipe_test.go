@@ -1,4 +1,4 @@
-package cluster
+package memnet
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 // other side's reads with EOF once it has read what was sent, deadlines
 // time out, one already past at once, and a dial to nothing is refused.
 func TestMemConn(t *testing.T) {
-	n := newMemNet()
-	ln, err := n.listen("")
+	n := New()
+	ln, err := n.Listen("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,12 +29,12 @@ func TestMemConn(t *testing.T) {
 		}
 		accepted <- c
 	}()
-	a, err := n.dial(context.Background(), ln.Addr().String())
+	a, err := n.Dial(context.Background(), ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := <-accepted
-	want := make([]byte, 3*memBufSize) // more than the buffer holds
+	want := make([]byte, 3*BufSize) // more than the buffer holds
 	for i := range want {
 		want[i] = byte(i)
 	}
@@ -56,7 +56,7 @@ func TestMemConn(t *testing.T) {
 	}
 
 	go ln.Accept() //nolint:errcheck // the server end is not used
-	c, err := n.dial(context.Background(), ln.Addr().String())
+	c, err := n.Dial(context.Background(), ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestMemConn(t *testing.T) {
 	}
 	c.Close()
 
-	if _, err := n.dial(context.Background(), "127.0.0.9:1"); err == nil {
+	if _, err := n.Dial(context.Background(), "127.0.0.9:1"); err == nil {
 		t.Error("a dial to an address nobody listens at succeeded")
 	}
 }

@@ -1,4 +1,4 @@
-package cluster
+package memnet
 
 import (
 	"io"
@@ -128,28 +128,33 @@ func (p *pipe) closeSide(flag *bool) {
 	p.mu.Unlock()
 }
 
-// memConn is one end of an in-memory connection: it reads one pipe and
+// Conn is one end of an in-memory connection: it reads one pipe and
 // writes the other.
-type memConn struct {
+type Conn struct {
 	in, out       *pipe
-	local, remote memAddr
+	local, remote Addr
 	from          string // on the accepting end: the member that dialed, if one did
 	once          sync.Once
 }
 
-// memConnPair returns the two ends of a new connection.
-func memConnPair(dialer, listener memAddr, max int) (client, server *memConn) {
+// Pair returns the two ends of a new connection from dialer to listener,
+// each direction buffering max bytes, on no network.
+func Pair(dialer, listener Addr, max int) (client, server *Conn) {
 	a, b := newPipe(max), newPipe(max)
-	return &memConn{in: a, out: b, local: dialer, remote: listener},
-		&memConn{in: b, out: a, local: listener, remote: dialer}
+	return &Conn{in: a, out: b, local: dialer, remote: listener},
+		&Conn{in: b, out: a, local: listener, remote: dialer}
 }
 
-func (c *memConn) Read(b []byte) (int, error)  { return c.in.read(b) }
-func (c *memConn) Write(b []byte) (int, error) { return c.out.write(b) }
+// From is, on the accepting end, the party that dialed with DialAs; ""
+// otherwise.
+func (c *Conn) From() string { return c.from }
+
+func (c *Conn) Read(b []byte) (int, error)  { return c.in.read(b) }
+func (c *Conn) Write(b []byte) (int, error) { return c.out.write(b) }
 
 // Close ends both directions: the other end reads what was sent, then EOF,
 // and its writes fail; this end's reads and writes fail at once.
-func (c *memConn) Close() error {
+func (c *Conn) Close() error {
 	c.once.Do(func() {
 		c.in.closeReader()
 		c.out.closeWriter()
@@ -157,22 +162,22 @@ func (c *memConn) Close() error {
 	return nil
 }
 
-func (c *memConn) LocalAddr() net.Addr  { return c.local }
-func (c *memConn) RemoteAddr() net.Addr { return c.remote }
+func (c *Conn) LocalAddr() net.Addr  { return c.local }
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
 
-func (c *memConn) SetDeadline(t time.Time) error {
+func (c *Conn) SetDeadline(t time.Time) error {
 	c.SetReadDeadline(t)
 	return c.SetWriteDeadline(t)
 }
 
-func (c *memConn) SetReadDeadline(t time.Time) error {
+func (c *Conn) SetReadDeadline(t time.Time) error {
 	c.in.mu.Lock()
 	c.in.set(&c.in.rdl, t)
 	c.in.mu.Unlock()
 	return nil
 }
 
-func (c *memConn) SetWriteDeadline(t time.Time) error {
+func (c *Conn) SetWriteDeadline(t time.Time) error {
 	c.out.mu.Lock()
 	c.out.set(&c.out.wdl, t)
 	c.out.mu.Unlock()
