@@ -51,4 +51,14 @@
 // binary, an operating-system program of its own (package memberbin
 // builds it on first use): Freeze is then SIGSTOP and Thaw SIGCONT, Kill
 // is SIGKILL, and the members die with the process that started them.
+//
+// What the package owns is the cluster itself: its members' lives, its
+// network of links and proxies, its named clients and their processes,
+// and the clock they all run on. The machinery beneath lives in packages
+// of its own, each one job: internal/memnet (the virtual clock's
+// in-memory network), internal/memberbin (member binaries: their build,
+// start, signals and line protocol), internal/libdial (how a library's
+// own etcd client gets into the cluster's network), internal/peertls (the
+// members' peer certificates) and internal/etcdauth (etcd's auth API as
+// the cluster uses it).
 package cluster
