@@ -96,9 +96,10 @@ type Cluster struct {
 	// for the virtual clock is then an error that says so.
 	RealClock string `json:"real_clock,omitempty"`
 	// MemberBinaries runs each etcd member as a member binary, an
-	// operating-system program of its own (cluster.Config.MemberBinaries), on the real
-	// clock: a freeze is then SIGSTOP, a kill SIGKILL. "" Clock means
-	// "real" with it; "virtual" is an error.
+	// operating-system program of its own
+	// (cluster.Config.MemberBinaries), on the real clock: a freeze is
+	// then SIGSTOP, a kill SIGKILL. "" Clock means "real" with it;
+	// "virtual" is an error.
 	MemberBinaries bool `json:"member_binaries,omitempty"`
 	// ClientKeepAliveTime and ClientKeepAliveTimeout are the clients' gRPC
 	// keepalive (cluster.Config.ClientKeepAliveTime and
