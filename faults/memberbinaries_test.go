@@ -8,11 +8,11 @@ import (
 	"github.com/etcdsim/etcdsim/faults"
 )
 
-// processCases are the cases of TestEveryFaultOnBothClocks that reach a
-// member itself, which a member process meets as signals (freeze:
+// binaryCases are the cases of TestEveryFaultOnBothClocks that reach a
+// member itself, which a member binary meets as signals (freeze:
 // SIGSTOP, kill: SIGKILL, stop: SIGTERM) or through its client API (a
 // leader moved, a member replaced), plus isolate as a control.
-var processCases = []string{
+var binaryCases = []string{
 	"kill(leader)",
 	"stop(follower)",
 	"freeze(leader)",
@@ -23,20 +23,20 @@ var processCases = []string{
 	"leader-kill-storm(every 500ms)",
 }
 
-// Every fault that reaches a member has, on member processes, the effect
-// it has on members in this process. Member processes run on the real
-// clock by nature (a process cannot join a synctest bubble), so these
+// Every fault that reaches a member has, on member binaries, the effect
+// it has on members in this process. Member binaries run on the real
+// clock by nature (a binary cannot join a synctest bubble), so these
 // cases do.
-func TestMemberFaultsOnProcessMembers(t *testing.T) {
+func TestMemberFaultsOnMemberBinaries(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the member program and starts a cluster of processes a fault")
+		t.Skip("builds the member binary and starts a cluster of member binaries a fault")
 	}
 	byFault := map[string]clockCase{}
 	for _, cc := range clockCases {
 		byFault[cc.fault] = cc
 	}
 	covered := map[string]bool{}
-	for _, name := range processCases {
+	for _, name := range binaryCases {
 		cc, ok := byFault[name]
 		if !ok {
 			t.Fatalf("%s is no case of TestEveryFaultOnBothClocks", name)
@@ -52,7 +52,7 @@ func TestMemberFaultsOnProcessMembers(t *testing.T) {
 	}
 	for _, action := range []string{"kill", "stop", "freeze", "replace", "leader-storm", "leader-kill-storm"} {
 		if !covered[action] {
-			t.Errorf("no case injects %s on member processes", action)
+			t.Errorf("no case injects %s on member binaries", action)
 		}
 	}
 }
