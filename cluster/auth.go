@@ -2,19 +2,14 @@ package cluster
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/internal/etcdauth"
 )
 
 // AuthConfig turns etcd's authentication on for a cluster (Config.Auth):
@@ -64,15 +59,7 @@ const (
 
 // RootUser is the user the harness speaks as when auth is on (see
 // Cluster.RootCredentials); Config.Auth may not define it.
-const RootUser = "root"
-
-// rootPassword is root's password. A harness's password protects nothing:
-// it is fixed, so a run replays.
-const rootPassword = "etcdsim-root"
-
-// authBcryptCost is the cost of etcd's password hashes: bcrypt's least. A
-// hash costs CPU, not virtual time, at every authentication.
-const authBcryptCost = 4
+const RootUser = etcdauth.RootUser
 
 // validate reports the first thing wrong with a, naming the field.
 func (a *AuthConfig) validate() error {
@@ -132,7 +119,7 @@ func checkAuthName(list string, i int, name string, seen map[string]bool) error 
 // user.
 func (a *AuthConfig) password(user string) (string, bool) {
 	if user == RootUser {
-		return rootPassword, true
+		return etcdauth.RootPassword, true
 	}
 	for _, u := range a.Users {
 		if u.Name == user {
@@ -158,7 +145,7 @@ func (c *Cluster) RootCredentials() (user, password string) {
 	if c.cfg.Auth == nil {
 		return "", ""
 	}
-	return RootUser, rootPassword
+	return RootUser, etcdauth.RootPassword
 }
 
 // withRoot sets the harness's credentials in cfg when auth is on.
@@ -170,42 +157,7 @@ func (c *Cluster) withRoot(cfg clientv3.Config) clientv3.Config {
 // authTokenOption is etcd's --auth-token for the cluster, writing the JWT
 // keys into dir if it needs them.
 func authTokenOption(a *AuthConfig, dir string) (string, error) {
-	if a.Token != TokenJWT {
-		return string(TokenSimple), nil
-	}
-	priv, pub := filepath.Join(dir, "jwt.key"), filepath.Join(dir, "jwt.pub")
-	if _, err := os.Stat(priv); err != nil {
-		if err := writeJWTKeys(dir, priv, pub); err != nil {
-			return "", fmt.Errorf("cluster: making the JWT signing key: %w", err)
-		}
-	}
-	ttl := a.TokenTTL
-	if ttl == 0 {
-		ttl = 5 * time.Minute
-	}
-	return fmt.Sprintf("jwt,pub-key=%s,priv-key=%s,sign-method=ES256,ttl=%s", pub, priv, ttl), nil
-}
-
-func writeJWTKeys(dir, priv, pub string) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	der, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return err
-	}
-	pubDER, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	if err := os.WriteFile(priv, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), 0o600); err != nil {
-		return err
-	}
-	return os.WriteFile(pub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o600)
+	return etcdauth.TokenOption(a.Token == TokenJWT, a.TokenTTL, dir)
 }
 
 // enableAuth creates the roles, root and the users, then turns auth on.
@@ -214,42 +166,28 @@ func (c *Cluster) enableAuth(ctx context.Context) error {
 	if a == nil {
 		return nil
 	}
-	m := c.Members()[0]
-	cli, err := c.harnessClient(m)
+	cli, err := c.harnessClient(c.Members()[0])
 	if err != nil {
 		return err
 	}
-	step := func(what string, err error) error {
-		if err != nil {
-			return fmt.Errorf("cluster: turning auth on: %s: %w", what, err)
-		}
-		return nil
-	}
-	for _, r := range a.Roles {
-		if _, err := cli.RoleAdd(ctx, r.Name); err != nil {
-			return step("adding role "+r.Name, err)
-		}
-		perm := clientv3.PermissionType(clientv3.PermReadWrite)
-		if r.ReadOnly {
-			perm = clientv3.PermissionType(clientv3.PermRead)
-		}
-		if _, err := cli.RoleGrantPermission(ctx, r.Name, r.Prefix, clientv3.GetPrefixRangeEnd(r.Prefix), perm); err != nil {
-			return step("granting role "+r.Name+" the prefix "+r.Prefix, err)
-		}
-	}
-	users := append([]User{{Name: RootUser, Password: rootPassword, Roles: []string{RootUser}}}, a.Users...)
-	for _, u := range users {
-		if _, err := cli.UserAdd(ctx, u.Name, u.Password); err != nil {
-			return step("adding user "+u.Name, err)
-		}
-		for _, r := range u.Roles {
-			if _, err := cli.UserGrantRole(ctx, u.Name, r); err != nil {
-				return step("granting "+u.Name+" role "+r, err)
+	err = func() error {
+		for _, r := range a.Roles {
+			if err := etcdauth.AddRole(ctx, cli, r.Name, r.Prefix, r.ReadOnly); err != nil {
+				return err
 			}
 		}
+		users := append([]User{{Name: RootUser, Password: etcdauth.RootPassword, Roles: []string{RootUser}}}, a.Users...)
+		for _, u := range users {
+			if err := etcdauth.AddUser(ctx, cli, u.Name, u.Password, u.Roles); err != nil {
+				return err
+			}
+		}
+		return etcdauth.Enable(ctx, cli)
+	}()
+	if err != nil {
+		return fmt.Errorf("cluster: turning auth on: %w", err)
 	}
-	_, err = cli.AuthEnable(ctx)
-	return step("enabling", err)
+	return nil
 }
 
 // ExpireTokens ends every token etcd has handed to user, as a token's TTL
@@ -272,18 +210,11 @@ func (c *Cluster) ExpireTokens(ctx context.Context, user string) (before, after 
 	if err != nil {
 		return 0, 0, err
 	}
-	st, err := cli.AuthStatus(ctx)
+	before, after, err = etcdauth.ExpireTokens(ctx, cli, user, pw)
 	if err != nil {
 		return 0, 0, fmt.Errorf("cluster: ExpireTokens(%s): %w", user, err)
 	}
-	if _, err := cli.UserChangePassword(ctx, user, pw); err != nil {
-		return 0, 0, fmt.Errorf("cluster: ExpireTokens(%s): %w", user, err)
-	}
-	st2, err := cli.AuthStatus(ctx)
-	if err != nil {
-		return 0, 0, fmt.Errorf("cluster: ExpireTokens(%s): %w", user, err)
-	}
-	return st.AuthRevision, st2.AuthRevision, nil
+	return before, after, nil
 }
 
 // runningMember returns a running member, the first one if none runs.

@@ -10,6 +10,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/etcdsim/etcdsim/internal/libdial"
 )
 
 // ClientConfig shapes a named client. The zero ClientConfig reaches every
@@ -44,6 +46,7 @@ type namedClient struct {
 	proxies map[string]*proxy // by member name
 	cli     *clientv3.Client  // nil until dialed, and while crashed
 	crashed bool
+	life    *libdial.Life // its process's life for libraries' clients; nil until one asks (libclient.go)
 }
 
 // endpoints lists the client's proxy URLs in member order; Cluster.mu must
@@ -302,6 +305,8 @@ func (c *Cluster) dial(nc *namedClient) (*clientv3.Client, error) {
 		nc.cfg.Configure(&ccfg)
 		ccfg.Endpoints = endpoints
 	}
+	// The client carries its owner, for ClientConfigOf (libclient.go).
+	ccfg.Context = withOwner(ccfg.Context, c, nc.name)
 	// Last, so the client's every connection is the network's: clientv3
 	// appends Config.DialOptions after its own.
 	ccfg.DialOptions = append(ccfg.DialOptions, c.DialOptions()...)
@@ -313,7 +318,6 @@ func (c *Cluster) dial(nc *namedClient) (*clientv3.Client, error) {
 	closed := c.closed
 	if !closed {
 		nc.cli = cli
-		registerLibClient(cli, c, nc.name)
 	}
 	c.mu.Unlock()
 	if closed {
@@ -364,7 +368,7 @@ func (c *Cluster) retargetClients(member, addr string) {
 
 // closeClients closes every client's *clientv3.Client, for Close.
 func (c *Cluster) closeClients() {
-	forgetLibClients(c)
+	c.endLives()
 	c.mu.Lock()
 	var clis []*clientv3.Client
 	for _, nc := range c.clients {

@@ -106,7 +106,7 @@ func (c *Cluster) DialOptions() []grpc.DialOption {
 		return nil
 	}
 	mem := c.net.mem
-	return []grpc.DialOption{grpc.WithContextDialer(mem.dial), commitStreams()}
+	return []grpc.DialOption{grpc.WithContextDialer(mem.Dial), commitStreams()}
 }
 
 // ListenService opens a listener for a service of the caller's own — a

@@ -14,6 +14,10 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/etcdsim/etcdsim/internal/memberbin"
+	"github.com/etcdsim/etcdsim/internal/memnet"
+	"github.com/etcdsim/etcdsim/internal/peertls"
 )
 
 // Cluster is a running multi-member etcd cluster inside this process, with a
@@ -26,7 +30,7 @@ type Cluster struct {
 	ownDir bool // dir was created by Start and is removed by Close
 	token  string
 	net    *network
-	pki    *pki
+	ca     *peertls.CA // issues the members' peer certificates, on the real clock
 
 	mu        sync.Mutex // guards members, clients and what namedClient says it guards, harness, closed, nextIndex
 	members   []*Member
@@ -34,6 +38,8 @@ type Cluster struct {
 	harness   map[string]*clientv3.Client // per member, through its front proxy
 	closed    bool
 	nextIndex int
+
+	lib libState // what libraries' clients left: their stray dials (libclient.go)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -76,18 +82,18 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
 		defer cancel()
 	}
-	if cfg.MemberProcesses {
+	if cfg.MemberBinaries {
 		// Before the start's deadline: the first build takes a while.
-		if _, err := memberProgram(ctx); err != nil {
+		if _, err := memberbin.Binary(ctx); err != nil {
 			return nil, err
 		}
 	}
-	var mem *memNet
+	var mem *memnet.Net
 	if cfg.Clock.Resolve() == ClockVirtual {
 		if err := checkVirtual(); err != nil {
 			return nil, err
 		}
-		mem = newMemNet()
+		mem = memnet.New()
 	}
 	c := &Cluster{
 		cfg:     cfg,
@@ -113,7 +119,7 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	}
 	c.token = "etcdsim-" + filepath.Base(c.dir)
 	if mem == nil { // on the virtual clock the network itself says who dialed a peer
-		if c.pki, err = newPKI(filepath.Join(c.dir, "certs")); err != nil {
+		if c.ca, err = peertls.NewCA(filepath.Join(c.dir, "certs")); err != nil {
 			return nil, fmt.Errorf("cluster: making peer certificates: %w", err)
 		}
 	}
@@ -187,11 +193,11 @@ func (c *Cluster) newMember() (*Member, error) {
 	m := &Member{c: c, name: name, index: index, dir: filepath.Join(c.dir, name)}
 	var err error
 	var peerTLS *tls.Config
-	if c.pki != nil {
-		if m.cert, m.tls, err = c.pki.issue(name); err != nil {
+	if c.ca != nil {
+		if m.cert, m.tls, err = c.ca.Issue(name); err != nil {
 			return nil, fmt.Errorf("cluster: certificate for %s: %w", name, err)
 		}
-		peerTLS = c.pki.serverConfig(m.cert)
+		peerTLS = c.ca.ServerConfig(m.cert)
 	}
 	if m.log, err = newMemberLog(c.cfg.LogDir, name); err != nil {
 		return nil, fmt.Errorf("cluster: log for %s: %w", name, err)

@@ -77,17 +77,17 @@ type Config struct {
 	// Auth, if set, turns etcd's authentication on, with these users and
 	// roles (auth.go). nil means off: every client may do anything.
 	Auth *AuthConfig `json:"auth,omitempty"`
-	// MemberProcesses runs each member as an operating-system process of
-	// its own (the member program, cluster/etcdmember, built from this
-	// module's source on first use: it needs the Go toolchain), on the
-	// real clock only. A Freeze is then SIGSTOP and a Thaw SIGCONT, which
-	// stop and resume everything inside the member, every clock included;
-	// a Kill is SIGKILL; Restart starts a new process on the same data.
-	// The members die with this process. Member.Etcd and Member.Server are
+	// MemberBinaries runs each member as a member binary: an
+	// operating-system program of its own (internal/memberbin/etcdmember,
+	// built from this module's source on first use: it needs the Go
+	// toolchain), on the real clock only. A Freeze is then SIGSTOP and a
+	// Thaw SIGCONT, which stop and resume everything inside the member,
+	// every clock included; a Kill is SIGKILL; Restart starts a new binary
+	// on the same data. The members die with this process. Member.Etcd and Member.Server are
 	// nil for them: the cluster knows them through their sockets and
 	// their reports of the leader, the term and their open streams.
 	// false runs members in this process.
-	MemberProcesses bool `json:"member_processes,omitempty"`
+	MemberBinaries bool `json:"member_binaries,omitempty"`
 	// Seed seeds the network's jitter, from its own stream of the seed
 	// (see seed.Seed.Rand), so a run's seed gives it the same samples
 	// every time. 0 is a valid seed.
@@ -116,7 +116,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.ClientKeepAliveTimeout > 0 && cfg.ClientKeepAliveTime == 0 {
 		return cfg, fmt.Errorf("cluster: Config.ClientKeepAliveTimeout is %v but Config.ClientKeepAliveTime is 0, which sends no pings to time out; set both", cfg.ClientKeepAliveTimeout)
 	}
-	if err := checkMemberProcesses(cfg); err != nil {
+	if err := checkMemberBinaries(cfg); err != nil {
 		return cfg, err
 	}
 	if err := cfg.Auth.validate(); err != nil {

@@ -38,7 +38,7 @@ func (c *Cluster) CrashClient(name string) error {
 	if cli != nil {
 		cli.Close()
 	}
-	endLibClients(c, name)
+	c.endLife(nc)
 	return nil
 }
 

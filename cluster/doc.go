@@ -22,8 +22,8 @@
 // it, and its connections close when that client's process crashes.
 //
 // What the package installs in the process, and why: for EndpointsOf on
-// the virtual clock, its init adds three per-target dial options to gRPC's
-// process-wide list (google.golang.org/grpc/internal's
+// the virtual clock, internal/libdial's init adds three per-target dial
+// options to gRPC's process-wide list (google.golang.org/grpc/internal's
 // AddGlobalPerTargetDialOptions, reached with go:linkname, since gRPC has
 // no public hook a library that builds its own client cannot bypass).
 // They act only on a channel whose target names an address under
@@ -32,7 +32,7 @@
 // in-memory network and hand the channel to the named client's process,
 // which closes it when the process ends. Every other gRPC channel of the
 // process gets nothing from them and dials as it would without etcdsim.
-// libdial.go states the model.
+// internal/libdial's routes.go states the model.
 //
 // In a test:
 //
@@ -47,8 +47,18 @@
 // In a program, Start and Close do the same with an error instead of a
 // testing.TB.
 //
-// On the real clock, Config.MemberProcesses runs each member as an
-// operating-system process of its own (the program cluster/etcdmember,
-// built on first use): Freeze is then SIGSTOP and Thaw SIGCONT, Kill is
-// SIGKILL, and the members die with the process that started them.
+// On the real clock, Config.MemberBinaries runs each member as a member
+// binary, an operating-system program of its own (package memberbin
+// builds it on first use): Freeze is then SIGSTOP and Thaw SIGCONT, Kill
+// is SIGKILL, and the members die with the process that started them.
+//
+// What the package owns is the cluster itself: its members' lives, its
+// network of links and proxies, its named clients and their processes,
+// and the clock they all run on. The machinery beneath lives in packages
+// of its own, each one job: internal/memnet (the virtual clock's
+// in-memory network), internal/memberbin (member binaries: their build,
+// start, signals and line protocol), internal/libdial (how a library's
+// own etcd client gets into the cluster's network), internal/peertls (the
+// members' peer certificates) and internal/etcdauth (etcd's auth API as
+// the cluster uses it).
 package cluster

@@ -29,8 +29,8 @@ package cluster
 // during the freeze where a stopped process would run them late, at once,
 // at the resume; their bytes wait with the rest.
 //
-// A member that runs as a process of its own (Config.MemberProcesses) is
-// frozen with SIGSTOP and thawed with SIGCONT instead (procmember.go):
+// A member that runs as a member binary (Config.MemberBinaries) is
+// frozen with SIGSTOP and thawed with SIGCONT instead (memberbinary.go):
 // the real thing, every clock inside it stopped, its sockets left to the
 // kernel. What the emulation above does not stop, that does.
 
@@ -46,7 +46,7 @@ type freezeState struct {
 	lessor lessorPrimacy
 	saved  chan struct{} // the lessor's demotec at the freeze
 	gate   *requestGate
-	proc   *procServer // a member process, stopped with SIGSTOP; nil otherwise
+	bin    *binServer // a member binary, stopped with SIGSTOP; nil otherwise
 }
 
 // Freeze stops the member as SIGSTOP stops a process (see the top of this
@@ -69,8 +69,8 @@ func (m *Member) Freeze() error {
 	case frozen != nil:
 		return fmt.Errorf("%w: %s since %v; thaw it first", ErrFrozen, m.name, frozen.at.Format(time.StampMicro))
 	}
-	if p, ok := s.(*procServer); ok {
-		return m.freezeProcess(p)
+	if b, ok := s.(*binServer); ok {
+		return m.freezeBinary(b)
 	}
 	clock, err := raftClockOf(s.etcd())
 	if err != nil {
@@ -109,8 +109,8 @@ func (m *Member) Thaw() (time.Duration, error) {
 	if fs == nil {
 		return 0, fmt.Errorf("cluster: %s is not frozen", m.name)
 	}
-	if fs.proc != nil {
-		return thawProcess(fs)
+	if fs.bin != nil {
+		return thawBinary(fs)
 	}
 	m.resume(fs, m.c.net.drawLessorPlace(fs.clock.heartbeat))
 	return time.Since(fs.at), nil

@@ -2,174 +2,98 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc"
 
 	"github.com/etcdsim/etcdsim/internal/bubble"
+	"github.com/etcdsim/etcdsim/internal/libdial"
 )
 
 // ErrStrayDial is wrapped by the error a library's client gets, and that
 // StrayDials reports, when it dials an address the harness did not give
 // it.
-var ErrStrayDial = errors.New("cluster: dial of an address the harness did not give")
+var ErrStrayDial = libdial.ErrStrayDial
 
-// libClients maps each *clientv3.Client the cluster dialed for a named
-// client to its cluster and name, so that ClientConfigOf can hand a
-// library what it needs to dial the same links itself.
-var libClients struct {
-	mu    sync.Mutex // guards byCli, stray and lives
-	byCli map[*clientv3.Client]libClient
-	stray map[*Cluster][]error // the stray dials of each open cluster
-	lives map[libClient]*libLife
-}
+// A library's client finds its named client through the *clientv3.Client
+// it was given: the cluster makes every named client's clientv3.Client
+// with a Config.Context that carries its owner, so cli.Ctx() says which
+// cluster and which name it belongs to. Nothing process-wide maps clients.
 
-// libLife is what the libraries' clients of one named client share for
-// one life of its process: a context that ends, and the gRPC connections
-// that close, when the process crashes or the cluster closes.
-type libLife struct {
-	serial int64 // numbers the life in the process, for EndpointsOf's addresses
-	ctx    context.Context
-	cancel context.CancelFunc
-	mu     sync.Mutex // guards conns and ended
-	conns  map[*grpc.ClientConn]struct{}
-	ended  bool
-}
+// clientOwnerKey keys a named client's owner in its client's context.
+type clientOwnerKey struct{}
 
-// track remembers cc, or closes it at once if the life has ended.
-func (l *libLife) track(cc *grpc.ClientConn) {
-	l.mu.Lock()
-	if l.ended {
-		l.mu.Unlock()
-		cc.Close()
-		return
-	}
-	l.conns[cc] = struct{}{}
-	l.mu.Unlock()
-}
-
-// end cancels the life's context, forgets its addresses and closes its
-// connections. It marks the life ended before it forgets the addresses, so
-// that libEndpoints routes none of an ended life.
-func (l *libLife) end() {
-	l.cancel()
-	l.mu.Lock()
-	l.ended = true
-	conns := l.conns
-	l.conns = nil
-	l.mu.Unlock()
-	dropRoutes(l)
-	for cc := range conns {
-		cc.Close()
-	}
-}
-
-// isEnded says whether end has run.
-func (l *libLife) isEnded() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.ended
-}
-
-// options are the dial options that hand every connection a library
-// dials to l: gRPC shows a client's connection to its interceptors only.
-func (l *libLife) options() []grpc.DialOption {
-	return []grpc.DialOption{l.unary(), l.stream()}
-}
-
-func (l *libLife) unary() grpc.DialOption {
-	return grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-		l.track(cc)
-		return invoke(ctx, method, req, reply, cc, opts...)
-	})
-}
-
-func (l *libLife) stream() grpc.DialOption {
-	return grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, stream grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-		l.track(cc)
-		return stream(ctx, desc, cc, method, opts...)
-	})
-}
-
-// lifeOf returns the current life of c's client called name, starting one
-// if there is none.
-func lifeOf(c *Cluster, name string) *libLife {
-	libClients.mu.Lock()
-	defer libClients.mu.Unlock()
-	if libClients.lives == nil {
-		libClients.lives = make(map[libClient]*libLife)
-	}
-	k := libClient{c: c, name: name}
-	l, ok := libClients.lives[k]
-	if !ok {
-		l = &libLife{serial: lifeSerial.Add(1), conns: make(map[*grpc.ClientConn]struct{})}
-		l.ctx, l.cancel = context.WithCancel(context.Background())
-		libClients.lives[k] = l
-	}
-	return l
-}
-
-// lifeSerial numbers the lives of named clients in the process.
-var lifeSerial atomic.Int64
-
-// endLibClients ends the current life of c's client called name, as its
-// process crashes: the libraries' clients made from ClientConfigOf stop
-// with it, and keep no lease of the dead process alive.
-func endLibClients(c *Cluster, name string) {
-	k := libClient{c: c, name: name}
-	libClients.mu.Lock()
-	l := libClients.lives[k]
-	delete(libClients.lives, k)
-	libClients.mu.Unlock()
-	if l != nil {
-		l.end()
-	}
-}
-
-type libClient struct {
+// clientOwner is the cluster and name of a named client.
+type clientOwner struct {
 	c    *Cluster
 	name string
 }
 
-// registerLibClient remembers that c dialed cli for the client called name.
-func registerLibClient(cli *clientv3.Client, c *Cluster, name string) {
-	libClients.mu.Lock()
-	defer libClients.mu.Unlock()
-	if libClients.byCli == nil {
-		libClients.byCli = make(map[*clientv3.Client]libClient)
-		libClients.stray = make(map[*Cluster][]error)
+// withOwner is ctx (context.Background if nil) carrying c's client name,
+// for a named client's clientv3.Config.Context.
+func withOwner(ctx context.Context, c *Cluster, name string) context.Context {
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	libClients.byCli[cli] = libClient{c: c, name: name}
+	return context.WithValue(ctx, clientOwnerKey{}, clientOwner{c: c, name: name})
 }
 
-// forgetLibClients drops what registerLibClient and stray dials recorded
-// of c, as it closes.
-func forgetLibClients(c *Cluster) {
-	libClients.mu.Lock()
-	var ended []*libLife
-	for cli, lc := range libClients.byCli {
-		if lc.c == c {
-			delete(libClients.byCli, cli)
+// ownerOf returns the cluster and name cli was made for, if a cluster made
+// it.
+func ownerOf(cli *clientv3.Client) (clientOwner, bool) {
+	if cli == nil || cli.Ctx() == nil {
+		return clientOwner{}, false
+	}
+	o, ok := cli.Ctx().Value(clientOwnerKey{}).(clientOwner)
+	return o, ok
+}
+
+// libState is what a cluster keeps of its libraries' clients beyond each
+// named client's life (namedClient.life).
+type libState struct {
+	mu    sync.Mutex // guards stray
+	stray []error    // the refusals of libraries' dials, for StrayDials
+}
+
+// lifeLocked returns the current life of nc's process for libraries'
+// clients, starting one if there is none; c.mu must be held.
+func (c *Cluster) lifeLocked(nc *namedClient) *libdial.Life {
+	if nc.life == nil {
+		nc.life = libdial.NewLife(libdial.Owner{Name: nc.name, Dial: c.net.dial, Stray: c.recordStray, Crashed: ErrCrashed})
+	}
+	return nc.life
+}
+
+// endLife ends the current life of nc's process, as the process crashes:
+// the libraries' clients made from ClientConfigOf or EndpointsOf stop with
+// it, and keep no lease of the dead process alive.
+func (c *Cluster) endLife(nc *namedClient) {
+	c.mu.Lock()
+	l := nc.life
+	nc.life = nil
+	c.mu.Unlock()
+	if l != nil {
+		l.End()
+	}
+}
+
+// endLives ends the lives of every named client, as the cluster closes.
+func (c *Cluster) endLives() {
+	c.mu.Lock()
+	var lives []*libdial.Life
+	for _, nc := range c.clients {
+		if nc.life != nil {
+			lives = append(lives, nc.life)
+			nc.life = nil
 		}
 	}
-	for k, l := range libClients.lives {
-		if k.c == c {
-			ended = append(ended, l)
-			delete(libClients.lives, k)
-		}
-	}
-	delete(libClients.stray, c)
-	libClients.mu.Unlock()
-	for _, l := range ended {
-		l.end()
+	c.mu.Unlock()
+	for _, l := range lives {
+		l.End()
 	}
 }
 
@@ -203,12 +127,12 @@ func ClientConfigOf(cli *clientv3.Client) (clientv3.Config, error) {
 	if err != nil {
 		return clientv3.Config{}, err
 	}
-	opts := append(lp.life.options(), grpc.WithContextDialer(lp.c.guardedDial(lp.name, lp.eps)))
+	opts := append(lp.life.Options(), grpc.WithContextDialer(lp.life.GuardedDialer(lp.eps)))
 	if lp.c.net.mem != nil {
 		opts = append(opts, commitStreams())
 	}
 	return clientv3.Config{
-		Context:              lp.life.ctx,
+		Context:              lp.life.Context(),
 		Endpoints:            lp.eps,
 		Logger:               quietLogger(),
 		DialTimeout:          5 * time.Second,
@@ -224,7 +148,7 @@ func ClientConfigOf(cli *clientv3.Client) (clientv3.Config, error) {
 type libProcess struct {
 	c       *Cluster
 	name    string
-	life    *libLife
+	life    *libdial.Life
 	eps     []string
 	members []string
 }
@@ -233,67 +157,59 @@ type libProcess struct {
 // (prefixed by what, the caller's name) if cli is no client of an open
 // cluster or its process is down.
 func libProcessOf(cli *clientv3.Client, what string) (libProcess, error) {
-	libClients.mu.Lock()
-	lc, ok := libClients.byCli[cli]
-	libClients.mu.Unlock()
+	o, ok := ownerOf(cli)
 	if !ok {
 		return libProcess{}, fmt.Errorf("cluster: %s: the client was not made by a cluster that is open (Cluster.Client, NewClient or RestartClient make them)", what)
 	}
-	c := lc.c
+	c := o.c
 	c.mu.Lock()
-	nc := c.clients[lc.name]
+	nc := c.clients[o.name]
 	if c.closed || nc == nil {
 		c.mu.Unlock()
-		return libProcess{}, fmt.Errorf("cluster: %s(%q): %w", what, lc.name, ErrClosed)
+		return libProcess{}, fmt.Errorf("cluster: %s(%q): %w", what, o.name, ErrClosed)
 	}
 	crashed, eps, members := nc.crashed, nc.endpoints(), nc.memberNames()
 	if crashed {
 		c.mu.Unlock()
-		return libProcess{}, fmt.Errorf("%w: %s(%q): the client's process is down; RestartClient brings it back", ErrCrashed, what, lc.name)
+		return libProcess{}, fmt.Errorf("%w: %s(%q): the client's process is down; RestartClient brings it back", ErrCrashed, what, o.name)
 	}
 	// Under c.mu, which CrashClient holds as it marks the process down:
 	// a life taken here is the one its next crash ends, never one started
 	// for a process already down.
-	life := lifeOf(c, lc.name)
+	life := c.lifeLocked(nc)
 	c.mu.Unlock()
-	return libProcess{c: c, name: lc.name, life: life, eps: eps, members: members}, nil
+	return libProcess{c: c, name: o.name, life: life, eps: eps, members: members}, nil
 }
 
-// guardedDial dials over the cluster's network the addresses of eps and
-// refuses any other, recording the refusal.
-func (c *Cluster) guardedDial(name string, eps []string) func(context.Context, string) (net.Conn, error) {
-	var allowed []string
-	for _, ep := range eps {
-		if u, err := url.Parse(ep); err == nil && u.Host != "" {
-			allowed = append(allowed, u.Host)
-		}
+// memberNames names the member each of nc's endpoints leads to, in the
+// order of nc.endpoints(); Cluster.mu must be held.
+func (nc *namedClient) memberNames() []string {
+	byAddr := make(map[string]string, len(nc.proxies))
+	for m, p := range nc.proxies {
+		byAddr["http://"+p.addr()] = m
 	}
-	return func(ctx context.Context, addr string) (net.Conn, error) {
-		if !slices.Contains(allowed, addr) {
-			err := fmt.Errorf("%w: a library's client of %q dialed %s; the harness gave it %v (ClientConfigOf's Endpoints): build the client from that configuration rather than from addresses of its own", ErrStrayDial, name, addr, eps)
-			c.recordStray(err)
-			return nil, err
-		}
-		return c.net.dial(ctx, addr)
+	eps := nc.endpoints()
+	names := make([]string, len(eps))
+	for i, ep := range eps {
+		names[i] = byAddr[ep]
 	}
+	return names
 }
 
 // recordStray remembers the refusal of a library's dial, for StrayDials.
 func (c *Cluster) recordStray(err error) {
-	libClients.mu.Lock()
-	defer libClients.mu.Unlock()
-	if libClients.stray != nil {
-		libClients.stray[c] = append(libClients.stray[c], err)
-	}
+	c.lib.mu.Lock()
+	defer c.lib.mu.Unlock()
+	c.lib.stray = append(c.lib.stray, err)
 }
 
 // StrayDials returns the refusals of ClientConfigOf's dialers so far: each
 // names the client and the address a library dialed that the harness had
 // not given it. A run reports them as the recipe's fault.
 func (c *Cluster) StrayDials() []error {
-	libClients.mu.Lock()
-	defer libClients.mu.Unlock()
-	return slices.Clone(libClients.stray[c])
+	c.lib.mu.Lock()
+	defer c.lib.mu.Unlock()
+	return slices.Clone(c.lib.stray)
 }
 
 // RealSocketsOnly is the error for a library that dials etcd only by
@@ -303,10 +219,8 @@ func (c *Cluster) StrayDials() []error {
 // the real clock it is nil. A recipe's constructor returns it before
 // building the library's client.
 func RealSocketsOnly(cli *clientv3.Client, lib, why string) error {
-	libClients.mu.Lock()
-	lc, ok := libClients.byCli[cli]
-	libClients.mu.Unlock()
-	if ok && lc.c.cfg.Clock.Resolve() != ClockVirtual {
+	o, ok := ownerOf(cli)
+	if ok && o.c.cfg.Clock.Resolve() != ClockVirtual {
 		return nil
 	}
 	if !ok && !bubble.Inside() {
@@ -324,7 +238,7 @@ func RealSocketsOnly(cli *clientv3.Client, lib, why string) error {
 // On the real clock they are the URLs that carry that client's traffic
 // alone. On the virtual clock they are addresses under .etcdsim.invalid
 // that gRPC dials, for every channel named after one of them, over the
-// cluster's in-memory network (libdial.go says how): a library that builds
+// cluster's in-memory network (internal/libdial says how): a library that builds
 // its own clientv3 from them runs in the bubble. As with ClientConfigOf,
 // the library's connections close when the named client's process crashes
 // or the cluster closes, an address outside them is refused with
@@ -347,8 +261,8 @@ func EndpointsOf(cli *clientv3.Client, lib, why string) ([]string, error) {
 	if lp.c.cfg.Clock.Resolve() != ClockVirtual {
 		return lp.eps, nil
 	}
-	if !libDialInstalled.Load() {
+	if !libdial.Installed() {
 		return nil, RealSocketsOnly(cli, lib, why+"; and this build of gRPC lacks the per-target dial options etcdsim routes such libraries with")
 	}
-	return libEndpoints(lp), nil
+	return lp.life.Endpoints(lp.members, lp.eps), nil
 }

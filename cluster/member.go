@@ -15,7 +15,8 @@ import (
 	"go.etcd.io/etcd/server/v3/etcdserver"
 	"google.golang.org/grpc"
 
-	"github.com/etcdsim/etcdsim/internal/memberproc"
+	"github.com/etcdsim/etcdsim/internal/etcdauth"
+	"github.com/etcdsim/etcdsim/internal/memberbin"
 )
 
 // memberState is a member's lifecycle.
@@ -134,7 +135,7 @@ func (m *Member) LeaderID() uint64 {
 
 // Etcd returns the running embedded server on the real clock, or nil while
 // the member is down, on the virtual clock (see Server) and for a member
-// process (Config.MemberProcesses). It is an escape
+// binary (Config.MemberBinaries). It is an escape
 // hatch: it changes on every restart, and closing it behind the cluster's
 // back is not supported.
 func (m *Member) Etcd() *embed.Etcd {
@@ -145,7 +146,7 @@ func (m *Member) Etcd() *embed.Etcd {
 }
 
 // Server returns the running etcd server, on either clock, or nil while the
-// member is down or runs as a process of its own (Config.MemberProcesses).
+// member is down or runs as a member binary (Config.MemberBinaries).
 // It is an escape hatch, like Etcd.
 func (m *Member) Server() *etcdserver.EtcdServer { return m.server() }
 
@@ -260,7 +261,7 @@ func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.
 		cfg.SnapshotCount = c.cfg.SnapshotCount
 	}
 	if a := c.cfg.Auth; a != nil {
-		cfg.BcryptCost = authBcryptCost
+		cfg.BcryptCost = etcdauth.BcryptCost
 		if a.TokenTTL > 0 {
 			cfg.AuthTokenTTL = uint(a.TokenTTL / time.Second)
 		}
@@ -282,8 +283,8 @@ func (m *Member) start(clusterState string) (err error) {
 	// connections to it are still refused until its proxies have targets.
 	m.c.net.setDown(m.name, false)
 	var s server
-	if m.c.cfg.MemberProcesses {
-		s, err = m.startProcessMember(clusterState)
+	if m.c.cfg.MemberBinaries {
+		s, err = m.startBinaryMember(clusterState)
 	} else if m.c.net.mem != nil {
 		s, err = startVirtual(cfg, m.c.net.mem, gate)
 	} else {
@@ -315,7 +316,7 @@ func (m *Member) start(clusterState string) (err error) {
 }
 
 // freePort returns a loopback address with a port nobody listens on now.
-var freePort = memberproc.FreePort
+var freePort = memberbin.FreePort
 
 // fmtPanic is the error of a server that panicked while starting: a fatal
 // log panics with our logger instead of exiting the process.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etcdsim/etcdsim/internal/memnet"
 	"github.com/etcdsim/etcdsim/seed"
 )
 
@@ -21,7 +22,7 @@ import (
 type network struct {
 	ctx    context.Context // cancelled by close; bounds handshakes and dials
 	cancel context.CancelFunc
-	mem    *memNet // the virtual clock's in-memory network; nil on the real clock, which uses loopback sockets
+	mem    *memnet.Net // the virtual clock's in-memory network; nil on the real clock, which uses loopback sockets
 	// latency is every link's one-way delay beside its condition's
 	// (Config.Latency); set before any connection.
 	latency time.Duration
@@ -51,7 +52,7 @@ type network struct {
 // choice drawn from a run's seed.
 const networkStream = 0x6e6574776f726b // "network"
 
-func newNetwork(seed seed.Seed, mem *memNet, latency time.Duration) *network {
+func newNetwork(seed seed.Seed, mem *memnet.Net, latency time.Duration) *network {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &network{
 		ctx:     ctx,
@@ -71,7 +72,7 @@ func newNetwork(seed seed.Seed, mem *memNet, latency time.Duration) *network {
 // at, if set, is the address to take (on the virtual clock only).
 func (n *network) listen(at string) (net.Listener, error) {
 	if n.mem != nil {
-		return n.mem.listen(at)
+		return n.mem.Listen(at)
 	}
 	return net.Listen("tcp", "127.0.0.1:0")
 }
@@ -79,7 +80,7 @@ func (n *network) listen(at string) (net.Listener, error) {
 // dial connects to a listener that listen opened, here or in a member.
 func (n *network) dial(ctx context.Context, addr string) (net.Conn, error) {
 	if n.mem != nil {
-		return n.mem.dial(ctx, addr)
+		return n.mem.Dial(ctx, addr)
 	}
 	d := net.Dialer{Timeout: dialTimeout}
 	return d.DialContext(ctx, "tcp", addr)

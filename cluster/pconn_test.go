@@ -5,6 +5,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/etcdsim/etcdsim/internal/memnet"
 )
 
 // A direction that lost bytes to a blackhole delivers nothing after the
@@ -12,10 +14,10 @@ import (
 // connection: it resets the connection instead, so the member never reads
 // bytes that follow a gap.
 func TestTaintedDirectionNeverDeliversAgain(t *testing.T) {
-	n := newNetwork(0, newMemNet(), 0)
+	n := newNetwork(0, memnet.New(), 0)
 	l := newLink(linkKey{from: "c1", to: "m0"})
-	a, _ := memConnPair("127.0.0.1:1", "127.0.0.2:1", memBufSize)
-	b, member := memConnPair("127.0.0.3:1", "127.0.0.4:1", memBufSize)
+	a, _ := memnet.Pair("127.0.0.1:1", "127.0.0.2:1", memnet.BufSize)
+	b, member := memnet.Pair("127.0.0.3:1", "127.0.0.4:1", memnet.BufSize)
 	defer member.Close()
 	defer a.Close()
 	// Not registered with the link: the heal below cannot reset it, as

@@ -5,6 +5,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/etcdsim/etcdsim/internal/memnet"
 )
 
 // A proxy listens on a kernel-chosen loopback port (an address of the
@@ -90,12 +92,12 @@ func (p *proxy) handle(raw net.Conn) {
 	if p.tlsConf == nil && p.client == "" && !p.front {
 		// A peer proxy on the virtual clock: the in-memory network knows
 		// which member dialed.
-		mc, ok := raw.(*memConn)
-		if !ok || mc.from == "" || mc.from == p.member {
+		mc, ok := raw.(*memnet.Conn)
+		if !ok || mc.From() == "" || mc.From() == p.member {
 			resetConn(raw)
 			return
 		}
-		from = mc.from
+		from = mc.From()
 	}
 	if p.tlsConf != nil {
 		tc := tls.Server(raw, p.tlsConf)

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"context"
+
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver"
 )
@@ -62,4 +64,68 @@ func startEmbed(cfg *embed.Config, gate *requestGate) (_ server, err error) {
 		return nil, err
 	}
 	return embedServer{e, gate}, nil
+}
+
+// What a member is asked, whichever way its etcd runs: in this process
+// (embed, or the virtual clock's server), where etcd itself answers, or in
+// a member binary (memberbinary.go), which answers from its reports.
+
+// serverID is the member's raft ID.
+func serverID(s server) uint64 {
+	if b, ok := s.(*binServer); ok {
+		id, _, _ := b.b.View()
+		return id
+	}
+	return uint64(s.etcd().MemberID())
+}
+
+// serverView is the leader the member believes in (0 for none) and the
+// term of its last applied entry.
+func serverView(s server) (leader, term uint64) {
+	if b, ok := s.(*binServer); ok {
+		_, leader, term = b.b.View()
+		return leader, term
+	}
+	return uint64(s.etcd().Leader()), s.etcd().Term()
+}
+
+// serverReady is closed once the member has joined and serves; serverDone
+// once it has stopped.
+func serverReady(s server) <-chan struct{} {
+	if b, ok := s.(*binServer); ok {
+		return b.b.Ready()
+	}
+	return s.etcd().ReadyNotify()
+}
+
+func serverDone(s server) <-chan struct{} {
+	if b, ok := s.(*binServer); ok {
+		return b.b.Exited()
+	}
+	return s.etcd().StopNotify()
+}
+
+// stopServer shuts the member down gracefully: a leader hands leadership
+// over first.
+func stopServer(s server) {
+	if b, ok := s.(*binServer); ok {
+		b.b.Stop()
+		return
+	}
+	s.etcd().Stop()
+}
+
+// transferLeadership asks m, the leader, to hand leadership to the member
+// with ID to. A member binary is asked through its client API, as etcdctl
+// move-leader asks.
+func (m *Member) transferLeadership(ctx context.Context, s server, to uint64) error {
+	if _, ok := s.(*binServer); ok {
+		cli, err := m.c.harnessClient(m)
+		if err != nil {
+			return err
+		}
+		_, err = cli.MoveLeader(ctx, to)
+		return err
+	}
+	return s.etcd().MoveLeader(ctx, m.ID(), to)
 }

@@ -12,6 +12,8 @@ import (
 
 	"go.etcd.io/etcd/server/v3/storage/datadir"
 	"go.etcd.io/etcd/server/v3/storage/wal"
+
+	"github.com/etcdsim/etcdsim/internal/memnet"
 )
 
 // joinBridge carries a joining member's bootstrap into the in-memory
@@ -34,7 +36,7 @@ import (
 // Listening on port 1 takes root, or net.ipv4.ip_unprivileged_port_start
 // at most 1 (Docker's default is 0).
 type joinBridge struct {
-	n    *memNet
+	n    *memnet.Net
 	from string
 	lns  []net.Listener
 	wg   sync.WaitGroup // accept loops and pumps
@@ -53,7 +55,7 @@ func needsJoinBridge(existing bool, dataDir string) bool {
 
 // bridgeJoin listens for real at each of addrs, the in-memory addresses of
 // the joining member from's peers.
-func bridgeJoin(n *memNet, from string, addrs []string) (*joinBridge, error) {
+func bridgeJoin(n *memnet.Net, from string, addrs []string) (*joinBridge, error) {
 	b := &joinBridge{n: n, from: from}
 	for _, addr := range addrs {
 		ln, err := listenBusy(addr)
@@ -117,7 +119,7 @@ func (b *joinBridge) track(c net.Conn) bool {
 // refused in-memory dial closes c, which the joining member reads as a
 // peer that is down.
 func (b *joinBridge) pump(c net.Conn, addr string) {
-	m, err := b.n.dialAs(context.Background(), addr, b.from)
+	m, err := b.n.DialAs(context.Background(), addr, b.from)
 	if err != nil {
 		c.Close()
 		return

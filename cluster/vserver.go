@@ -26,6 +26,8 @@ import (
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
+
+	"github.com/etcdsim/etcdsim/internal/memnet"
 )
 
 // vserver is a member's etcd on the virtual clock. It is built the way
@@ -68,7 +70,7 @@ func (s *vserver) halt() {
 
 // startVirtual starts a member's etcd on the in-memory network with the
 // configuration embed would use, from cfg (Member.embedConfig).
-func startVirtual(cfg *embed.Config, n *memNet, gate *requestGate) (_ server, err error) {
+func startVirtual(cfg *embed.Config, n *memnet.Net, gate *requestGate) (_ server, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmtPanic(r)
@@ -82,10 +84,10 @@ func startVirtual(cfg *embed.Config, n *memNet, gate *requestGate) (_ server, er
 		return nil, err
 	}
 	s := &vserver{errs: make(chan error, 2), gate: gate}
-	if s.peerLn, err = n.listen(""); err != nil {
+	if s.peerLn, err = n.Listen(""); err != nil {
 		return nil, err
 	}
-	if s.clientLn, err = n.listen(""); err != nil {
+	if s.clientLn, err = n.Listen(""); err != nil {
 		s.peerLn.Close()
 		return nil, err
 	}
@@ -106,7 +108,7 @@ func startVirtual(cfg *embed.Config, n *memNet, gate *requestGate) (_ server, er
 	if s.srv, err = etcdserver.NewServer(scfg); err != nil {
 		return nil, err
 	}
-	if err := usePeerDialer(s.srv, func(ctx context.Context, addr string) (net.Conn, error) { return n.dialAs(ctx, addr, name) }); err != nil {
+	if err := usePeerDialer(s.srv, func(ctx context.Context, addr string) (net.Conn, error) { return n.DialAs(ctx, addr, name) }); err != nil {
 		s.srv.Cleanup()
 		return nil, err
 	}

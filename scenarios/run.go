@@ -121,7 +121,7 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	}
 	t0 := time.Now()
 	c, err := cluster.Start(ctx, cluster.Config{Members: s.Cluster.Members, Durable: s.Cluster.Durable,
-		Clock: s.Cluster.Clock, MemberProcesses: s.Cluster.MemberProcesses, Latency: s.Cluster.Latency.D(), Seed: s.Seed, LogDir: logDir,
+		Clock: s.Cluster.Clock, MemberBinaries: s.Cluster.MemberBinaries, Latency: s.Cluster.Latency.D(), Seed: s.Seed, LogDir: logDir,
 		ClientKeepAliveTime: s.Cluster.ClientKeepAliveTime.D(), ClientKeepAliveTimeout: s.Cluster.ClientKeepAliveTimeout.D(),
 		Auth: s.Cluster.Auth.config()})
 	if err != nil {

@@ -35,8 +35,11 @@ import (
 // pinned (checker.HistoryVersion 5), and cluster.auth (an older etcdsim
 // would run with auth off); version 10 the election family's
 // workload.elections (an older etcdsim would run one election) and the
-// history's users (checker.HistoryVersion 6).
-const SchemaVersion = 10
+// history's users (checker.HistoryVersion 6); version 11 renamed
+// cluster.member_processes to cluster.member_binaries (a member run as an
+// operating-system program of its own is a member binary; an older
+// etcdsim would run the members embedded).
+const SchemaVersion = 11
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -92,11 +95,12 @@ type Cluster struct {
 	// of its own that dials etcd through real sockets, say — and asking
 	// for the virtual clock is then an error that says so.
 	RealClock string `json:"real_clock,omitempty"`
-	// MemberProcesses runs each etcd member as an operating-system
-	// process of its own (cluster.Config.MemberProcesses), on the real
-	// clock: a freeze is then SIGSTOP, a kill SIGKILL. "" Clock means
-	// "real" with it; "virtual" is an error.
-	MemberProcesses bool `json:"member_processes,omitempty"`
+	// MemberBinaries runs each etcd member as a member binary, an
+	// operating-system program of its own
+	// (cluster.Config.MemberBinaries), on the real clock: a freeze is
+	// then SIGSTOP, a kill SIGKILL. "" Clock means "real" with it;
+	// "virtual" is an error.
+	MemberBinaries bool `json:"member_binaries,omitempty"`
 	// ClientKeepAliveTime and ClientKeepAliveTimeout are the clients' gRPC
 	// keepalive (cluster.Config.ClientKeepAliveTime and
 	// ClientKeepAliveTimeout): how long a connection may be idle before
@@ -299,7 +303,7 @@ func (s Scenario) withDefaults() Scenario {
 	if s.Cluster.Members == 0 {
 		s.Cluster.Members = 3
 	}
-	if s.Cluster.Clock == cluster.ClockDefault && (s.Cluster.RealClock != "" || s.Cluster.MemberProcesses) {
+	if s.Cluster.Clock == cluster.ClockDefault && (s.Cluster.RealClock != "" || s.Cluster.MemberBinaries) {
 		s.Cluster.Clock = cluster.ClockReal
 	}
 	if s.Cluster.Clock == cluster.ClockDefault {

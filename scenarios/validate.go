@@ -41,8 +41,8 @@ func (s Scenario) Validate() error {
 		bad("cluster.clock: %v", err)
 	} else if s.Cluster.Clock == cluster.ClockVirtual && s.Cluster.RealClock != "" {
 		bad("cluster.clock is virtual, but this scenario needs the real clock: %s; run it with -clock real (cluster.clock \"real\")", s.Cluster.RealClock)
-	} else if s.Cluster.Clock == cluster.ClockVirtual && s.Cluster.MemberProcesses {
-		bad("cluster.member_processes runs members as processes on the real clock, but cluster.clock is virtual; use -clock real (cluster.clock \"real\") or leave member_processes off")
+	} else if s.Cluster.Clock == cluster.ClockVirtual && s.Cluster.MemberBinaries {
+		bad("cluster.member_binaries runs members as binaries of their own on the real clock, but cluster.clock is virtual; use -clock real (cluster.clock \"real\") or leave member_binaries off")
 	}
 	if ka, kt := s.Cluster.ClientKeepAliveTime, s.Cluster.ClientKeepAliveTimeout; ka < 0 || kt < 0 {
 		bad("cluster.client_keepalive_time %v and client_keepalive_timeout %v: neither may be negative (0 means no pings)", ka.D(), kt.D())

@@ -21,9 +21,9 @@ type batchFlags struct {
 	inProcess  bool
 	runTimeout time.Duration
 	clock      string
-	// memberProcs runs every run's members as processes of their own
-	// (memberprocs.go).
-	memberProcs bool
+	// memberBinaries runs every run's members as member binaries, each
+	// an operating-system program of its own (memberbinaries.go).
+	memberBinaries bool
 	// auth turns etcd's auth on in every run whose scenario has it off
 	// (-auth; see parseAuth); "" leaves each scenario's own.
 	auth string
@@ -37,7 +37,7 @@ func (b *batchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&b.parallel, "parallel", defaultParallel(), "how many clusters run at once (each a few etcd members in a child process of its own)")
 	fs.StringVar(&b.clock, "clock", "", "the clock every run goes on: virtual (in a synctest bubble, costing CPU time, not wall time) or real (embedded etcd on loopback sockets); default each scenario's own")
 	fs.StringVar(&b.auth, "auth", "", "turn etcd's authentication on in every run whose scenario has it off, each client a user limited to the recipe's keys: "+authSpecForm+" (default each scenario's own)")
-	fs.BoolVar(&b.memberProcs, "member-processes", false, "run every run's etcd members as processes of their own, on the real clock: a freeze is SIGSTOP, a kill SIGKILL (the member program is built once, with go build)")
+	fs.BoolVar(&b.memberBinaries, "member-binaries", false, "run every run's etcd members as member binaries, each a program of its own, on the real clock: a freeze is SIGSTOP, a kill SIGKILL (the member binary is built once, with go build)")
 	fs.StringVar(&b.out, "out", "", "directory for the results (default results/<timestamp>)")
 	fs.BoolVar(&b.inProcess, "inprocess", defaultInProcess(),
 		"run every run in this process, not each in a child process (for debugging; a run that hangs then holds up simrun)")
@@ -63,8 +63,8 @@ func (b *batchFlags) check(e *env) error {
 	if _, err := parseAuth(b.auth); err != nil {
 		return usagef("-auth %v", err)
 	}
-	if b.memberProcs && b.clock == string(cluster.ClockVirtual) {
-		return usagef("-member-processes runs members as processes on the real clock; it cannot go with -clock virtual")
+	if b.memberBinaries && b.clock == string(cluster.ClockVirtual) {
+		return usagef("-member-binaries runs members as binaries of their own on the real clock; it cannot go with -clock virtual")
 	}
 	if !b.inProcess && !childSupported {
 		return configErr(errNoChild)
@@ -103,7 +103,7 @@ func writable(dir string) error {
 // exit code.
 func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]results.SummaryRun) (int, error) {
 	applyClock(jobs, b.clock)
-	applyMemberProcesses(jobs, b.memberProcs)
+	applyMemberBinaries(jobs, b.memberBinaries)
 	a, _ := parseAuth(b.auth) // checked in check
 	applyAuth(jobs, a)
 	if err := validateJobs(jobs); err != nil {
@@ -112,7 +112,7 @@ func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]
 	if err := b.makeOut(); err != nil {
 		return exitUsage, err
 	}
-	cleanup, err := e.provideMemberProgram(jobs)
+	cleanup, err := e.provideMemberBinary(jobs)
 	if err != nil {
 		return exitUsage, configErr(err)
 	}

@@ -71,7 +71,7 @@ func runCampaign(e *env, args []string) (int, error) {
 	}
 	// -clock changes what runs, so it is part of what the campaign is.
 	applyClock(all, f.clock)
-	applyMemberProcesses(all, f.memberProcs)
+	applyMemberBinaries(all, f.memberBinaries)
 	a, err := parseAuth(f.auth)
 	if err != nil {
 		return exitUsage, usagef("-auth %v", err)
