@@ -16,12 +16,12 @@ import (
 func programs(b *testing.B) map[string][]string {
 	out := map[string][]string{"go": {os.Args[0], "-test.run=^$", "etcdsim-test-adapter", "mutex"}}
 	if _, err := exec.LookPath("node"); err == nil {
-		if _, err := os.Stat("../../examples/node/node_modules/etcd3"); err == nil {
-			out["node"] = []string{"node", "../../examples/node/adapter.js"}
+		if _, err := os.Stat("../examples/node/node_modules/etcd3"); err == nil {
+			out["node"] = []string{"node", "../examples/node/adapter.js"}
 		}
 	}
 	if exec.Command("/usr/bin/python3", "-c", "import etcd3").Run() == nil {
-		out["python"] = []string{"/usr/bin/python3", "../../examples/python/adapter.py"}
+		out["python"] = []string{"/usr/bin/python3", "../examples/python/adapter.py"}
 	}
 	return out
 }

@@ -11,11 +11,11 @@ import (
 // TestProtocolPageAdapter: docs/protocol.md shows examples/python/adapter.py
 // whole, and it stays under 60 lines.
 func TestProtocolPageAdapter(t *testing.T) {
-	page, err := os.ReadFile("../../docs/protocol.md")
+	page, err := os.ReadFile("../docs/protocol.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, err := os.ReadFile("../../examples/python/adapter.py")
+	file, err := os.ReadFile("../examples/python/adapter.py")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,8 @@ import (
 // ci) and Debian's python3-etcd3 under /usr/bin/python3 (examples/python).
 // make examples installs the first; .ci/run the second.
 var (
-	nodeAdapter   = []string{"node", "../../examples/node/adapter.js"}
-	pythonAdapter = []string{"/usr/bin/python3", "../../examples/python/adapter.py"}
+	nodeAdapter   = []string{"node", "../examples/node/adapter.js"}
+	pythonAdapter = []string{"/usr/bin/python3", "../examples/python/adapter.py"}
 )
 
 // needExample skips unless the example's runtime and library are here,
@@ -32,7 +32,7 @@ func needExample(t *testing.T, argv []string) {
 		if _, err := exec.LookPath("node"); err != nil {
 			t.Skip("no node on PATH: install Node.js 20")
 		}
-		if _, err := os.Stat("../../examples/node/node_modules/etcd3"); err != nil {
+		if _, err := os.Stat("../examples/node/node_modules/etcd3"); err != nil {
 			t.Skip("examples/node has no node_modules: run npm ci there (make examples does)")
 		}
 	default:
