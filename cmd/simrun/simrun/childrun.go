@@ -119,6 +119,7 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 		if werr, dumped = stopChild(pid, waited, r.hard, true); dumped {
 			stopped += fmt.Sprintf(" (every goroutine's stack when it would not stop is in %s)", logPath)
 		}
+		stopped += stoppingText(dir)
 	case <-ctx.Done():
 		stopped = "interrupted"
 		werr, _ = stopChild(pid, waited, r.hard, false)
