@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -73,7 +74,7 @@ func start(cfg Config, onEvent func(answer)) (*prog, error) {
 	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
 	cmd.Dir = cfg.Dir
 	cmd.Env = cfg.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	p := &prog{cfg: cfg, cmd: cmd, tail: &tail{}, exits: make(chan struct{}), dead: make(chan struct{}),
 		pending: make(map[int64]*call), onEvent: onEvent}
 	cmd.Stderr = p.tail
@@ -85,13 +86,16 @@ func start(cfg Config, onEvent func(answer)) (*prog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("process %s: %w", cfg.Argv[0], err)
 	}
-	if err := cmd.Start(); err != nil {
+	started := make(chan error, 1)
+	p.done.Add(1)
+	go p.run(started)
+	if err := <-started; err != nil {
+		p.done.Wait()
 		return nil, fmt.Errorf("process: starting %q: %w", cfg.Argv, err)
 	}
 	p.stdin = stdin
-	p.done.Add(3)
+	p.done.Add(2)
 	go p.read(stdout)
-	go p.wait()
 	go p.watch()
 	return p, nil
 }
@@ -165,9 +169,26 @@ func (p *prog) handle(line []byte) {
 	c.ch <- a
 }
 
-// wait reaps the process. An exit nobody asked for breaks the protocol.
-func (p *prog) wait() {
+// run starts the process, says on started whether it did, and reaps it.
+// An exit nobody asked for breaks the protocol.
+//
+// It holds an OS thread of its own from the start until the process is
+// reaped. The process is to die with the process that started it, even
+// one killed with SIGKILL, which runs no cleanup: Linux sends it the
+// parent-death signal (sysProcAttr) — but when the thread that started it
+// exits, not the whole process (go.dev/issue/27505), and the Go runtime
+// ends a thread when a goroutine locked to it returns. A thread locked
+// here, and only here, lives exactly as long as the program needs it to.
+// run returns without unlocking, so the thread ends with it, once the
+// program is gone.
+func (p *prog) run(started chan<- error) {
 	defer p.done.Done()
+	runtime.LockOSThread()
+	if err := p.cmd.Start(); err != nil {
+		started <- err
+		return
+	}
+	started <- nil
 	err := p.cmd.Wait()
 	close(p.exits)
 	if err == nil {

@@ -38,6 +38,8 @@ type Options struct {
 	// process (simrun's child writes its harness failure and exits). nil
 	// panics with the error.
 	OnFrozen func(error)
+
+	last *lastEvent // set by Run on the virtual clock: what its bubble's watchdog says of the run
 }
 
 // ErrHarness is wrapped by Run's error when the harness itself failed — a
@@ -67,7 +69,8 @@ func Run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	}
 	var res *Result
 	var err error
-	berr := bubble.Run(bubble.Options{Name: s.Name, OnFrozen: onFrozen(opts)}, func() error {
+	opts.last = &lastEvent{}
+	berr := bubble.Run(bubble.Options{Name: s.Name, OnFrozen: onFrozen(opts), LastEvent: opts.last.String}, func() error {
 		bctx, cancel := bubble.Context(ctx)
 		defer cancel()
 		res, err = run(bctx, s, opts)
@@ -142,6 +145,9 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	rec.SetMeta(checker.Meta{RunID: fmt.Sprintf("%s#%s", s.Name, s.Seed), Seed: s.Seed, Scenario: s.Name,
 		SessionTTL: s.Workload.TTL.D(), Members: memberNames(s.Cluster.Members), Links: s.links(),
 		Users: s.users()})
+	if opts.last != nil {
+		defer rec.Observe(opts.last.observe)()
+	}
 	env := faults.NewEnv(c, faults.Config{Recorder: rec, Seed: s.Seed})
 	res.Timings.Start = Duration(time.Since(t0))
 

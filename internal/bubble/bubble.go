@@ -98,6 +98,11 @@ type Options struct {
 	// OnFrozen should end the process (a child process writes its harness
 	// failure and exits). nil means panic with the report.
 	OnFrozen func(*Frozen)
+	// LastEvent, if set, says the last event the run in the bubble
+	// recorded ("c2 acquire /lock ok at 3.1s"), for Frozen and Progress to
+	// say how far it got. It is called from outside the bubble and must not
+	// block. nil says none.
+	LastEvent func() string
 }
 
 // DefaultFrozenAfter is how long a bubble's clock may stand still in wall
@@ -162,6 +167,8 @@ func run(t *testing.T, opts Options, f func(*testing.T) error, subtest bool) (er
 	w := newWatchdog(opts)
 	go w.watch()
 	defer w.stop()
+	open.add(w)
+	defer open.remove(w)
 	body := func(t *testing.T) {
 		defer func() {
 			// synctest panics in the test's goroutine when the bubble's

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -22,13 +24,18 @@ type watchdog struct {
 	fin      chan struct{} // made and closed in the bubble; ends the heartbeat
 	done     chan struct{} // closed by stop; ends watch
 	exited   chan struct{} // closed when watch has returned
+
+	mu    sync.Mutex      // guards the fields below, written by watch and read by Progress
+	since time.Time       // when, in wall time, the stamp last moved
+	looks int             // stacks taken since the stamp last moved
+	hot   map[string]*Hot // "goroutine N" → it, as last seen, and the looks that found it not durably blocked
 }
 
 // wallTick is how often, in wall time, the watchdog looks at the stamp.
 const wallTick = 250 * time.Millisecond
 
 func newWatchdog(opts Options) *watchdog {
-	return &watchdog{opts: opts, done: make(chan struct{}), exited: make(chan struct{})}
+	return &watchdog{opts: opts, done: make(chan struct{}), exited: make(chan struct{}), since: time.Now()}
 }
 
 // start runs in the bubble before f: it learns the bubble's id and starts
@@ -76,17 +83,16 @@ func (w *watchdog) watch() {
 			stamp := w.stamp.Load()
 			if stamp != last || stamp == 0 || w.finished.Load() {
 				last, since = stamp, now
+				w.moved(now)
 				continue
 			}
+			stacks, running, suspects := bubbleStacks(w.bubbleID())
+			w.look(running)
 			if now.Sub(since) < w.opts.FrozenAfter {
 				continue
 			}
-			f := &Frozen{
-				Name:    w.opts.Name,
-				Wall:    now.Sub(since),
-				Virtual: time.Unix(0, stamp).UTC(),
-			}
-			f.Stacks, f.Running, f.Suspects = bubbleStacks(w.bubbleID())
+			f := w.report(now)
+			f.Stacks, f.Running, f.Suspects = stacks, running, suspects
 			if w.finished.Load() || f.Stacks == "" {
 				// f returned while the stacks were taken: the bubble is
 				// winding down, not frozen.
@@ -107,6 +113,70 @@ func (w *watchdog) watch() {
 		}
 	}
 }
+
+// moved notes that the bubble's clock moved: what ran while it stood still
+// is forgotten.
+func (w *watchdog) moved(now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.since, w.looks, w.hot = now, 0, nil
+}
+
+// look counts, in one look at a clock that stood still, the goroutines
+// that were not durably blocked: those that ran, or wanted to.
+func (w *watchdog) look(running []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.looks++
+	if w.hot == nil {
+		w.hot = map[string]*Hot{}
+	}
+	for _, g := range running {
+		// Without its state ("[runnable, synctest bubble 3]"), which
+		// changes from look to look, as does the function it is in.
+		i, j := strings.Index(g, " ["), strings.Index(g, "]")
+		if i < 0 || j < i {
+			continue
+		}
+		h := w.hot[g[:i]]
+		if h == nil {
+			h = &Hot{}
+			w.hot[g[:i]] = h
+		}
+		h.Goroutine = g[:i] + g[j+1:]
+		h.Looks++
+	}
+}
+
+// report says how far the bubble got at now: where its clock stands, since
+// when in wall time, the last event its run recorded, and the goroutines
+// that ran most since.
+func (w *watchdog) report(now time.Time) *Frozen {
+	f := &Frozen{Name: w.opts.Name, Virtual: time.Unix(0, w.stamp.Load()).UTC()}
+	if w.opts.LastEvent != nil {
+		f.Event = w.opts.LastEvent()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f.Wall = now.Sub(w.since)
+	f.Looks = w.looks
+	for _, h := range w.hot {
+		f.Hot = append(f.Hot, *h)
+	}
+	slices.SortFunc(f.Hot, func(a, b Hot) int {
+		if a.Looks != b.Looks {
+			return b.Looks - a.Looks
+		}
+		return strings.Compare(a.Goroutine, b.Goroutine)
+	})
+	if len(f.Hot) > maxHot {
+		f.Hot = f.Hot[:maxHot]
+	}
+	return f
+}
+
+// maxHot is how many goroutines a report names among those that ran most.
+const maxHot = 5
 
 // busyFor is how many times FrozenAfter a bubble whose goroutines are on
 // the CPU may hold its clock before the watchdog reports it frozen anyway
@@ -129,11 +199,21 @@ func (w *watchdog) stop() {
 	<-w.exited
 }
 
-// Frozen describes a bubble whose clock stood still.
+// Frozen describes a bubble whose clock stood still, or (Progress) how far
+// a bubble still running has got.
 type Frozen struct {
 	Name    string        // the bubble's name (Options.Name)
 	Wall    time.Duration // how long, in wall time, its clock stood still
 	Virtual time.Time     // where its clock stood
+	// Event is the last event its run recorded, as Options.LastEvent says
+	// it; "" if none is said.
+	Event string
+	// Hot is the goroutines that were not durably blocked — on the CPU or
+	// wanting it — in the most of the looks the watchdog took, every
+	// quarter second of wall time, while the clock stood still: a goroutine
+	// that spins is in nearly every one. Looks is how many looks it took.
+	Hot   []Hot
+	Looks int
 	// Running lists the header lines of the bubble's goroutines that were
 	// not durably blocked: running, runnable, in a syscall, waiting on a
 	// mutex or a socket. One of them holds the clock.
@@ -145,10 +225,18 @@ type Frozen struct {
 	Suspects string
 }
 
+// Hot is a goroutine and how many of the watchdog's looks found it not
+// durably blocked.
+type Hot struct {
+	Goroutine string // its number and the first function of note it was in at the last look
+	Looks     int
+}
+
 func (f *Frozen) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "bubble: %s: the virtual clock stood still at %s for %v of wall time while the run was unfinished",
 		f.Name, f.Virtual.Format("15:04:05.000"), f.Wall.Round(time.Second))
+	f.writeProgress(&b)
 	if len(f.Running) == 0 {
 		b.WriteString("; every goroutine was durably blocked (a CPU-bound step, or a goroutine outside the bubble, held it)")
 	} else {
@@ -162,6 +250,34 @@ func (f *Frozen) Error() string {
 		}
 	}
 	return b.String()
+}
+
+// Progress says how far the bubble had got, in a line: the last event
+// its run recorded and the goroutines that ran most while the clock stood
+// still.
+func (f *Frozen) Progress() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "bubble: %s: the virtual clock stands at %s", f.Name, f.Virtual.Format("15:04:05.000"))
+	if f.Wall >= wallTick {
+		fmt.Fprintf(&b, ", where it has stood for %v of wall time", f.Wall.Round(100*time.Millisecond))
+	}
+	f.writeProgress(&b)
+	return b.String()
+}
+
+func (f *Frozen) writeProgress(b *strings.Builder) {
+	if f.Event != "" {
+		fmt.Fprintf(b, "; the last event recorded: %s", f.Event)
+	}
+	if len(f.Hot) > 0 {
+		b.WriteString("; ran most since the clock last moved: ")
+		for i, h := range f.Hot {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(b, "%s (in %d of %d looks)", h.Goroutine, h.Looks, f.Looks)
+		}
+	}
 }
 
 // Stuck is Run's error when a bubble would not end: its main function
@@ -255,7 +371,7 @@ func describe(g string) string {
 	header := strings.TrimSuffix(lines[0], ":")
 	for i := 1; i < len(lines); i += 2 {
 		fn := lines[i]
-		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "time.") {
+		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "sync/") || strings.HasPrefix(fn, "time.") {
 			continue
 		}
 		if j := strings.LastIndex(fn, "("); j > 0 {

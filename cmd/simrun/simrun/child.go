@@ -36,6 +36,7 @@ const (
 	processFile      = "process.json"      // the child's procStats once its cluster had closed
 	frozenStacksFile = "frozen-stacks.txt" // every goroutine's stack when the run's virtual clock froze
 	stuckStacksFile  = "stuck-stacks.txt"  // the stacks of the goroutines a run's bubble was left with
+	stoppingFile     = "stopping.txt"      // how far the run got, if told to stop it had not ended a second later
 )
 
 // exitHarness is a child's exit code when its run's harness failed; it
@@ -87,7 +88,9 @@ func runChildCommand(e *env, args []string) int {
 		}
 		os.Exit(fail(exitHarness, err))
 	}
+	ended := sayProgressWhenStopped(e.ctx, *out, e.stderr)
 	_, err = scenarios.Run(e.ctx, s, scenarios.Options{Out: *out, Replay: *replay, OnFrozen: frozen})
+	ended()
 	if b, jerr := json.Marshal(sampleProc()); jerr == nil {
 		os.WriteFile(filepath.Join(*out, processFile), b, 0o644) //nolint:errcheck // the stats are optional
 	}

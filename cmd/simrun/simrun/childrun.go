@@ -78,8 +78,9 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 		return fmt.Errorf("%w: %s: %s", scenarios.ErrHarness, run, fmt.Sprintf(format, args...))
 	}
 	// The child's temp files (its members' data) go to a directory of its
-	// own, removed once it has exited, even if it had to be killed.
-	tmp, err := os.MkdirTemp("", "etcdsim-child-")
+	// own, removed once it has exited, even if it had to be killed, or by
+	// the next simrun if this one is killed first (leftovers.go).
+	tmp, err := makeChildTemp()
 	if err != nil {
 		return nil, nil, harness("%v", err)
 	}
@@ -118,6 +119,7 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 		if werr, dumped = stopChild(pid, waited, r.hard, true); dumped {
 			stopped += fmt.Sprintf(" (every goroutine's stack when it would not stop is in %s)", logPath)
 		}
+		stopped += stoppingText(dir)
 	case <-ctx.Done():
 		stopped = "interrupted"
 		werr, _ = stopChild(pid, waited, r.hard, false)

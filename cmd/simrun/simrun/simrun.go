@@ -105,6 +105,7 @@ func (e *env) main(args []string) int {
 		fmt.Fprintf(stderr, "simrun: unknown command %q; valid commands: %s\nRun 'simrun help' for usage.\n", name, strings.Join(commandNames(), ", "))
 		return exitUsage
 	}
+	defer e.sweepLeftovers()()
 	code, err := c.run(e, rest)
 	if err != nil {
 		var u usageError

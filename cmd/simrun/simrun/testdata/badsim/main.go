@@ -1,6 +1,6 @@
 // Command badsim is a simrun whose own scenarios run deliberately bad
 // recipes, for simrun's tests of runs in child processes: one lock's Lock
-// blocks forever, ignoring its context, another's panics, and a third
+// blocks forever, ignoring its context, another's spins, another's panics, and a third
 // prints to standard output and logs to standard error at every Lock.
 //
 //	go build -o badsim ./testdata/badsim
@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -26,6 +27,8 @@ func main() {
 			New: func(*clientv3.Client, string, lock.Options) (lock.Locker, error) { return hang{}, nil }}),
 		healthy(lock.Recipe{Name: "panic", Summary: "Lock panics",
 			New: func(*clientv3.Client, string, lock.Options) (lock.Locker, error) { return panics{}, nil }}),
+		healthy(lock.Recipe{Name: "spin", Summary: "Lock spins forever, never blocking",
+			New: func(*clientv3.Client, string, lock.Options) (lock.Locker, error) { return spin{}, nil }}),
 		healthy(lock.Recipe{Name: "chatty", Summary: "a correct mutex that prints at every Lock",
 			New: func(cli *clientv3.Client, name string, opts lock.Options) (lock.Locker, error) {
 				l, err := lock.NewMutex(cli, name, opts)
@@ -47,6 +50,18 @@ func healthy(r lock.Recipe) scenarios.Scenario {
 type hang struct{}
 
 func (hang) Lock(context.Context) (lock.Held, error) { select {} }
+
+// spin is a Locker whose Lock spins forever without blocking: on the
+// virtual clock, the clock stands still while it does.
+type spin struct{}
+
+func (spin) Lock(context.Context) (lock.Held, error) {
+	for n := 0; ; n++ {
+		spinning.Store(int64(n))
+	}
+}
+
+var spinning atomic.Int64
 
 // panics is a Locker whose Lock panics.
 type panics struct{}

@@ -1,0 +1,18 @@
+# A program speaking docs/protocol.md that takes no lock and will not die:
+# it ignores SIGTERM, SIGINT and SIGHUP, and its stdin closing. The
+# leftovers test runs it to see that it dies with its run all the same.
+import json, signal, sys, time
+for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(s, signal.SIG_IGN)
+for line in sys.stdin:
+    r = json.loads(line)
+    if "id" not in r:
+        continue
+    if r["op"] in ("ping", "init"):
+        a = {"id": r["id"], "ok": True, "recipe": "stub"}
+    else:
+        time.sleep(min(r.get("timeout_ms", 100), 100) / 1000)
+        a = {"id": r["id"], "ok": False, "error": "timeout", "text": "the stub takes nothing"}
+    print(json.dumps(a), flush=True)
+while True:
+    time.sleep(1)
