@@ -71,6 +71,7 @@ func runChildCommand(e *env, args []string) int {
 		}
 		return code
 	}
+	tuneChildGC(os.Getenv)
 	if err := os.WriteFile(filepath.Join(*out, childPIDFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		return fail(exitHarness, err)
 	}

@@ -1,0 +1,79 @@
+//go:build unix
+
+package scenarios_test
+
+import (
+	"context"
+	"runtime/metrics"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/scenarios"
+	"github.com/etcdsim/etcdsim/seed"
+)
+
+// BenchmarkVirtualRunCost runs lock/mutex/standard-mix on the virtual
+// clock, one run after another on seeds 1, 2, …, each writing its files as
+// simrun's child does, and reports what a simulated run costs: the
+// process's CPU time per run (user and system, from getrusage: every core
+// counted, the machine's other load not), the simulated seconds a
+// CPU-second buys, the part of the CPU time the garbage collector took
+// (the runtime's own estimate) and, from b.ReportAllocs, the bytes and
+// objects allocated per run. Every run must meet its expectation: a
+// cheaper run that changes the verdict is no cheaper run.
+//
+// The machine's other load still slows every instruction (caches, the
+// other hyperthread): compare two builds in one sitting, interleaved.
+//
+//	go test -run '^$' -bench VirtualRunCost -benchtime 10x ./scenarios
+func BenchmarkVirtualRunCost(b *testing.B) {
+	s, err := scenarios.Lookup("lock/mutex/standard-mix")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Cluster.Clock = cluster.ClockVirtual
+	b.ReportAllocs()
+	var cpu, gc, sim time.Duration
+	n := 0
+	for b.Loop() {
+		n++
+		s.Seed = seed.Seed(n)
+		c0, g0 := cpuTime(b), gcTime()
+		res, err := scenarios.Run(context.Background(), s, scenarios.Options{Out: b.TempDir()})
+		cpu += cpuTime(b) - c0
+		gc += gcTime() - g0
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Met {
+			b.Fatalf("seed %s: %s", s.Seed, res.Why)
+		}
+		sim += res.Timings.Total.D()
+	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(n), "cpu-ms/run")
+	b.ReportMetric(sim.Seconds()/cpu.Seconds(), "sim-s/cpu-s")
+	b.ReportMetric(float64(gc.Milliseconds())/float64(n), "gc-cpu-ms/run")
+}
+
+// cpuTime is the CPU time this process has used so far, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// gcTime is the runtime's estimate of the CPU time its garbage collector
+// has used so far.
+func gcTime() time.Duration {
+	m := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(m)
+	if m[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(m[0].Value.Float64() * float64(time.Second))
+}
