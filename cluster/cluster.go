@@ -32,12 +32,13 @@ type Cluster struct {
 	net    *network
 	ca     *peertls.CA // issues the members' peer certificates, on the real clock
 
-	mu        sync.Mutex // guards members, clients and what namedClient says it guards, harness, closed, nextIndex
+	mu        sync.Mutex // guards members, clients and what namedClient says it guards, harness, closed, nextIndex, attached
 	members   []*Member
 	clients   map[string]*namedClient
 	harness   map[string]*clientv3.Client // per member, through its front proxy
 	closed    bool
 	nextIndex int
+	attached  map[any]any // what packages built on the cluster keep with it (attach.go)
 
 	lib libState // what libraries' clients left: their stray dials (libclient.go)
 

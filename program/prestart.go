@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/cluster"
 )
 
 // A program may take seconds to load its libraries on a loaded machine
@@ -30,12 +31,14 @@ import (
 // ready when Config.Limit is 0.
 const DefaultReadyLimit = 60 * time.Second
 
-// warm holds the ready programs no constructor has taken yet, by the
-// endpoints of the client each was started for.
-var warm struct {
-	mu sync.Mutex // guards m
-	m  map[string]*warmProc
-}
+// The ready programs no constructor has taken yet travel with the run's
+// cluster: Prestart attaches its Started to the cluster its clients were
+// made by (cluster.Cluster.Attach), and a constructor handed one of those
+// clients finds it there (cluster.OwnerOf). A client no cluster made, or
+// one whose cluster has no programs started, starts its program cold.
+
+// startedKey keys a cluster's Started among what it keeps.
+type startedKey struct{}
 
 // warmProc is a ready program and the Started that owns it.
 type warmProc struct {
@@ -43,24 +46,28 @@ type warmProc struct {
 	st *Started
 }
 
-// endpointsKey is the key of a client's programs in warm.
-func endpointsKey(cli *clientv3.Client) string { return strings.Join(cli.Endpoints(), " ") }
-
 // takeWarm returns the ready program Prestart started for cli's client,
 // if it runs cfg's program and is still up, takes it from the pool, and has its
 // Started start a spare in its place.
 func takeWarm(cfg Config, cli *clientv3.Client) (*prog, bool) {
-	key := endpointsKey(cli)
-	warm.mu.Lock()
-	w := warm.m[key]
-	if w == nil || !sameProgram(w.p.cfg, cfg) || w.p.gone() != nil {
-		warm.mu.Unlock()
+	c, name, ok := cluster.OwnerOf(cli)
+	if !ok {
 		return nil, false
 	}
-	delete(warm.m, key)
+	st, _ := c.Attached(startedKey{}).(*Started)
+	if st == nil {
+		return nil, false
+	}
+	st.mu.Lock()
+	w := st.ready[name]
+	if w == nil || !sameProgram(w.p.cfg, cfg) || w.p.gone() != nil {
+		st.mu.Unlock()
+		return nil, false
+	}
+	delete(st.ready, name)
 	w.p.taken = true
-	warm.mu.Unlock()
-	w.st.spare(key)
+	st.mu.Unlock()
+	st.spare(name)
 	return w.p, true
 }
 
@@ -78,8 +85,11 @@ type Started struct {
 	cancel context.CancelFunc
 	spares sync.WaitGroup // spares starting
 
-	mu     sync.Mutex // guards progs and closed
+	detach func() // takes st from its cluster's keeping
+
+	mu     sync.Mutex // guards progs, ready and closed
 	progs  map[*prog]string
+	ready  map[string]*warmProc // by client name: started, ready, not yet taken
 	closed bool
 }
 
@@ -95,7 +105,7 @@ func Prestart(ctx context.Context, cfg Config, clis map[string]*clientv3.Client)
 	if limit == 0 {
 		limit = DefaultReadyLimit
 	}
-	st := &Started{cfg: cfg, limit: limit, progs: make(map[*prog]string)}
+	st := &Started{cfg: cfg, limit: limit, progs: make(map[*prog]string), ready: make(map[string]*warmProc), detach: func() {}}
 	st.ctx, st.cancel = context.WithCancel(context.Background())
 	names := make([]string, 0, len(clis))
 	for name := range clis {
@@ -107,7 +117,7 @@ func Prestart(ctx context.Context, cfg Config, clis map[string]*clientv3.Client)
 	var wg sync.WaitGroup
 	for i, name := range names {
 		wg.Go(func() {
-			ready[i], errs[i] = st.startOne(ctx, endpointsKey(clis[name]))
+			ready[i], errs[i] = st.startOne(ctx, name)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("client %s: %w", name, errs[i])
 			}
@@ -118,19 +128,29 @@ func Prestart(ctx context.Context, cfg Config, clis map[string]*clientv3.Client)
 		st.Close()
 		return nil, fmt.Errorf("process: %w", err)
 	}
-	warm.mu.Lock()
-	defer warm.mu.Unlock()
-	if warm.m == nil {
-		warm.m = make(map[string]*warmProc)
-	}
+	st.mu.Lock()
 	for i, name := range names {
-		warm.m[endpointsKey(clis[name])] = &warmProc{p: ready[i], st: st}
+		st.ready[name] = &warmProc{p: ready[i], st: st}
+	}
+	st.mu.Unlock()
+	for _, name := range names {
+		c, _, ok := cluster.OwnerOf(clis[name])
+		if !ok {
+			continue // a client no cluster made starts its program cold
+		}
+		if c.Attach(startedKey{}, st) != st {
+			st.Close()
+			return nil, errors.New("program: the cluster has programs started for another run already")
+		}
+		st.detach = func() { c.Detach(startedKey{}, st) }
+		break
 	}
 	return st, nil
 }
 
-// startOne starts a program and waits until it is ready.
-func (st *Started) startOne(ctx context.Context, key string) (*prog, error) {
+// startOne starts a program for the client called name and waits until
+// it is ready.
+func (st *Started) startOne(ctx context.Context, name string) (*prog, error) {
 	p, err := start(st.cfg, nil)
 	if err != nil {
 		return nil, err
@@ -141,7 +161,7 @@ func (st *Started) startOne(ctx context.Context, key string) (*prog, error) {
 		p.close()
 		return nil, errors.New("process: closed")
 	}
-	st.progs[p] = key
+	st.progs[p] = name
 	st.mu.Unlock()
 	rctx, cancel := context.WithTimeout(ctx, st.limit)
 	defer cancel()
@@ -159,23 +179,23 @@ func (st *Started) startOne(ctx context.Context, key string) (*prog, error) {
 	return p, nil
 }
 
-// spare starts a program in the background for the client of key, and
-// puts it in the pool once it is ready, unless st is closed by then.
-func (st *Started) spare(key string) {
+// spare starts a program in the background for the client called name,
+// and puts it among the ready ones once it is, unless st is closed by then.
+func (st *Started) spare(name string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.closed {
 		return
 	}
 	st.spares.Go(func() {
-		p, err := st.startOne(st.ctx, key)
+		p, err := st.startOne(st.ctx, name)
 		if err != nil {
 			return // a spare that fails leaves the next restart a cold start
 		}
-		warm.mu.Lock()
-		defer warm.mu.Unlock()
-		if warm.m[key] == nil {
-			warm.m[key] = &warmProc{p: p, st: st}
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if !st.closed && st.ready[name] == nil {
+			st.ready[name] = &warmProc{p: p, st: st}
 		}
 	})
 }
@@ -191,22 +211,16 @@ func (st *Started) Close() {
 	st.mu.Unlock()
 	st.cancel()
 	st.spares.Wait()
+	st.detach()
 	var left []*prog
-	warm.mu.Lock()
-	for key, w := range warm.m {
-		if w.st == st {
-			delete(warm.m, key)
-		}
-	}
 	st.mu.Lock()
 	for p := range st.progs {
 		if !p.taken {
 			left = append(left, p)
 		}
 	}
-	st.progs = nil
+	st.progs, st.ready = nil, nil
 	st.mu.Unlock()
-	warm.mu.Unlock()
 	for _, p := range left {
 		p.close()
 	}

@@ -60,7 +60,51 @@ func TestSpareAfterCrash(t *testing.T) {
 	}
 	st.Close()
 	st.Close() // idempotent
-	if len(warm.m) != 0 {
-		t.Fatalf("Close left %d programs in the pool", len(warm.m))
+	if st.ready != nil || st.progs != nil {
+		t.Fatalf("Close left %d ready programs and %d started", len(st.ready), len(st.progs))
 	}
+	if got := c.Attached(startedKey{}); got != nil {
+		t.Fatalf("Close left the cluster keeping %v", got)
+	}
+	if _, ok := takeWarm(cfg, again); ok {
+		t.Fatal("a program was handed out after Close")
+	}
+}
+
+// TestProgramsTravelWithTheirCluster: the programs started for one
+// cluster's clients are never handed to a client of the same name in
+// another cluster, and a client no cluster made starts its program cold.
+func TestProgramsTravelWithTheirCluster(t *testing.T) {
+	a := cluster.New(t, cluster.Config{Clock: cluster.ClockReal, Members: 1})
+	b := cluster.New(t, cluster.Config{Clock: cluster.ClockReal, Members: 1})
+	cliA, err := a.Client("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cliB, err := b.Client("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Argv: []string{os.Args[0], "-test.run=^$", "etcdsim-test-adapter", "mutex"}}
+	st, err := Prestart(context.Background(), cfg, map[string]*clientv3.Client{"c1": cliA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, ok := takeWarm(cfg, cliB); ok {
+		t.Fatal("another cluster's client c1 took a program started for this cluster's c1")
+	}
+	plain, err := clientv3.New(clientv3.Config{Endpoints: cliA.Endpoints()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, ok := takeWarm(cfg, plain); ok {
+		t.Fatal("a client no cluster made took a program")
+	}
+	p, ok := takeWarm(cfg, cliA)
+	if !ok {
+		t.Fatal("the cluster's own client c1 found no program")
+	}
+	p.close()
 }
