@@ -150,7 +150,7 @@ func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 				label := results.Label(v.Name, strings.Join(variant, "-"))
 				if err := v.Validate(); err != nil {
 					errs = append(errs, where.errors(label, v.Name, err)...)
-				} else if err := v.CheckScheduleLength(); err != nil && (where.overridden || m > 0) {
+				} else if err := v.CheckScheduleLength(); err != nil && where.overridden {
 					errs = append(errs, where.errors(label, v.Name, err)...)
 				}
 				for _, sd := range p.seeds {
