@@ -32,6 +32,10 @@ import (
 //	silent      never answers
 //	noinit      exits before its first line
 //	sleepy      waits 3s before it reads its first line
+//	unfenced    hands out terms and tokens of 0, and says so in init's answer
+//	zeroterms   hands out terms and tokens of 0, and does not say so
+//	refuse      says its client's name and 12 lines more on stderr, and refuses init
+//	direct      dials $ETCDSIM_TEST_DIRECT (the members' own addresses) instead of the endpoints init hands it
 func adapter(mode string) int {
 	mode, breakOp, ok := strings.Cut(mode, ":")
 	if !ok {
@@ -45,6 +49,16 @@ func adapter(mode string) int {
 	in := bufio.NewScanner(os.Stdin)
 	var mu sync.Mutex // guards stdout
 	send := func(m map[string]any) {
+		if mode == "unfenced" || mode == "zeroterms" {
+			for _, k := range []string{"term", "token"} {
+				if _, ok := m[k]; ok {
+					m[k] = 0
+				}
+			}
+			if _, ok := m["recipe"]; ok && mode == "unfenced" {
+				m["unfenced"] = "this recipe hands out no term"
+			}
+		}
 		b, _ := json.Marshal(m)
 		mu.Lock()
 		defer mu.Unlock()
@@ -72,6 +86,20 @@ func adapter(mode string) int {
 		id := int64(num(m["id"]))
 		if op == "cancel" {
 			continue
+		}
+		if op == "init" && mode == "refuse" {
+			fmt.Fprintf(os.Stderr, "adapter: I am client %v\n", m["client"])
+			for i := 1; i <= 12; i++ {
+				fmt.Fprintf(os.Stderr, "adapter: stderr line %d\n", i)
+			}
+			send(map[string]any{"id": id, "ok": false, "error": "unavailable", "text": "no credentials"})
+			continue
+		}
+		if op == "init" && mode == "direct" {
+			m["endpoints"] = []any{}
+			for _, e := range strings.Fields(os.Getenv("ETCDSIM_TEST_DIRECT")) {
+				m["endpoints"] = append(m["endpoints"].([]any), e)
+			}
 		}
 		if op == "init" {
 			send(a.init(id, m))

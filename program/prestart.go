@@ -78,6 +78,8 @@ type Started struct {
 	cancel context.CancelFunc
 	spares sync.WaitGroup // spares starting
 
+	clients map[string]string // the client of each key; set before any program starts, then only read
+
 	mu     sync.Mutex // guards progs and closed
 	progs  map[*prog]string
 	closed bool
@@ -95,7 +97,7 @@ func Prestart(ctx context.Context, cfg Config, clis map[string]*clientv3.Client)
 	if limit == 0 {
 		limit = DefaultReadyLimit
 	}
-	st := &Started{cfg: cfg, limit: limit, progs: make(map[*prog]string)}
+	st := &Started{cfg: cfg, limit: limit, progs: make(map[*prog]string), clients: make(map[string]string)}
 	st.ctx, st.cancel = context.WithCancel(context.Background())
 	names := make([]string, 0, len(clis))
 	for name := range clis {
@@ -105,6 +107,9 @@ func Prestart(ctx context.Context, cfg Config, clis map[string]*clientv3.Client)
 	errs := make([]error, len(names))
 	ready := make([]*prog, len(names))
 	var wg sync.WaitGroup
+	for _, name := range names {
+		st.clients[endpointsKey(clis[name])] = name
+	}
 	for i, name := range names {
 		wg.Go(func() {
 			ready[i], errs[i] = st.startOne(ctx, endpointsKey(clis[name]))
@@ -131,7 +136,7 @@ func Prestart(ctx context.Context, cfg Config, clis map[string]*clientv3.Client)
 
 // startOne starts a program and waits until it is ready.
 func (st *Started) startOne(ctx context.Context, key string) (*prog, error) {
-	p, err := start(st.cfg, nil)
+	p, err := start(st.cfg, st.clients[key], nil)
 	if err != nil {
 		return nil, err
 	}
@@ -151,9 +156,7 @@ func (st *Started) startOne(ctx context.Context, key string) (*prog, error) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			why = fmt.Sprintf("did not answer its first line, a ping, within %v: it never said it was ready", st.limit)
 		}
-		if t := p.tail.String(); t != "" {
-			why += "; its stderr ended: " + t
-		}
+		why += p.said()
 		return nil, fmt.Errorf("program %q is not ready after %v: %s", st.cfg.Argv, time.Since(t0).Round(time.Millisecond), why)
 	}
 	return p, nil
