@@ -96,8 +96,12 @@ func adapter(mode string) int {
 			continue
 		}
 		if op == "init" && mode == "direct" {
+			direct := strings.Fields(os.Getenv("ETCDSIM_TEST_DIRECT"))
+			if len(direct) == 0 { // ask the cluster for its members, as a library that follows them does
+				direct = memberURLs(m["endpoints"].([]any))
+			}
 			m["endpoints"] = []any{}
-			for _, e := range strings.Fields(os.Getenv("ETCDSIM_TEST_DIRECT")) {
+			for _, e := range direct {
 				m["endpoints"] = append(m["endpoints"].([]any), e)
 			}
 		}
@@ -164,6 +168,31 @@ type goAdapter struct {
 }
 
 func num(v any) float64 { f, _ := v.(float64); return f }
+
+// memberURLs asks the cluster, through eps, for its members' own client
+// URLs.
+func memberURLs(eps []any) []string {
+	var given []string
+	for _, e := range eps {
+		given = append(given, e.(string))
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: given, DialTimeout: time.Second})
+	if err != nil {
+		return given
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := cli.MemberList(ctx)
+	if err != nil {
+		return given
+	}
+	var out []string
+	for _, m := range resp.Members {
+		out = append(out, m.ClientURLs...)
+	}
+	return out
+}
 
 func (a *goAdapter) init(id int64, m map[string]any) map[string]any {
 	var eps []string
