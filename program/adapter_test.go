@@ -32,6 +32,10 @@ import (
 //	silent      never answers
 //	noinit      exits before its first line
 //	sleepy      waits 3s before it reads its first line
+//	unfenced    hands out terms and tokens of 0, and says so in init's answer
+//	zeroterms   hands out terms and tokens of 0, and does not say so
+//	refuse      says its client's name and 12 lines more on stderr, and refuses init
+//	direct      dials $ETCDSIM_TEST_DIRECT (the members' own addresses) instead of the endpoints init hands it
 func adapter(mode string) int {
 	mode, breakOp, ok := strings.Cut(mode, ":")
 	if !ok {
@@ -45,6 +49,16 @@ func adapter(mode string) int {
 	in := bufio.NewScanner(os.Stdin)
 	var mu sync.Mutex // guards stdout
 	send := func(m map[string]any) {
+		if mode == "unfenced" || mode == "zeroterms" {
+			for _, k := range []string{"term", "token"} {
+				if _, ok := m[k]; ok {
+					m[k] = 0
+				}
+			}
+			if _, ok := m["recipe"]; ok && mode == "unfenced" {
+				m["unfenced"] = "this recipe hands out no term"
+			}
+		}
 		b, _ := json.Marshal(m)
 		mu.Lock()
 		defer mu.Unlock()
@@ -72,6 +86,24 @@ func adapter(mode string) int {
 		id := int64(num(m["id"]))
 		if op == "cancel" {
 			continue
+		}
+		if op == "init" && mode == "refuse" {
+			fmt.Fprintf(os.Stderr, "adapter: I am client %v\n", m["client"])
+			for i := 1; i <= 12; i++ {
+				fmt.Fprintf(os.Stderr, "adapter: stderr line %d\n", i)
+			}
+			send(map[string]any{"id": id, "ok": false, "error": "unavailable", "text": "no credentials"})
+			continue
+		}
+		if op == "init" && mode == "direct" {
+			direct := strings.Fields(os.Getenv("ETCDSIM_TEST_DIRECT"))
+			if len(direct) == 0 { // ask the cluster for its members, as a library that follows them does
+				direct = memberURLs(m["endpoints"].([]any))
+			}
+			m["endpoints"] = []any{}
+			for _, e := range direct {
+				m["endpoints"] = append(m["endpoints"].([]any), e)
+			}
 		}
 		if op == "init" {
 			send(a.init(id, m))
@@ -136,6 +168,31 @@ type goAdapter struct {
 }
 
 func num(v any) float64 { f, _ := v.(float64); return f }
+
+// memberURLs asks the cluster, through eps, for its members' own client
+// URLs.
+func memberURLs(eps []any) []string {
+	var given []string
+	for _, e := range eps {
+		given = append(given, e.(string))
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: given, DialTimeout: time.Second})
+	if err != nil {
+		return given
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := cli.MemberList(ctx)
+	if err != nil {
+		return given
+	}
+	var out []string
+	for _, m := range resp.Members {
+		out = append(out, m.ClientURLs...)
+	}
+	return out
+}
 
 func (a *goAdapter) init(id int64, m map[string]any) map[string]any {
 	var eps []string

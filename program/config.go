@@ -40,6 +40,13 @@ type Config struct {
 	// Trace, if set, gets every line sent ("> ") and read ("< "), as
 	// simrun conform shows them.
 	Trace io.Writer `json:"-"`
+	// StderrDir, if set, is the directory (made if need be) where each
+	// program's standard error is kept whole, in a file named after its
+	// client: c1.stderr, then c1-2.stderr for the next program started for
+	// c1 (a spare, or a cold start after a crash); a program that wrote
+	// nothing there leaves no file. "" keeps only the end of it, for
+	// messages.
+	StderrDir string `json:"-"`
 }
 
 func (c Config) grace() time.Duration {
@@ -76,6 +83,9 @@ type session struct {
 	recipe   string        // what init answered the program is; read after ready
 	features []string      // optional ops it offers; read after ready
 	unfenced string        // why it hands out no fencing token or term, "" if it does; read after ready
+
+	endpoints []string // its client's, as init handed them
+	bypass    bypass   // what has been seen of its connections (bypass.go)
 }
 
 // begin starts cfg's program for the client cli stands for — or takes
@@ -97,30 +107,31 @@ func begin(cfg Config, cli *clientv3.Client, init request, onEvent func(answer))
 		p.setOnEvent(onEvent)
 	} else {
 		var err error
-		if p, err = start(cfg, onEvent); err != nil {
+		if p, err = start(cfg, "", onEvent); err != nil {
 			return nil, err
 		}
 	}
 	watchClient(p, cli)
-	s := &session{prog: p, ready: make(chan struct{})}
+	s := &session{prog: p, ready: make(chan struct{}), endpoints: eps}
 	go func() {
 		defer close(s.ready)
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.limit())
 		defer cancel()
 		if !warm { // the first line is always a ping: the program is up
 			if _, err := p.call(ctx, request{Op: "ping"}, nil); err != nil {
-				s.initErr = fmt.Errorf("process %q: ping, the first line: %w", cfg.Argv, err)
+				s.initErr = fmt.Errorf("process %q: ping, the first line: %w%s", cfg.Argv, err, p.said())
 				return
 			}
 		}
-		init.Op, init.Endpoints, init.RPCTimeoutMs = "init", eps, cfg.rpcTimeout().Milliseconds()
+		init.Op, init.Endpoints, init.RPCTimeoutMs, init.Client = "init", eps, cfg.rpcTimeout().Milliseconds(), p.client
 		a, err := p.call(ctx, init, nil)
 		if err == nil && !*a.OK {
 			err = fmt.Errorf("refused init: %s", errText(a))
 			p.fail(err)
+			p.waitExit()
 		}
 		if err != nil {
-			s.initErr = fmt.Errorf("process %q: init: %w", cfg.Argv, err)
+			s.initErr = fmt.Errorf("process %q%s: init: %w%s", cfg.Argv, p.clientText(), err, p.said())
 			return
 		}
 		s.recipe, s.features, s.unfenced = a.Recipe, a.Features, a.Unfenced
@@ -153,6 +164,33 @@ func ttlSeconds(ttl, def time.Duration) int64 {
 // killed after the grace. It waits for the process and is idempotent.
 func (s *session) Close() error {
 	s.close()
+	return nil
+}
+
+// close ends the program as prog.close does, having looked at its
+// connections first (bypass.go): whether it used its client's links is
+// known once it is closed.
+func (s *session) close() {
+	s.look(false)
+	s.prog.close()
+	s.judgeBypass()
+}
+
+// Err returns why the program is of no more use: its init failed (refused,
+// or never answered), or it has gone (exited, broke the protocol, or was
+// closed), with the end of its stderr; nil while it runs. A workload that
+// finds a channel of the recipe's closed says it.
+func (s *session) Err() error {
+	select {
+	case <-s.ready:
+		if s.initErr != nil {
+			return s.initErr
+		}
+	default:
+	}
+	if err := s.gone(); err != nil {
+		return fmt.Errorf("%w%s", err, s.said())
+	}
 	return nil
 }
 
@@ -215,6 +253,9 @@ func (s *session) op(ctx context.Context, req request, codes ...codeErr) (answer
 	a, err := s.call(ctx, req, nil)
 	if err != nil {
 		return answer{}, err
+	}
+	if *a.OK {
+		s.look(true)
 	}
 	if !*a.OK {
 		for _, c := range codes {

@@ -234,6 +234,12 @@ type resolverProc struct {
 	f *follower
 }
 
+// Err is the program's: why it is gone, if it is.
+func (r *resolverProc) Err() error { return r.f.Err() }
+
+// Bypassing is the program's: whether it went around its client's links.
+func (r *resolverProc) Bypassing() string { return r.f.Bypassing() }
+
 func (r *resolverProc) Close() error {
 	err := r.Resolver.Close()
 	r.f.close()

@@ -115,6 +115,7 @@ func (e *elector) Campaign(ctx context.Context, value string) (election.Leadersh
 	if !*a.OK {
 		return nil, opError("campaign", a, codeTimeout, context.DeadlineExceeded)
 	}
+	e.look(true)
 	if a.Handle == "" {
 		err := errors.New("answered campaign with no handle: a leader needs one to resign")
 		e.fail(err)

@@ -40,11 +40,11 @@ func owner(how string) int {
 		go func() {
 			defer close(done)
 			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-			p, err = start(Config{Argv: stubborn}, nil)
+			p, err = start(Config{Argv: stubborn}, "", nil)
 		}()
 		<-done
 	} else {
-		p, err = start(Config{Argv: stubborn}, nil)
+		p, err = start(Config{Argv: stubborn}, "", nil)
 	}
 	if err != nil {
 		fmt.Println(err)

@@ -151,7 +151,7 @@ func Prestart(ctx context.Context, cfg Config, clis map[string]*clientv3.Client)
 // startOne starts a program for the client called name and waits until
 // it is ready.
 func (st *Started) startOne(ctx context.Context, name string) (*prog, error) {
-	p, err := start(st.cfg, nil)
+	p, err := start(st.cfg, name, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -171,9 +171,7 @@ func (st *Started) startOne(ctx context.Context, name string) (*prog, error) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			why = fmt.Sprintf("did not answer its first line, a ping, within %v: it never said it was ready", st.limit)
 		}
-		if t := p.tail.String(); t != "" {
-			why += "; its stderr ended: " + t
-		}
+		why += p.said()
 		return nil, fmt.Errorf("program %q is not ready after %v: %s", st.cfg.Argv, time.Since(t0).Round(time.Millisecond), why)
 	}
 	return p, nil

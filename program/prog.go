@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -29,14 +30,16 @@ const tick = 20 * time.Millisecond
 // grace — kills the process group and is reported once, through onExit,
 // naming the line and the operation pending.
 type prog struct {
-	cfg   Config
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	tail  *tail         // the end of its stderr, for messages
-	exits chan struct{} // closed when the process has been waited for
-	dead  chan struct{} // closed when the process is to be seen as gone
-	done  sync.WaitGroup
-	taken bool // a constructor took it from Prestart's programs; guarded by warm.mu
+	cfg    Config
+	client string   // the client it was started for, "" if it is not known
+	stderr *os.File // where its stderr is kept whole (Config.StderrDir), nil if nowhere; closed once reaped
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	tail   *tail         // the end of its stderr, for messages
+	exits  chan struct{} // closed when the process has been waited for
+	dead   chan struct{} // closed when the process is to be seen as gone
+	done   sync.WaitGroup
+	taken  bool // a constructor took it from Prestart's programs; guarded by warm.mu
 
 	wmu sync.Mutex // guards writes to stdin
 
@@ -65,9 +68,10 @@ type call struct {
 // errGone wraps every error of a call to a process that is gone.
 var errGone = errors.New("process: gone")
 
-// start starts cfg's program. The process and its children are a process
-// group of their own, so a kill or a freeze reaches all of them.
-func start(cfg Config, onEvent func(answer)) (*prog, error) {
+// start starts cfg's program for client ("" if not known). The process
+// and its children are a process group of their own, so a kill or a
+// freeze reaches all of them.
+func start(cfg Config, client string, onEvent func(answer)) (*prog, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, errors.New("process: no command")
 	}
@@ -75,9 +79,17 @@ func start(cfg Config, onEvent func(answer)) (*prog, error) {
 	cmd.Dir = cfg.Dir
 	cmd.Env = cfg.Env
 	cmd.SysProcAttr = sysProcAttr()
-	p := &prog{cfg: cfg, cmd: cmd, tail: &tail{}, exits: make(chan struct{}), dead: make(chan struct{}),
+	p := &prog{cfg: cfg, client: client, cmd: cmd, tail: &tail{}, exits: make(chan struct{}), dead: make(chan struct{}),
 		pending: make(map[int64]*call), onEvent: onEvent}
 	cmd.Stderr = p.tail
+	if cfg.StderrDir != "" {
+		f, err := stderrFile(cfg.StderrDir, client)
+		if err != nil {
+			return nil, fmt.Errorf("process %s: %w", cfg.Argv[0], err)
+		}
+		p.stderr = f
+		cmd.Stderr = io.MultiWriter(p.tail, f)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("process %s: %w", cfg.Argv[0], err)
@@ -91,6 +103,10 @@ func start(cfg Config, onEvent func(answer)) (*prog, error) {
 	go p.run(started)
 	if err := <-started; err != nil {
 		p.done.Wait()
+		if p.stderr != nil {
+			p.stderr.Close()
+			os.Remove(p.stderr.Name())
+		}
 		return nil, fmt.Errorf("process: starting %q: %w", cfg.Argv, err)
 	}
 	p.stdin = stdin
@@ -190,6 +206,12 @@ func (p *prog) run(started chan<- error) {
 	}
 	started <- nil
 	err := p.cmd.Wait()
+	if p.stderr != nil {
+		p.stderr.Close()
+		if p.tail.String() == "" {
+			os.Remove(p.stderr.Name()) //nolint:errcheck // an empty file says nothing
+		}
+	}
 	close(p.exits)
 	if err == nil {
 		err = errors.New("exit status 0")
@@ -277,11 +299,20 @@ func (p *prog) fail(err error) {
 		}
 	}
 	if !closing && onExit != nil {
-		msg := fmt.Sprintf("process %q %v", p.cfg.Argv, err)
-		if t := p.tail.String(); t != "" {
-			msg += "; its stderr ended: " + t
-		}
-		onExit(msg)
+		p.waitExit()
+		onExit(fmt.Sprintf("process %q%s %v%s", p.cfg.Argv, p.clientText(), err, p.said()))
+	}
+}
+
+// waitExit waits, up to the grace, until the killed process has been
+// reaped, and with it the last of its stderr read: what it said before it
+// went belongs in the message that says it went.
+func (p *prog) waitExit() {
+	t := time.NewTimer(p.cfg.grace())
+	defer t.Stop()
+	select {
+	case <-p.exits:
+	case <-t.C:
 	}
 }
 
@@ -434,7 +465,7 @@ func (p *prog) OnExit(f func(string)) {
 	p.onExit = f
 	p.mu.Unlock()
 	if why != nil && !closing {
-		f(fmt.Sprintf("process %q %v", p.cfg.Argv, why))
+		f(fmt.Sprintf("process %q%s %v%s", p.cfg.Argv, p.clientText(), why, p.said()))
 	}
 }
 

@@ -46,6 +46,9 @@ func TestScenarioRecordsCommand(t *testing.T) {
 	require.Equal(t, "a recipe in another process dials etcd through real sockets", res.Scenario.Cluster.RealClock)
 	require.Equal(t, "real", string(res.Scenario.Cluster.Clock))
 	require.True(t, res.Met, res.Why)
+	for _, f := range res.RecipeFaults {
+		require.NotContains(t, f, "bypasses the faults", "a program that dials its endpoints")
+	}
 
 	v := back
 	v.Cluster.Clock = "virtual"
@@ -185,4 +188,19 @@ func TestProcessFamilies(t *testing.T) {
 			require.True(t, res.Met, "%s: %s", s.Name, res.Why)
 		})
 	}
+}
+
+// TestABypassingProgramIsNamedInTheResult: a lock's program that asks the
+// cluster for its members and dials their own addresses, around its
+// client's links, is named in the result's recipe faults.
+func TestABypassingProgramIsNamedInTheResult(t *testing.T) {
+	s := find(t, scenarios.LockSafety(program.Lock("go-direct", adapterArgv("direct")...)), "/pause-holder")
+	s.Workload.Duration = scenarios.Duration(3 * time.Second)
+	res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
+	require.NoError(t, err)
+	found := false
+	for _, f := range res.RecipeFaults {
+		found = found || strings.Contains(f, "bypasses the faults") && strings.Contains(f, "client c1")
+	}
+	require.True(t, found, "recipe faults: %q", res.RecipeFaults)
 }

@@ -17,6 +17,7 @@ type request struct {
 	Family       string   `json:"family,omitempty"`
 	Role         string   `json:"role,omitempty"` // discovery: registrar or resolver
 	Name         string   `json:"name,omitempty"`
+	Client       string   `json:"client,omitempty"` // the simulated client the program is ("c1"), as faults and reports name it
 	Endpoints    []string `json:"endpoints,omitempty"`
 	TTL          int64    `json:"ttl,omitempty"`
 	Count        int      `json:"count,omitempty"` // barrier: how many processes

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -146,7 +147,8 @@ func (s Scenario) WithCommand(name string, argv []string) (Scenario, error) {
 // clock and its faults start: a program that loads slowly does not eat
 // into the run (program.Prestart). A program that is never ready is an
 // error naming the client and the program.
-func (s Scenario) prestart(ctx context.Context, c *cluster.Cluster) (*program.Started, error) {
+// Each program's stderr is kept whole in stderrDir, if it is not "".
+func (s Scenario) prestart(ctx context.Context, c *cluster.Cluster, stderrDir string) (*program.Started, error) {
 	if len(s.Workload.Command) == 0 {
 		return nil, nil
 	}
@@ -158,7 +160,7 @@ func (s Scenario) prestart(ctx context.Context, c *cluster.Cluster) (*program.St
 		}
 		clis[name] = cli
 	}
-	return program.Prestart(ctx, program.Config{Argv: s.Workload.Command}, clis)
+	return program.Prestart(ctx, program.Config{Argv: s.Workload.Command, StderrDir: stderrDir}, clis)
 }
 
 // checkCommand reports a workload.command a family cannot run.
@@ -204,4 +206,27 @@ func (s Scenario) recordCommand() Scenario {
 		s.Cluster.RealClock = ""
 	}
 	return s.withCommand()
+}
+
+// programsDir is where a run whose directory is out keeps its programs'
+// stderr, one file per program (program.Config.StderrDir); "" (nowhere)
+// when the run writes no files.
+func programsDir(out string) string {
+	if out == "" {
+		return ""
+	}
+	return filepath.Join(out, "programs")
+}
+
+// whyEnded says why a recipe value's channel closed, as ": …" to add to
+// the message, when the value can say (a recipe in another process says
+// why its program is gone or its init failed, with the end of its
+// stderr); "" otherwise.
+func whyEnded(v any) string {
+	if e, ok := v.(interface{ Err() error }); ok {
+		if err := e.Err(); err != nil {
+			return ": " + err.Error()
+		}
+	}
+	return ""
 }

@@ -298,7 +298,7 @@ func (w *world) resolverClient(ctx context.Context, r discovery.ResolverRecipe, 
 				if ctx.Err() != nil {
 					return closeAll()
 				}
-				return errors.Join(fmt.Errorf("%s: the resolver's Observe channel closed while the run went on", name), closeAll())
+				return errors.Join(fmt.Errorf("%s: the resolver's Observe channel closed while the run went on%s", name, whyEnded(res)), closeAll())
 			}
 			s, changed = st, true
 		case <-tick.C:

@@ -300,7 +300,7 @@ func (w *world) electionObserver(ctx context.Context, r election.Recipe, name st
 				if ctx.Err() != nil {
 					return nil
 				}
-				return fmt.Errorf("%s: the observer's channel closed while the run went on", name)
+				return fmt.Errorf("%s: the observer's channel closed while the run went on%s", name, whyEnded(e))
 			}
 			info, got = i, true
 		case <-tick.C:

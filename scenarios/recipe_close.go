@@ -2,7 +2,7 @@ package scenarios
 
 import (
 	"fmt"
-
+	"slices"
 	"sync"
 
 	"github.com/etcdsim/etcdsim/checker"
@@ -27,6 +27,19 @@ func (n *recipeNotes) add(format string, args ...any) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.list = append(n.list, fmt.Sprintf(format, args...))
+}
+
+// addOnce adds msg unless it is noted already: a client's every program
+// may do the same thing wrong.
+func (n *recipeNotes) addOnce(msg string) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !slices.Contains(n.list, msg) {
+		n.list = append(n.list, msg)
+	}
 }
 
 // setUnfenced records that the recipe of family declared it hands out no

@@ -221,6 +221,11 @@ func (w *world) close(p *procValue) {
 	defer t.Stop()
 	select {
 	case p.err = <-done:
+		if b, ok := p.v.(interface{ Bypassing() string }); ok && b.Bypassing() != "" {
+			// A program that dialed around its client's links (package
+			// program): the faults never reached it.
+			w.notes.addOnce(fmt.Sprintf("%s recipe %q: client %s: %s", p.family, p.recipe, p.client, b.Bypassing()))
+		}
 	case <-t.C:
 		p.err = fmt.Errorf("did not return within %v on the run's clock", closeLimit)
 		w.notes.add("%s recipe %q: Close of client %s's %s (%T) did not return within %v on the run's clock; Close must stop and wait for what the recipe started for the process without waiting on etcd, which a crashed process cannot reach, and return",

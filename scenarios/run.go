@@ -136,7 +136,7 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("%w: %s: client %s: %w", ErrHarness, s.Name, name, err)
 		}
 	}
-	started, err := s.prestart(ctx, c)
+	started, err := s.prestart(ctx, c, programsDir(opts.Out))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRecipe, s.Name, err)
 	}

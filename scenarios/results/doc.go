@@ -13,9 +13,10 @@
 //	    scenario.json                scenarios.Scenario: the run to do, as simrun's parent hands it to its child
 //	    result.json                  scenarios.Result: what the run found, the scenario as run included
 //	    history.json                 checker.History: every operation the run recorded
+//	    programs/c1.stderr           with workload.command: each program's standard error, whole
 //
 // with the pages of package reports beside them, and what simrun's child
-// leaves for its parent (child.log, harness-error.txt…). A scenario and
+// leaves for its parent (child.log, harness-error.txt, stopping.txt…). A scenario and
 // the variant a campaign gave it are named together as name[variant]
 // (Label) everywhere a person reads them.
 //
