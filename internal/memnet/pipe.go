@@ -22,6 +22,11 @@ type pipe struct {
 	cond sync.Cond  // broadcast on data, space, close and expiry
 	buf  []byte
 	max  int
+	// spare is the array under buf, kept across drains while it is at
+	// most spareMax, so a connection that carries one small message at a
+	// time (a raft heartbeat, a unary call) allocates no buffer per
+	// message; a bigger one is let go once drained.
+	spare []byte
 
 	writerClosed bool // the writing end closed: the reader reads what is left, then EOF
 	readerClosed bool // the reading end closed: writes fail
@@ -34,6 +39,9 @@ type deadline struct {
 	timer   *time.Timer
 	expired bool
 }
+
+// spareMax is the largest array a drained pipe keeps for its next write.
+const spareMax = 4 << 10
 
 func newPipe(max int) *pipe {
 	p := &pipe{max: max}
@@ -99,9 +107,13 @@ func (p *pipe) write(b []byte) (int, error) {
 		case len(p.buf) < p.max:
 			k := min(len(b)-n, p.max-len(p.buf))
 			if len(p.buf) == 0 {
-				p.buf = p.buf[:0:0] // let a drained buffer's array go
+				p.buf = p.spare[:0] // a drained buffer starts again at its array's front
 			}
 			p.buf = append(p.buf, b[n:n+k]...)
+			p.spare = nil
+			if cap(p.buf) <= spareMax {
+				p.spare = p.buf[:0]
+			}
 			n += k
 			p.cond.Broadcast()
 			continue
