@@ -9,9 +9,15 @@ GO ?= go
 # tests that run the whole scenario registry run a sample, one scenario
 # of each family (the detector slows a CPU-bound run about tenfold);
 # the second step runs them all without it, four at once.
+# scenarios/process's whole real-clock scenario runs skip under -race as
+# well (the detector slows the test programs past the runs' timing): they
+# run beside the registry, without it, in the same step. A test in
+# scenarios/process checks that every test that skips under -race is named
+# here or runs in make examples.
 REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces
+PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock
 test: test-race
-	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)' ./scenarios
+	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(PROCESS_TESTS))$$' ./scenarios ./scenarios/process
 	$(MAKE) examples
 
 # Vet and the race-enabled tests of every package alone: the first step of
