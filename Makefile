@@ -14,7 +14,7 @@ GO ?= go
 # run beside the registry, without it, in the same step. A test in
 # scenarios/process checks that every test that skips under -race is named
 # here or runs in make examples.
-REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces
+REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder
 PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock
 test: test-race
 	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(PROCESS_TESTS))$$' ./scenarios ./scenarios/process
