@@ -21,10 +21,16 @@ test: test-race
 	$(MAKE) examples
 
 # Vet and the race-enabled tests of every package alone: the first step of
-# make test.
+# make test. The slowest packages are named first, so they start first
+# (go test starts packages in the order given, each once): two at a time,
+# the long ones overlap the short ones instead of running alone at the
+# end. The order is a measured ranking (-race -json, load ~20): scenarios
+# and cmd/simrun/simrun over 600 s, faults and lock about 440 s, cluster
+# 400 s, scenarios/process 195 s; every other package under 70 s.
+SLOW_FIRST = ./scenarios ./cmd/simrun/simrun ./faults ./lock ./cluster ./scenarios/process
 test-race:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -p 2 -parallel 4 -timeout 14m ./...
+	$(GO) test -race -count=1 -p 2 -parallel 4 -timeout 14m $(SLOW_FIRST) ./...
 
 # The example modules, each a module of its own that uses etcdsim's public
 # API only: a user's own recipes (examples/myrecipes) and go-zero's
