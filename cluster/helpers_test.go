@@ -113,3 +113,33 @@ func eventually(t testing.TB, what string, cond func() bool) {
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 func clientWithPrefix() clientv3.OpOption { return clientv3.WithPrefix() }
+
+// loadProof returns cfg with raft's timing stretched by how slow the
+// machine is now (patience.Scale of the fast profile's 10 ms heartbeat and
+// 100 ms election timeout), for a test on the real clock whose assertion
+// does not depend on that timing. On two cores under heavy load, and more
+// so under the race detector, a member can wait longer than 100 ms for a
+// CPU: its peers start an election, and then another, and a start sees
+// term after term and is never ready.
+func loadProof(cfg Config) Config {
+	hb := max(patience.Scale(10*time.Millisecond).Round(time.Millisecond), 10*time.Millisecond)
+	cfg.HeartbeatInterval, cfg.ElectionTimeout = hb, 10*hb
+	return cfg
+}
+
+// tryAgain calls f until it returns nil or ctx ends, and returns its last
+// error; each call is bounded by what f does with ctx (an etcd request by
+// the server's own request timeout as well).
+func tryAgain(ctx context.Context, f func() error) error {
+	for {
+		err := f()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

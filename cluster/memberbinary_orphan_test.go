@@ -114,7 +114,7 @@ func zombie(pid int) bool {
 func orphanHelper() {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(DefaultStartTimeout))
 	defer cancel()
-	c, err := Start(ctx, Config{Clock: ClockReal, MemberBinaries: true})
+	c, err := Start(ctx, loadProof(Config{Clock: ClockReal, MemberBinaries: true}))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "orphan helper:", err)
 		os.Exit(1)

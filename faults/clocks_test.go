@@ -15,6 +15,7 @@ import (
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
 // world is what one fault's case sees: the cluster, the Env, and what the
@@ -142,7 +143,8 @@ var clockCases = []clockCase{
 	}},
 	{fault: "flap(isolate(client c1), down 200ms, up 200ms, ×3)", effect: func(ctx context.Context, w *world) error {
 		// Three cycles, each an event of its own, then c1 writes again.
-		deadline := time.Now().Add(20 * time.Second)
+		within := patience.Scale(20 * time.Second)
+		deadline := time.Now().Add(within)
 		for {
 			var cycles []string
 			for _, ev := range w.env.Log().Events() {
@@ -154,7 +156,7 @@ var clockCases = []clockCase{
 				break
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("healed cycles %q within 20s; want flap 1/3, 2/3 and 3/3", cycles)
+				return fmt.Errorf("healed cycles %q within %v; want flap 1/3, 2/3 and 3/3", cycles, within)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -229,7 +231,13 @@ var clockCases = []clockCase{
 }
 
 // Every fault of the vocabulary has the same observable effect on the
-// real clock and on the virtual one.
+// real clock and on the virtual one. The real clock is the point: the
+// same effect on both shows that the virtual clock changes nothing a fault
+// does. The real-clock cases' waits scale with the machine's load
+// (patience.Scale). They run one at a time, like the virtual ones: four
+// real-clock clusters side by side on a loaded 2-core machine, each with
+// the fast profile's 100 ms election timeout, elect leader after leader
+// and some never start (seen at load 27 under -race).
 func TestEveryFaultOnBothClocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two clusters a fault")
@@ -318,7 +326,7 @@ func startConfig(t *testing.T, cfg cluster.Config, clients ...string) (*cluster.
 			t.Fatal(err)
 		}
 	}
-	return c, faults.NewEnv(c, faults.Config{Timeout: 30 * time.Second})
+	return c, faults.NewEnv(c, faults.Config{Timeout: patience.Scale(30 * time.Second)})
 }
 
 type tbKey struct{}
@@ -342,7 +350,8 @@ func clientOf(w *world, name string) *clientv3.Client {
 
 // newLeader waits for a leader other than the one before the fault.
 func newLeader(ctx context.Context, w *world) error {
-	deadline := time.Now().Add(10 * time.Second)
+	within := patience.Scale(10 * time.Second)
+	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		lctx, cancel := context.WithTimeout(ctx, time.Second)
 		m, err := w.c.Leader(lctx)
@@ -352,7 +361,7 @@ func newLeader(ctx context.Context, w *world) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Errorf("no leader other than %s within 10s", w.leader.Name())
+	return fmt.Errorf("no leader other than %s within %v", w.leader.Name(), within)
 }
 
 // blackholed checks that exactly n directed links are blackholed.
@@ -369,11 +378,12 @@ func blackholed(c *cluster.Cluster, n int) error {
 	return nil
 }
 
-// observerWrite checks that a write goes through within 30s. A member that
-// reaches no leader times a forwarded write out, so it tries again.
+// observerWrite checks that a write goes through within 30s (scaled by
+// patience.Scale). A member that reaches no leader times a forwarded write
+// out, so it tries again.
 func observerWrite(ctx context.Context, w *world) error {
 	cli := clustertest.Observer(tb(ctx), w.c.Members()...)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience.Scale(30 * time.Second))
 	for {
 		wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		_, err := cli.Put(wctx, "k", "during")
@@ -394,9 +404,10 @@ func c1CannotWrite(ctx context.Context, w *world) error {
 	return nil
 }
 
-// termsPass waits up to within for the leader's term to pass the one before
-// the fault by at least n.
+// termsPass waits up to within (scaled by patience.Scale) for the leader's
+// term to pass the one before the fault by at least n.
 func termsPass(ctx context.Context, w *world, n uint64, within time.Duration) error {
+	within = patience.Scale(within)
 	deadline := time.Now().Add(within)
 	var seen []uint64
 	for time.Now().Before(deadline) {

@@ -10,6 +10,7 @@ import (
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
 // start starts a cluster of n members with the named clients, and an Env
@@ -67,7 +68,7 @@ func healthy(ctx context.Context, t *testing.T, c *cluster.Cluster) {
 			t.Fatalf("member %s is down", m.Name())
 		}
 	}
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	pctx, cancel := context.WithTimeout(ctx, patience.Scale(10*time.Second))
 	defer cancel()
 	if _, err := clustertest.Observer(t, c.Members()...).Put(pctx, "healthy", "yes"); err != nil {
 		t.Fatalf("a write after the faults: %v", err)

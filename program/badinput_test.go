@@ -14,6 +14,7 @@ import (
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/program"
 	"github.com/etcdsim/etcdsim/recipes/barrier"
@@ -37,10 +38,18 @@ type brokenOp struct {
 	do    func(ctx context.Context, v any) error
 }
 
+// badTTL is the TTL of the broken programs' sessions: 1 s on an idle
+// machine, whole seconds more on a loaded one (patience.Scale). The
+// programs run on the real clock and keep their leases alive themselves;
+// under load and the race detector a program starved of the CPU for a
+// second lost its lease before the op that shows it up ("lease expired
+// while campaigning").
+var badTTL = max(time.Second, patience.Scale(time.Second).Round(time.Second))
+
 var brokenOps = []brokenOp{
 	{name: "lock/acquire", op: "acquire",
 		start: func(cfg program.Config, cli *clientv3.Client, name string) (any, error) {
-			return program.LockWith("bad", cfg).New(cli, name, lock.Options{TTL: time.Second})
+			return program.LockWith("bad", cfg).New(cli, name, lock.Options{TTL: badTTL})
 		},
 		do: func(ctx context.Context, v any) error {
 			h, err := v.(lock.Locker).Lock(ctx)
@@ -62,7 +71,7 @@ var brokenOps = []brokenOp{
 		}},
 	{name: "rwmutex/acquire", op: "acquire",
 		start: func(cfg program.Config, cli *clientv3.Client, name string) (any, error) {
-			return program.RWMutexWith("bad", cfg).New(cli, name, lock.Options{TTL: time.Second})
+			return program.RWMutexWith("bad", cfg).New(cli, name, lock.Options{TTL: badTTL})
 		},
 		do: func(ctx context.Context, v any) error {
 			h, err := v.(rwLocker).RLock(ctx)
@@ -78,7 +87,7 @@ var brokenOps = []brokenOp{
 		do: func(ctx context.Context, v any) error { return v.(queueQueue).Enqueue(ctx, "x") }},
 	{name: "barrier/enter", op: "enter",
 		start: func(cfg program.Config, cli *clientv3.Client, name string) (any, error) {
-			return program.BarrierWith("bad", cfg).New(cli, name, 1, lock.Options{TTL: time.Second})
+			return program.BarrierWith("bad", cfg).New(cli, name, 1, lock.Options{TTL: badTTL})
 		},
 		do: func(ctx context.Context, v any) error {
 			err := v.(doubleBarrier).Enter(ctx)
@@ -100,7 +109,7 @@ var brokenOps = []brokenOp{
 		}},
 	{name: "register/get", op: "get",
 		start: func(cfg program.Config, cli *clientv3.Client, name string) (any, error) {
-			return program.RegisterWith("bad", cfg).New(context.Background(), cli, time.Second)
+			return program.RegisterWith("bad", cfg).New(context.Background(), cli, badTTL)
 		},
 		do: func(ctx context.Context, v any) error { _, err := v.(clientv3.KV).Get(ctx, "k"); return err }},
 	{name: "stm/begin", op: "begin",
@@ -113,7 +122,7 @@ var brokenOps = []brokenOp{
 		}},
 	{name: "discovery/register", op: "register", first: true,
 		start: func(cfg program.Config, cli *clientv3.Client, name string) (any, error) {
-			return program.RegistrarWith("bad", cfg).New(cli, name, "127.0.0.1:7001", discovery.Options{TTL: time.Second})
+			return program.RegistrarWith("bad", cfg).New(cli, name, "127.0.0.1:7001", discovery.Options{TTL: badTTL})
 		},
 		do: func(ctx context.Context, v any) error { return v.(discovery.Registrar).Register(ctx) }},
 	{name: "discovery/watch", op: "watch", first: true,
@@ -163,9 +172,9 @@ func TestBadInput(t *testing.T) {
 				if !bo.first {
 					require.NoError(t, bo.do(ctx, v), "the program is up")
 				}
-				wait := 300 * time.Millisecond
-				if bo.first { // room for init first, however slowly the program started
-					wait = 5 * time.Second
+				wait := 300 * time.Millisecond // what a late program misses
+				if bo.first {                  // room for init first, however slowly the program started
+					wait = patience.Scale(5 * time.Second)
 				}
 				octx, cancel := context.WithTimeout(ctx, wait)
 				err = bo.do(octx, v)
@@ -226,7 +235,7 @@ type (
 	plainBarrier  = barrier.Barrier
 )
 
-var election0 = election.Options{TTL: time.Second}
+var election0 = election.Options{TTL: badTTL}
 
 // TestPrestartNotReady: a program that does not answer its first line
 // within the ready limit is named, with the limit.

@@ -14,8 +14,10 @@ const Env = "ETCDSIM_PATIENCE"
 
 // MaxFactor bounds Factor (before Env's multiplier): past it a wait that
 // has not ended is more likely stuck than slow, and a test that hangs for
-// its whole package timeout says less than one that fails.
-const MaxFactor = 12
+// its whole package timeout says less than one that fails
+// (clustertest.Patience's 90 s become 9 minutes at most, within make
+// test's 14).
+const MaxFactor = 6
 
 // raceFactor is how much longer a real-clock wait takes under the race
 // detector: it slows CPU-bound code five- to tenfold, and a real-clock test
