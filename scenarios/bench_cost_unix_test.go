@@ -26,8 +26,10 @@ import (
 //
 // The machine's other load still slows every instruction (caches, the
 // other hyperthread): compare two builds in one sitting, interleaved.
+// simrun's child processes run their collector at GOGC=400 (see
+// cmd/simrun/simrun/childgc.go); set it to measure what a run costs there:
 //
-//	go test -run '^$' -bench VirtualRunCost -benchtime 10x ./scenarios
+//	GOGC=400 go test -run '^$' -bench VirtualRunCost -benchtime 10x ./scenarios
 func BenchmarkVirtualRunCost(b *testing.B) {
 	s, err := scenarios.Lookup("lock/mutex/standard-mix")
 	if err != nil {
