@@ -72,7 +72,7 @@ lint:
 
 # Every registered scenario with simrun — a correct recipe on its seed, a
 # pitfall found on one of up to 5 (scenarios.DetectionSeeds); results in results/gallery
-# (about half a minute on the virtual clock; CLOCK=real for the wall clock,
+# (about a minute on 2 cores on the virtual clock; CLOCK=real for the wall clock,
 # several minutes).
 CLOCK ?=
 sim:
