@@ -86,6 +86,9 @@ func (w *watchdog) watch() {
 				w.moved(now)
 				continue
 			}
+			if now.Sub(since) < min(lookAfter, w.opts.FrozenAfter) {
+				continue // CPU work between two beats of the clock, most likely
+			}
 			stacks, running, suspects := bubbleStacks(w.bubbleID())
 			w.look(running)
 			if now.Sub(since) < w.opts.FrozenAfter {
@@ -113,6 +116,12 @@ func (w *watchdog) watch() {
 		}
 	}
 }
+
+// lookAfter is how long the clock must stand still before the watchdog
+// starts looking at what runs (taking every goroutine's stack stops the
+// world for a moment): a second, past the CPU work a healthy run does
+// between two beats of its clock.
+const lookAfter = time.Second
 
 // moved notes that the bubble's clock moved: what ran while it stood still
 // is forgotten.

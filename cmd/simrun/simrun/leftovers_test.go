@@ -33,7 +33,7 @@ func TestNothingOutlivesARun(t *testing.T) {
 		flags []string       // besides -command, -parallel and -out
 		sig   syscall.Signal // sent to simrun once the programs run; 0: none
 	}{
-		{name: "normal end", flags: []string{"-duration", "3s"}},
+		{name: "normal end", flags: []string{"-duration", "6s"}}, // its schedule ends at 5s
 		{name: "run timeout", flags: []string{"-duration", "60s", "-run-timeout", "8s"}},
 		{name: "Ctrl-C", flags: []string{"-duration", "60s"}, sig: syscall.SIGINT},
 		{name: "SIGTERM", flags: []string{"-duration", "60s"}, sig: syscall.SIGTERM},
@@ -62,8 +62,10 @@ func TestNothingOutlivesARun(t *testing.T) {
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
 			defer killLeft(t, stub, out)
+			// Every case runs its programs first: a run refused before it
+			// starts would leave nothing behind and prove nothing.
+			waitFor(t, "the programs to start", func() bool { return len(programsOf(stub)) > 0 })
 			if tt.sig != 0 {
-				waitFor(t, "the programs to start", func() bool { return len(programsOf(stub)) > 0 })
 				if err := cmd.Process.Signal(tt.sig); err != nil {
 					t.Fatal(err)
 				}
