@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -157,6 +158,11 @@ func TestCloseRemovesTempDirAndIsIdempotent(t *testing.T) {
 	dir := c.Dir()
 	if _, err := os.Stat(filepath.Join(dir, "m0")); err != nil {
 		t.Fatalf("member data dir missing while running: %v", err)
+	}
+	// Should this process die before Close, its dir is swept by the next
+	// sweeper of TempPrefixes: it names this process.
+	if own := TempPrefixes()[0] + strconv.Itoa(os.Getpid()) + "-"; !strings.HasPrefix(filepath.Base(dir), own) {
+		t.Errorf("temp dir %s does not start with %s, so a sweep would not find it", filepath.Base(dir), own)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

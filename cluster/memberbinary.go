@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -120,14 +122,29 @@ func checkMemberBinaries(cfg Config) error {
 	return nil
 }
 
-// tempDirPrefix is the prefix of the temp dir Start makes for cfg: that of
-// a cluster of member binaries is swept by memberbin should this process
-// die before it can remove it.
+// tempDirPrefix is the prefix of the temp dir Start makes for cfg. Each
+// carries this process's ID, so that what a process killed before it could
+// close its clusters left is swept (TempPrefixes): a cluster of member
+// binaries by memberbin, one in this process by whoever sweeps next.
 func tempDirPrefix(cfg Config) string {
 	if cfg.MemberBinaries {
 		return memberbin.DataDirPrefix()
 	}
-	return "etcdsim-"
+	return inProcessDirPrefix + strconv.Itoa(os.Getpid()) + "-"
+}
+
+// inProcessDirPrefix names the temp dirs of clusters whose members run in
+// this process; the process's ID follows it.
+const inProcessDirPrefix = "etcdsim-cluster-"
+
+// TempPrefixes are the prefixes of every temp dir a process's clusters
+// make and remove on Close — their data, and the member binary built for
+// them — each followed by the process's ID and a dash (package
+// internal/piddir's form). A process killed before it could close them
+// leaves them; a tool that starts often, as simrun does, sweeps those of
+// processes that are gone.
+func TempPrefixes() []string {
+	return append([]string{inProcessDirPrefix}, memberbin.TempPrefixes()...)
 }
 
 // MemberBinaryEnv names the environment variable that gives a built member

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/etcdsim/etcdsim/internal/piddir"
 )
 
 // The member binary (the command etcdmember, below this package) is built
@@ -117,18 +119,13 @@ func fileExists(p string) bool {
 // clusters of member binaries (DataDirPrefix), of processes that are gone.
 // Every build calls it.
 func Sweep() {
-	for _, prefix := range []string{binaryDirPrefix, dataDirPrefix} {
-		dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
-		for _, d := range dirs {
-			pidText, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), prefix), "-")
-			pid, err := strconv.Atoi(pidText)
-			if err != nil || pid == os.Getpid() || processAlive(pid) {
-				continue
-			}
-			os.RemoveAll(d)
-		}
-	}
+	piddir.Sweep(os.TempDir(), TempPrefixes()...)() //nolint:errcheck // what stays is swept next time
 }
+
+// TempPrefixes are the prefixes of the temp dirs this package makes — the
+// built binary's and the data of clusters of member binaries — each
+// followed by its maker's process ID, as package piddir names them.
+func TempPrefixes() []string { return []string{binaryDirPrefix, dataDirPrefix} }
 
 // dataDirPrefix names the temp dirs of clusters of member binaries; the
 // process's ID follows it, so that a process that died without closing

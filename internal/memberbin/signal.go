@@ -3,7 +3,6 @@
 package memberbin
 
 import (
-	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -12,10 +11,4 @@ import (
 // program alone: it starts nothing).
 func signalMember(cmd *exec.Cmd, sig syscall.Signal) error {
 	return syscall.Kill(-cmd.Process.Pid, sig)
-}
-
-// processAlive reports whether a process with this ID exists.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -12,4 +12,3 @@ var errNoMemberBinaries = errors.New("memberbin: member binaries need a Unix sys
 
 func setMemberProcAttr(*exec.Cmd)                  {}
 func signalMember(*exec.Cmd, syscall.Signal) error { return errNoMemberBinaries }
-func processAlive(int) bool                        { return true }

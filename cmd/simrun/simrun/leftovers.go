@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/internal/piddir"
 )
 
@@ -20,9 +21,11 @@ const childTempPrefix = "etcdsim-child-"
 
 // leftoverPrefixes are the temp dirs a simrun sweeps at its start: its
 // runs' children's, and cluster's own, which carry their maker's ID the
-// same way (cluster/procprogram.go): the member program built for
-// -member-processes, and clusters of member processes run in this process.
-var leftoverPrefixes = []string{childTempPrefix, "etcdsim-member-", "etcdsim-procs-"}
+// same way (cluster.TempPrefixes: clusters run in the process, clusters of
+// member binaries, and the member binary built for -member-binaries); and
+// "etcdsim-procs-", what clusters of members run as programs were called
+// before they were member binaries.
+var leftoverPrefixes = append([]string{childTempPrefix, "etcdsim-procs-"}, cluster.TempPrefixes()...)
 
 // makeChildTemp makes the temp dir of a run's child process.
 func makeChildTemp() (string, error) { return piddir.Make(childTempPrefix) }
