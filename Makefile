@@ -16,8 +16,10 @@ GO ?= go
 # here or runs in make examples.
 REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder
 PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock
+# The cluster tests that run one seed under -race and every seed here.
+CLUSTER_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero
 test: test-race
-	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(PROCESS_TESTS))$$' ./scenarios ./program
+	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(PROCESS_TESTS)|$(CLUSTER_TESTS))$$' ./scenarios ./scenarios/process ./cluster
 	$(MAKE) examples
 
 # Vet and the race-enabled tests of every package alone: the first step of

@@ -29,6 +29,14 @@ type familyAdapter struct {
 	name   string
 	count  int
 
+	// acquiring is held while an rwmutex acquire runs: the harness sends
+	// the next op as soon as its deadline for one has passed, and under
+	// load the acquire it gave up on may still be giving up, on the same
+	// session. Two acquires of one session at once tread on each other's
+	// keys ("session expired while waiting: no key on lease", seen under
+	// load): a program answers one acquire of a client after another.
+	acquiring sync.Mutex
+
 	mu    sync.Mutex // guards the fields below
 	el    election.Elector
 	terms map[string]election.Leadership
@@ -139,11 +147,13 @@ func (f *familyAdapter) serve(ctx context.Context, op string, m map[string]any) 
 	case "rwmutex/acquire":
 		var h lock.Held
 		var err error
+		f.acquiring.Lock()
 		if read, _ := m["read"].(bool); read {
 			h, err = f.rw.RLock(ctx)
 		} else {
 			h, err = f.rw.Lock(ctx)
 		}
+		f.acquiring.Unlock()
 		if err != nil {
 			return errAns(err, nil)
 		}

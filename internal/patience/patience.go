@@ -24,6 +24,10 @@ const MaxFactor = 6
 // mostly waits for timers and sockets between its short bursts of work.
 const raceFactor = 3
 
+// RaceEnabled says whether this binary was built with the race detector
+// (-race).
+const RaceEnabled = raceEnabled
+
 // Factor is how many times longer than on an idle machine, without the
 // race detector, a real-clock wait may take here and now: raceFactor under
 // -race, times the load per CPU this process may use when that is above 1.
