@@ -19,7 +19,7 @@ PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamil
 # The cluster tests that run one seed under -race and every seed here.
 CLUSTER_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero
 test: test-race
-	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(PROCESS_TESTS)|$(CLUSTER_TESTS))$$' ./scenarios ./scenarios/process ./cluster
+	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(PROCESS_TESTS)|$(CLUSTER_TESTS))$$' ./scenarios ./program ./cluster
 	$(MAKE) examples
 
 # Vet and the race-enabled tests of every package alone: the first step of
