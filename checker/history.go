@@ -25,8 +25,13 @@ import (
 // them, which SessionKept cannot judge. Version 6 added the clients'
 // etcd users, what their roles grant and what their recipes need
 // (Meta.Users); a version 5 history is a version 6 history without them,
-// which PermissionHeld cannot judge.
-const HistoryVersion = 6
+// which PermissionHeld cannot judge. Version 7 added what the clients'
+// connections did with leases and keys, whatever code made the calls
+// (lease-grant, put), and what etcd held at the run's end
+// (History.Final); a version 6 history is a version 7 history without
+// them, on which KeysOnLeases is unknown and every judge takes the
+// scenario's TTL.
+const HistoryVersion = 7
 
 // Meta describes the run a history was recorded in.
 type Meta struct {
@@ -54,6 +59,11 @@ type Meta struct {
 	// the run had auth on; nil when auth was off or it was not recorded.
 	// PermissionHeld reads it.
 	Users map[string]ClientUser `json:"users,omitempty"`
+	// WorkloadKeys are the prefixes of the keys the workload writes
+	// itself, beside its recipe (a guarded resource, a counter). Every
+	// other key a client's connection writes (KindPut) is taken as its
+	// recipe's.
+	WorkloadKeys []string `json:"workload_keys,omitempty"`
 }
 
 // ClientUser is the etcd user a client speaks as, with auth on.
@@ -95,6 +105,9 @@ type History struct {
 	Faults []FaultEvent `json:"faults,omitempty"`
 	// End is when the history was taken, on the run clock (0 if unknown).
 	End time.Duration `json:"end,omitempty"`
+	// Final is what etcd held under the recipe's keys when the run ended,
+	// nil if not recorded.
+	Final *FinalState `json:"final,omitempty"`
 }
 
 // ErrInvalidHistory is wrapped by every *HistoryError.

@@ -29,7 +29,7 @@ var discoveryFamily = family{
 			}
 		}
 	},
-	checkers: []checker.Name{checker.CheckerDiscoveryConvergence},
+	checkers: []checker.Name{checker.CheckerDiscoveryConvergence, checker.CheckerKeysOnLeases},
 	command:  discoveryCommand,
 	slots: []slot{
 		slotOf("registrar", "WithRegistrar", func(w *Workload) **discovery.RegistrarRecipe { return &w.Registrar }, discovery.LookupRegistrar),

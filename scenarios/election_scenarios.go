@@ -31,7 +31,7 @@ var electionFamily = family{
 			bad("workload.elections %d: want 0 or 1 (one election) up to workload.clients (%d)", n, s.Workload.Clients)
 		}
 	},
-	checkers:   []checker.Name{checker.CheckerElectionSafety, checker.CheckerLiveness},
+	checkers:   []checker.Name{checker.CheckerElectionSafety, checker.CheckerLiveness, checker.CheckerKeysOnLeases},
 	slots:      []slot{slotOf("election", "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
 	command:    electionCommand,
 	run:        (*world).electionWorkload,

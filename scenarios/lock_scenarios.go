@@ -22,10 +22,11 @@ var lockFamily = family{
 	keys: func(w Workload) []string {
 		return []string{lock.DefaultPrefix + w.Key, dataKey(w.Key)}
 	},
-	checkers: []checker.Name{checker.CheckerMutualExclusion, checker.CheckerFencing, checker.CheckerLockLinearizable, checker.CheckerLiveness},
-	slots:    []slot{slotOf("lock", "WithLock", func(w *Workload) **lock.Recipe { return &w.Lock }, lock.Lookup)},
-	run:      (*world).lockWorkload,
-	command:  lockCommand,
+	workloadKeys: func(w Workload) []string { return []string{dataKey(w.Key)} },
+	checkers:     []checker.Name{checker.CheckerMutualExclusion, checker.CheckerFencing, checker.CheckerLockLinearizable, checker.CheckerLiveness, checker.CheckerKeysOnLeases},
+	slots:        []slot{slotOf("lock", "WithLock", func(w *Workload) **lock.Recipe { return &w.Lock }, lock.Lookup)},
+	run:          (*world).lockWorkload,
+	command:      lockCommand,
 	minClients: func(w Workload) int {
 		if w.Threads > 1 {
 			return 1 // the threads of one client can overlap

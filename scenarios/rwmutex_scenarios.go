@@ -17,7 +17,7 @@ var rwmutexFamily = family{
 	name:     FamilyRWMutex,
 	key:      "RW",
 	knobs:    []string{"readers"},
-	checkers: []checker.Name{checker.CheckerRWExclusion, checker.CheckerLiveness},
+	checkers: []checker.Name{checker.CheckerRWExclusion, checker.CheckerLiveness, checker.CheckerKeysOnLeases},
 	command:  rwmutexCommand,
 	slots:    []slot{slotOf("rwmutex", "WithRWMutex", func(w *Workload) **rwmutex.Recipe { return &w.RWMutex }, rwmutex.Lookup)},
 	run:      (*world).rwmutexWorkload,

@@ -1,0 +1,137 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// This file reads from a history what the recipe did with leases and keys,
+// as its clients' connections recorded it (lease-grant, put), rather than
+// what the scenario assumed: the TTL its leases were granted, and which
+// etcd keys are the recipe's.
+
+// recipeKeys tells the etcd keys a recipe writes from those its workload
+// writes beside it (a guarded resource, a counter): a key is the
+// recipe's unless it lies under one of History.WorkloadKeys.
+type recipeKeys []string
+
+func newRecipeKeys(h *History) recipeKeys { return recipeKeys(h.WorkloadKeys) }
+
+// has reports whether k is one of the recipe's keys.
+func (rk recipeKeys) has(k string) bool {
+	for _, p := range rk {
+		if strings.HasPrefix(k, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// grants returns, per lease, its grant that returned ok.
+func grants(h *History) map[int64]*Operation {
+	out := map[int64]*Operation{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Kind == KindLeaseGrant && op.Outcome == OutcomeOK && op.Output.Lease != 0 {
+			out[op.Output.Lease] = op
+		}
+	}
+	return out
+}
+
+// ObservedTTLs returns the TTLs the recipe's leases were granted, as its
+// clients' connections recorded the grants, smallest first and each once:
+// the leases its takes name (Output.Lease) and its keys are on; if none of
+// those was seen granted, every lease its clients were granted. nil when
+// the history records no grant (an older history, or a recipe run where
+// its calls are not seen).
+func ObservedTTLs(h History) []time.Duration {
+	g := grants(&h)
+	if len(g) == 0 {
+		return nil
+	}
+	rk := newRecipeKeys(&h)
+	used := map[int64]bool{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Output.Lease == 0 || op.Outcome != OutcomeOK {
+			continue
+		}
+		if slices.Contains(leaseTakes, op.Kind) || (op.Kind == KindPut && rk.has(op.Key)) {
+			used[op.Output.Lease] = true
+		}
+	}
+	var ttls []time.Duration
+	for id, op := range g {
+		if len(used) == 0 || used[id] {
+			ttls = append(ttls, op.Output.TTL)
+		}
+	}
+	if len(ttls) == 0 { // the leases used were granted before the recording began
+		for _, op := range g {
+			ttls = append(ttls, op.Output.TTL)
+		}
+	}
+	slices.Sort(ttls)
+	return slices.Compact(ttls)
+}
+
+// judgedTTL is the TTL a judge allows for: the largest the recipe was seen
+// granted (so no lease is judged gone before its own TTL could have
+// run out), else assumed (the scenario's).
+func judgedTTL(h History, assumed time.Duration) time.Duration {
+	if ttls := ObservedTTLs(h); len(ttls) > 0 {
+		return ttls[len(ttls)-1]
+	}
+	return assumed
+}
+
+// withObservedTTL returns h and o as a TTL-dependent judge should read
+// them: the TTL the recipe was granted in place of the one assumed.
+func withObservedTTL(h History, o JudgeOptions) (History, JudgeOptions) {
+	if ttls := ObservedTTLs(h); len(ttls) > 0 {
+		o.TTL = ttls[len(ttls)-1]
+		h.SessionTTL = o.TTL
+	}
+	return h, o
+}
+
+// TTLNote says, in one sentence, how the TTL the recipe's leases were
+// granted differs from the TTL the scenario assumed, and which the judges
+// took; "" when they agree or no grant was recorded. A run prints it once,
+// whatever the number of judges or leases.
+func TTLNote(h History, assumed time.Duration) string {
+	ttls := ObservedTTLs(h)
+	switch {
+	case len(ttls) == 0, assumed == 0:
+		return ""
+	case len(ttls) == 1 && ttls[0] == assumed:
+		return ""
+	case len(ttls) == 1:
+		return fmt.Sprintf("the recipe's leases were granted a TTL of %v, not the scenario's %v: the judges took %v, "+
+			"and the schedule's faults were timed for %v (set the workload's ttl to %v to time them for the recipe's)",
+			ttls[0], assumed, ttls[0], assumed, ttls[0])
+	}
+	names := make([]string, len(ttls))
+	for i, t := range ttls {
+		names[i] = t.String()
+	}
+	return fmt.Sprintf("the recipe's leases were granted several TTLs (%s), and the scenario assumed %v: the judges took the largest, %v",
+		strings.Join(names, ", "), assumed, ttls[len(ttls)-1])
+}
+
+// RecipeWrites counts the puts of recipe keys (not under
+// History.WorkloadKeys) the history records, whatever their outcome: 0
+// means nothing says what the recipe wrote, and KeysOnLeases is unknown.
+func RecipeWrites(h History) int {
+	rk := newRecipeKeys(&h)
+	n := 0
+	for i := range h.Ops {
+		if op := &h.Ops[i]; op.Kind == KindPut && rk.has(op.Key) {
+			n++
+		}
+	}
+	return n
+}
