@@ -224,11 +224,14 @@ var judges = observedTTL([]Judge{
 
 // observedTTL makes each judge of js read the TTL the recipe's leases were
 // granted, where the history records it, in place of the assumed one
-// (withObservedTTL).
+// (withObservedTTL), and end each of its sentences with the faults in
+// force at the violation's instant (withFaultsInForce).
 func observedTTL(js []Judge) []Judge {
 	for i := range js {
 		run := js[i].Run
-		js[i].Run = func(h History, o JudgeOptions) Result { return run(withObservedTTL(h, o)) }
+		js[i].Run = func(h History, o JudgeOptions) Result {
+			return withFaultsInForce(&h, run(withObservedTTL(h, o)))
+		}
 	}
 	return js
 }

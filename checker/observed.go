@@ -135,3 +135,37 @@ func RecipeWrites(h History) int {
 	}
 	return n
 }
+
+// withFaultsInForce ends each of res's violations with the faults that
+// were in force at its instant — the latest call among its operations —
+// that its sentence does not name already, so that every judge's finding
+// says what the cluster was going through when it happened.
+func withFaultsInForce(h *History, res Result) Result {
+	if len(h.Faults) == 0 || len(res.Violations) == 0 {
+		return res
+	}
+	for i := range res.Violations {
+		v := &res.Violations[i]
+		if len(v.Ops) == 0 {
+			continue
+		}
+		var t time.Duration
+		for _, op := range v.Ops {
+			t = max(t, op.Call)
+		}
+		var names []string
+		for _, f := range h.Faults {
+			if f.NotApplicable != "" || (f.Err != "" && f.End == f.Start) || f.Start > t || (f.Healed && f.End <= t) {
+				continue
+			}
+			if strings.Contains(v.Message, f.Name) {
+				continue
+			}
+			names = append(names, fmt.Sprintf("%s (since %s)", f.Name, fmtTime(f.Start)))
+		}
+		if len(names) > 0 {
+			v.Message += fmt.Sprintf("; in force at %s: %s", fmtTime(t), strings.Join(names, ", "))
+		}
+	}
+	return res
+}
