@@ -169,3 +169,28 @@ func withFaultsInForce(h *History, res Result) Result {
 	}
 	return res
 }
+
+// recipePut returns the latest put of a recipe key that client's process
+// made between from and to that may have taken effect; nil if none.
+func recipePut(h *History, client string, from, to time.Duration) *Operation {
+	rk := newRecipeKeys(h)
+	process := processOf(client)
+	var last *Operation
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Kind != KindPut || op.Outcome == OutcomeFailed || op.Call < from || op.Call > to || processOf(op.Client) != process || !rk.has(op.Key) {
+			continue
+		}
+		last = op
+	}
+	return last
+}
+
+// stillHeld says, when the end state shows etcd still held key k on no
+// lease, so; "" otherwise.
+func stillHeld(h *History, k string) string {
+	if fk, ok := h.Final.Key(k); ok && fk.Lease == 0 {
+		return sprintf(" (etcd still held it, on no lease, when the run ended at %s)", fmtTime(h.Final.At))
+	}
+	return ""
+}
