@@ -69,21 +69,16 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 	ttl := cmp.Or(opts.TTL, judgedTTL(h, 0), h.SessionTTL, 60*time.Second)
 	bound := cmp.Or(opts.Bound, 2*ttl+3*time.Second)
 	rk := newRecipeKeys(&h)
-	g := grants(&h)
 	revoked := revocations(&h)
 
-	puts, recipePuts, foreign := 0, 0, map[string]bool{}
-	noLease := map[string][]*Operation{}   // per key, its writes on no lease
-	lastPut := map[string]*Operation{}     // per key, its latest write that may have taken effect
-	crashes := map[string][]*Operation{}   // per process, its crashes
-	lastCall := map[string]time.Duration{} // per process, its latest call
+	puts, recipeAll, recipePuts, foreign := 0, 0, 0, map[string]bool{}
+	noLease := map[string][]*Operation{} // per key, its writes on no lease
+	crashes := map[string][]*Operation{} // per process, its crashes
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		process := processOf(op.Client)
-		lastCall[process] = max(lastCall[process], op.Call)
 		switch {
 		case op.Kind == KindCrash:
-			crashes[process] = append(crashes[process], op)
+			crashes[processOf(op.Client)] = append(crashes[processOf(op.Client)], op)
 			continue
 		case op.Kind != KindPut:
 			continue
@@ -93,13 +88,11 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 			foreign[op.Key] = true
 			continue
 		}
+		recipeAll++
 		if op.Outcome == OutcomeFailed {
 			continue
 		}
 		recipePuts++
-		if p := lastPut[op.Key]; p == nil || op.Call >= p.Call {
-			lastPut[op.Key] = op
-		}
 		if op.Outcome != OutcomeOK {
 			continue
 		}
@@ -109,6 +102,34 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 		}
 		if r, ok := revoked[op.Output.Lease]; ok && r.done < op.Call {
 			rep.violation(ViolationKeyOnDeadLease, []*Operation{r.op, op}, "%s", deadLeaseSentence(op, r))
+		}
+	}
+
+	// Per key the end state holds or that was written on no lease, its
+	// latest write that may have taken effect; per crashed process, its
+	// latest call.
+	wanted := map[string]bool{}
+	for k := range noLease {
+		wanted[k] = true
+	}
+	if h.Final.Complete() {
+		for _, fk := range h.Final.Keys {
+			wanted[fk.Key] = true
+		}
+	}
+	lastPut := map[string]*Operation{}
+	lastCall := map[string]time.Duration{}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if len(crashes) > 0 {
+			if process := processOf(op.Client); crashes[process] != nil {
+				lastCall[process] = max(lastCall[process], op.Call)
+			}
+		}
+		if op.Kind == KindPut && op.Outcome != OutcomeFailed && wanted[op.Key] {
+			if p := lastPut[op.Key]; p == nil || op.Call >= p.Call {
+				lastPut[op.Key] = op
+			}
 		}
 	}
 
@@ -133,7 +154,8 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 	}
 
 	outlived := 0
-	if h.Final.Complete() {
+	if h.Final.Complete() && len(h.Final.Keys) > 0 {
+		g := grants(&h)
 		for _, fk := range h.Final.Keys {
 			w := lastPut[fk.Key]
 			if fk.Lease == 0 || w == nil || w.Output.Lease != fk.Lease {
@@ -183,7 +205,7 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 	switch {
 	case puts == 0:
 		undecided = "no key write was recorded, so nothing says what the recipe wrote or on which lease"
-	case RecipeWrites(h) == 0:
+	case recipeAll == 0:
 		undecided = "no key write of the recipe was recorded, only the workload's, so nothing says what the recipe wrote or on which lease"
 	}
 	return rep.done(summary, undecided)

@@ -48,30 +48,34 @@ func grants(h *History) map[int64]*Operation {
 // the history records no grant (an older history, or a recipe run where
 // its calls are not seen).
 func ObservedTTLs(h History) []time.Duration {
-	g := grants(&h)
-	if len(g) == 0 {
-		return nil
+	// One pass for the grants' TTLs; most runs grant every lease the
+	// same, and then no lease need be told from another.
+	var ttls []time.Duration
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Kind == KindLeaseGrant && op.Outcome == OutcomeOK && op.Output.Lease != 0 && !slices.Contains(ttls, op.Output.TTL) {
+			ttls = append(ttls, op.Output.TTL)
+		}
 	}
+	if len(ttls) <= 1 {
+		return ttls
+	}
+	g := grants(&h)
 	rk := newRecipeKeys(&h)
 	used := map[int64]bool{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		if op.Output.Lease == 0 || op.Outcome != OutcomeOK {
+		if op.Output.Lease == 0 || op.Outcome != OutcomeOK || g[op.Output.Lease] == nil {
 			continue
 		}
 		if slices.Contains(leaseTakes, op.Kind) || (op.Kind == KindPut && rk.has(op.Key)) {
 			used[op.Output.Lease] = true
 		}
 	}
-	var ttls []time.Duration
-	for id, op := range g {
-		if len(used) == 0 || used[id] {
-			ttls = append(ttls, op.Output.TTL)
-		}
-	}
-	if len(ttls) == 0 { // the leases used were granted before the recording began
-		for _, op := range g {
-			ttls = append(ttls, op.Output.TTL)
+	if len(used) > 0 { // else the leases used were granted before the recording began: take every grant's
+		ttls = ttls[:0]
+		for id := range used {
+			ttls = append(ttls, g[id].Output.TTL)
 		}
 	}
 	slices.Sort(ttls)
