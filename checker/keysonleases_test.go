@@ -134,3 +134,30 @@ func TestKeysOnLeasesRecorded(t *testing.T) {
 		}
 	})
 }
+
+func TestTTLNote(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		h       History
+		assumed time.Duration
+		want    string
+	}{
+		{"the same TTL", hist(grantAt("c1", 7, time.Second, 0)), time.Second, ""},
+		{"no grant recorded", hist(mk("c1", KindAcquire, "L", 0, 1)), time.Second, ""},
+		{"a fixed TTL", hist(grantAt("c1", 7, 30*time.Second, 0), grantAt("c2", 8, 30*time.Second, 0)), 2 * time.Second,
+			"the recipe's leases were granted a TTL of 30s, not the scenario's 2s: the judges took 30s, and the schedule's faults were timed for 2s (set the workload's ttl to 30s to time them for the recipe's)"},
+		{"several TTLs", hist(grantAt("c1", 7, 2*time.Second, 0), grantAt("c2", 8, 10*time.Second, 0),
+			mk("c1", KindAcquire, "L", 0, 1, withOut(Output{Lease: 7})), mk("c2", KindAcquire, "L", 2, 3, withOut(Output{Lease: 8}))), time.Second,
+			"the recipe's leases were granted several TTLs (2s, 10s), and the scenario assumed 1s: the judges took the largest, 10s"},
+		{"an auxiliary lease of another TTL, not the recipe's", hist(grantAt("c1", 7, 2*time.Second, 0), grantAt("c1", 9, 60*time.Second, 0),
+			mk("c1", KindAcquire, "L", 0, 1, withOut(Output{Lease: 7}))), time.Second,
+			"the recipe's leases were granted a TTL of 2s, not the scenario's 1s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := TTLNote(tc.h, tc.assumed)
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Errorf("TTLNote = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
