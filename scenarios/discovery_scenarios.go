@@ -176,7 +176,7 @@ func discoverySafety(name string, reg discovery.RegistrarRecipe, res discovery.R
 	again.Workload.Duration = Duration(discoveryReregisterRun)
 	again.Faults.Timeline = reregisterBackends()
 
-	return []Scenario{mix, compact, each, revoke, crash, again}
+	return judgeKeys([]Scenario{mix, compact, each, revoke, crash, again})
 }
 
 // mustRegistrar and mustResolver return the registered recipe called name,

@@ -129,7 +129,7 @@ func ElectionSafety(r election.Recipe) []Scenario {
 		faults.At(1500*time.Millisecond, time.Second, faults.Crash(faults.ElectionLeader("E"))),
 	}}
 	mid.Checkers = live
-	return []Scenario{mix, pause, wait, crash, contend, impatient, long, mid}
+	return judgeKeys([]Scenario{mix, pause, wait, crash, contend, impatient, long, mid})
 }
 
 // electionBase is the scenario every election scenario of recipe r starts

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -201,4 +202,17 @@ func withNA(na map[checker.Name]string, name checker.Name, why string) map[check
 	}
 	na[name] = why
 	return na
+}
+
+// judgeKeys adds keys-on-leases to the checks of each of ss, the
+// scenarios a correct recipe of a family whose keys live on leases must
+// pass (LockSafety, ElectionSafety, DiscoverySafety, RWMutexSafety). A
+// scenario with no checks of its own takes its family's, which have it.
+func judgeKeys(ss []Scenario) []Scenario {
+	for i := range ss {
+		if len(ss[i].Checkers) > 0 && !slices.ContainsFunc(ss[i].Checkers, func(c Check) bool { return c.Name == checker.CheckerKeysOnLeases }) {
+			ss[i].Checkers = append(slices.Clip(ss[i].Checkers), Check{Name: checker.CheckerKeysOnLeases})
+		}
+	}
+	return ss
 }

@@ -184,7 +184,7 @@ func LockSafety(r lock.Recipe) []Scenario {
 	long.Description = r.Name + ": two clients, each holding the lock for four TTLs, on a healthy cluster; the holder's lease must stay alive for the whole hold"
 	long.Workload = longHolds(long.Workload)
 	long.Checkers = []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}, {Name: checker.CheckerLiveness}}
-	return []Scenario{mix, pause, kill, crash, contend, impatient, long, lockCrashMidHold(base, r.Name)}
+	return judgeKeys([]Scenario{mix, pause, kill, crash, contend, impatient, long, lockCrashMidHold(base, r.Name)})
 }
 
 // impatientWaiters is w with callers that give up while a healthy holder

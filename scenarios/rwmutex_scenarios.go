@@ -116,7 +116,7 @@ func RWMutexSafety(r rwmutex.Recipe) []Scenario {
 	iso.Description = r.Name + ": a reader cut off past its TTL stops reading before the waiting writer takes the lock"
 	iso.Faults.Timeline = tl
 	iso.Checkers = checks
-	return append([]Scenario{mix, kill, revoke, iso}, rwPatience(r)...)
+	return judgeKeys(append([]Scenario{mix, kill, revoke, iso}, rwPatience(r)...))
 }
 
 // rwmutexScenarios are the family's scenarios: every correct recipe of
