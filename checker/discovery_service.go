@@ -91,7 +91,7 @@ func (s *serviceRun) buildEndpoints(crashes map[string][]int) {
 func (s *serviceRun) consistent(set map[string]bool, from, to time.Duration) (bool, string) {
 	for _, n := range slices.Sorted(maps.Keys(set)) { // sorted: the first unknown one is named
 		if s.eps[n] == nil {
-			return false, sprintf("%s was never registered", n)
+			return false, sprintf("%s was never registered", showAddr(n))
 		}
 	}
 	var missing, extra []string
@@ -113,10 +113,10 @@ func (s *serviceRun) consistent(set map[string]bool, from, to time.Duration) (bo
 	}
 	var why []string
 	if len(missing) > 0 {
-		why = append(why, "missing "+strings.Join(missing, ", "))
+		why = append(why, "missing "+strings.Join(showAddrs(missing), ", "))
 	}
 	if len(extra) > 0 {
-		why = append(why, "still listing "+strings.Join(extra, ", "))
+		why = append(why, "still listing "+strings.Join(showAddrs(extra), ", "))
 	}
 	return false, strings.Join(why, "; ")
 }
@@ -183,7 +183,7 @@ func (s *serviceRun) judgeReports() (judged, stale int) {
 				rep = append(rep, lastOp)
 			}
 			s.rep.violation(ViolationNotConverged, rep, "resolver %s reported %v for service %s at %s, %s, beyond the bound of %s: %s (registered: %v)",
-				o.Client, o.Output.Endpoints, s.key, fmtTime(o.Call), since, s.bound, why, s.live(o.Call))
+				o.Client, showAddrs(o.Output.Endpoints), s.key, fmtTime(o.Call), since, s.bound, why, showAddrs(s.live(o.Call)))
 		}
 	}
 	return judged, stale
@@ -264,4 +264,22 @@ func (s *serviceRun) countGoneRPCs() (toDead, toDereg int) {
 		}
 	}
 	return toDead, toDereg
+}
+
+// showAddr prints an endpoint as a person reads it: an empty one as "",
+// so that a sentence never names nothing.
+func showAddr(a string) string {
+	if a == "" {
+		return `""`
+	}
+	return a
+}
+
+// showAddrs is showAddr of each of as.
+func showAddrs(as []string) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = showAddr(a)
+	}
+	return out
 }

@@ -61,6 +61,14 @@ func TestDiscoveryConvergence(t *testing.T) {
 			wantMsg: "c was never registered",
 		},
 		{
+			name: "a resolver lists an empty address nobody registered",
+			h: ops(
+				mk("r1", KindResolve, "/svc", 5, 5, endpoints("", "a")),
+			),
+			want:    VerdictViolation,
+			wantMsg: `beyond the bound of 1s: "" was never registered (registered: [a b])`,
+		},
+		{
 			name: "a crashed backend's endpoint may linger until its lease expires",
 			h: ops(
 				crash("bb", 6),

@@ -56,6 +56,8 @@
 //     alive and a quorum of the members it talks to stands.
 //   - PermissionHeld (permission-held): with auth on, etcd refuses no
 //     client's call "permission denied" for keys its user was granted.
+//   - KeysOnLeases (keys-on-leases): every key the recipe writes is on a
+//     live lease, and goes when the process that kept the lease is gone.
 //
 // Each checker's doc comment lists the operation kinds and fields it reads.
 //

@@ -109,7 +109,7 @@ func (g *dsg) report(h *History, scc []int32, rep *report) {
 	}
 	var ops []*Operation
 	var b strings.Builder
-	rw, wr := 0, 0
+	rw, wr, ww := 0, 0, 0
 	for i := len(edges) - 1; i >= 0; i-- {
 		e := edges[i]
 		op := &h.Ops[g.ops[e.from]]
@@ -120,11 +120,23 @@ func (g *dsg) report(h *History, scc []int32, rep *report) {
 			rw++
 		case depWR:
 			wr++
+		case depWW:
+			ww++
 		}
 	}
 	b.WriteString(sprintf("op %d", h.Ops[g.ops[start]].ID))
 	name := "G0 (write cycle)"
 	switch {
+	case rw == 1 && ww == 1 && len(edges) == 2:
+		// One wrote over the other's write, from a read taken before
+		// the other wrote: the other's update is lost.
+		lost, over := edges[0], edges[1]
+		if lost.edge.kind == depRW {
+			lost, over = over, lost
+		}
+		a, b := &h.Ops[g.ops[lost.from]], &h.Ops[g.ops[over.from]]
+		name = sprintf("G-single (a lost update: op %d (%s) wrote %s over op %d (%s)'s write to it, having read %s before op %d wrote it, so op %d's update is lost)",
+			b.ID, b.Client, lost.edge.key, a.ID, a.Client, over.edge.key, a.ID, a.ID)
 	case rw == 1:
 		name = "G-single (read skew)"
 	case rw > 1:

@@ -3,6 +3,7 @@ package checker
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/etcdsim/etcdsim/seed"
@@ -25,8 +26,13 @@ import (
 // them, which SessionKept cannot judge. Version 6 added the clients'
 // etcd users, what their roles grant and what their recipes need
 // (Meta.Users); a version 5 history is a version 6 history without them,
-// which PermissionHeld cannot judge.
-const HistoryVersion = 6
+// which PermissionHeld cannot judge. Version 7 added what the clients'
+// connections did with leases and keys, whatever code made the calls
+// (lease-grant, put), and what etcd held at the run's end
+// (History.Final); a version 6 history is a version 7 history without
+// them, on which KeysOnLeases is unknown and every judge takes the
+// scenario's TTL.
+const HistoryVersion = 7
 
 // Meta describes the run a history was recorded in.
 type Meta struct {
@@ -54,6 +60,11 @@ type Meta struct {
 	// the run had auth on; nil when auth was off or it was not recorded.
 	// PermissionHeld reads it.
 	Users map[string]ClientUser `json:"users,omitempty"`
+	// WorkloadKeys are the prefixes of the keys the workload writes
+	// itself, beside its recipe (a guarded resource, a counter). Every
+	// other key a client's connection writes (KindPut) is taken as its
+	// recipe's.
+	WorkloadKeys []string `json:"workload_keys,omitempty"`
 }
 
 // ClientUser is the etcd user a client speaks as, with auth on.
@@ -95,6 +106,9 @@ type History struct {
 	Faults []FaultEvent `json:"faults,omitempty"`
 	// End is when the history was taken, on the run clock (0 if unknown).
 	End time.Duration `json:"end,omitempty"`
+	// Final is what etcd held under the recipe's keys when the run ended,
+	// nil if not recorded.
+	Final *FinalState `json:"final,omitempty"`
 }
 
 // ErrInvalidHistory is wrapped by every *HistoryError.
@@ -142,6 +156,7 @@ func (h *History) Validate() error {
 	// Recorded histories number their operations 0, 1, 2...; only check
 	// uniqueness the slow way when they do not.
 	var seen map[int]bool
+	known := make([]Kind, 0, 16)
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if op.ID < 0 {
@@ -165,8 +180,11 @@ func (h *History) Validate() error {
 		if op.Client == "" {
 			return invalidOp(op, "operation without a client")
 		}
-		if !op.Kind.Known() {
-			return invalidOp(op, "unknown kind %q (custom kinds must begin with \"x-\")", op.Kind)
+		if !slices.Contains(known, op.Kind) { // a history has a few kinds: asked once each
+			if !op.Kind.Known() {
+				return invalidOp(op, "unknown kind %q (custom kinds must begin with \"x-\")", op.Kind)
+			}
+			known = append(known, op.Kind)
 		}
 		if op.Call < 0 || op.Call >= Infinity {
 			return invalidOp(op, "call at %d ns is not a time on the run clock", int64(op.Call))

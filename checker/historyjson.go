@@ -50,7 +50,7 @@ func ReadHistory(r io.Reader) (History, error) {
 // read back is judged as it was when it was written.
 func (h *History) upgrade() {
 	if h.Version >= 3 {
-		h.Version = HistoryVersion // versions 4 to 6 only added kinds and fields
+		h.Version = HistoryVersion // versions 4 to 7 only added kinds and fields
 		return
 	}
 	for i := range h.Ops {

@@ -35,6 +35,7 @@ const (
 	CheckerLeftBehind           Name = "left-behind"
 	CheckerSessionKept          Name = "session-kept"
 	CheckerPermissionHeld       Name = "permission-held"
+	CheckerKeysOnLeases         Name = "keys-on-leases"
 )
 
 // JudgeOptions are what a judge is run with when a scenario names it: the
@@ -43,8 +44,12 @@ const (
 // its defaults.
 type JudgeOptions struct {
 	// TTL is the clients' session TTL (Liveness, DiscoveryConvergence,
-	// LeftBehind, SessionKept). 0 means History.SessionTTL, or (but for
-	// SessionKept, which then cannot judge) 60 s if that is 0 too.
+	// LeftBehind, SessionKept, KeysOnLeases). 0 means History.SessionTTL,
+	// or (but for SessionKept, which then cannot judge) 60 s if that is 0
+	// too. It is what the scenario assumed: a history that records the
+	// grants of its recipe's leases is judged with the TTL they were
+	// granted instead (the largest, if several; see ObservedTTLs and
+	// TTLNote), in TTL and in History.SessionTTL alike.
 	TTL time.Duration
 	// Bound is the liveness, convergence or stuck-wait bound (Liveness,
 	// DiscoveryConvergence, BarrierSafety). 0 means the checker's default.
@@ -76,7 +81,8 @@ type Judge struct {
 }
 
 // judges is the table, in the order the package documents the checkers.
-var judges = []Judge{
+// Each runs on the TTL the recipe was granted (observedTTL).
+var judges = observedTTL([]Judge{
 	{
 		Name:    CheckerMutualExclusion,
 		Reads:   []Kind{KindAcquire, KindRelease, KindLost, KindCrash, KindGuardedWrite, KindSetAdd, KindSetRead, KindCounterIncr, KindCounterRead},
@@ -205,6 +211,29 @@ var judges = []Judge{
 		Summary: "with auth on, etcd refuses no client's call \"permission denied\" for keys its user was granted.",
 		Run:     func(h History, _ JudgeOptions) Result { return PermissionHeld(h, PermissionOptions{}) },
 	},
+	{
+		Name:    CheckerKeysOnLeases,
+		Reads:   []Kind{KindPut, KindLeaseGrant, KindRevoke, KindCrash},
+		Reports: []ViolationKind{ViolationKeyOnNoLease, ViolationKeyOnDeadLease, ViolationKeyOutlivedWriter},
+		Summary: "every key the recipe writes is on a live lease, and goes when the process that kept the lease is gone.",
+		Run: func(h History, o JudgeOptions) Result {
+			return KeysOnLeases(h, KeysOnLeasesOptions{TTL: o.TTL, Bound: o.Bound})
+		},
+	},
+})
+
+// observedTTL makes each judge of js read the TTL the recipe's leases were
+// granted, where the history records it, in place of the assumed one
+// (withObservedTTL), and end each of its sentences with the faults in
+// force at the violation's instant (withFaultsInForce).
+func observedTTL(js []Judge) []Judge {
+	for i := range js {
+		run := js[i].Run
+		js[i].Run = func(h History, o JudgeOptions) Result {
+			return withFaultsInForce(&h, run(withObservedTTL(h, o)))
+		}
+	}
+	return js
 }
 
 // linJudge makes the judge of a linearizability checker.

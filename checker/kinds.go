@@ -161,6 +161,19 @@ const (
 	ViolationLeftBehind ViolationKind = "left-behind"
 )
 
+// Reported by KeysOnLeases.
+const (
+	// ViolationKeyOnNoLease: the recipe wrote a key on no lease, which
+	// stays in etcd until someone deletes it.
+	ViolationKeyOnNoLease ViolationKind = "key-on-no-lease"
+	// ViolationKeyOnDeadLease: a write on a lease returned ok after the
+	// lease had been revoked.
+	ViolationKeyOnDeadLease ViolationKind = "key-on-dead-lease"
+	// ViolationKeyOutlivedWriter: a key stayed in etcd on its lease well
+	// past the TTL after the process that wrote it had ended.
+	ViolationKeyOutlivedWriter ViolationKind = "key-outlived-writer"
+)
+
 // Reported by SessionKept.
 const (
 	// ViolationLostWithQuorum: a process lost its session while it was

@@ -368,6 +368,24 @@ var violationCases = []violationCase{
 		h:     withUsers(hist(mk("c2", KindCampaign, "E2", 1, never, gaveUp(1.2), refused)), electionUsers()),
 		want:  ViolationRefusedHeldPermission,
 	},
+	{
+		name:  "a lock key written on no lease",
+		judge: CheckerKeysOnLeases,
+		h:     keysOnLeasesCases[1].h,
+		want:  ViolationKeyOnNoLease,
+	},
+	{
+		name:  "a key written on a lease already revoked",
+		judge: CheckerKeysOnLeases,
+		h:     keysOnLeasesCases[3].h,
+		want:  ViolationKeyOnDeadLease,
+	},
+	{
+		name:  "a key on a lease that outlived its process",
+		judge: CheckerKeysOnLeases,
+		h:     keysOnLeasesCases[4].h,
+		want:  ViolationKeyOutlivedWriter,
+	},
 }
 
 // TestViolationKinds runs violationCases.

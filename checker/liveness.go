@@ -333,6 +333,11 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 			parts = append(parts, sprintf("its last %s %s crashed at %s, so its lease %x (TTL %s) should have taken its key by %s: "+
 				"either the key outlived the lease (each new etcd leader renews every lease) or the waiters missed its deletion",
 				holder, g.Client, fmtTime(g.Call), h.Ops[freedBy.op].Output.Lease, lv.ttl, fmtTime(freedBy.at)))
+		case freedBy.crash && noLeasePut(h, g.Client, g.Call) != nil:
+			put := noLeasePut(h, g.Client, g.Call)
+			parts = append(parts, sprintf("its last %s %s crashed at %s, and its key %s was on no lease: %s wrote it so (op %d at %s)%s, "+
+				"so nothing took the key when %s died, and it stays in etcd until someone deletes it; put the key on the session's lease",
+				holder, g.Client, fmtTime(g.Call), put.Key, processOf(put.Client), put.ID, fmtTime(put.Call), stillHeld(h, put.Key), g.Client))
 		case freedBy.crash:
 			parts = append(parts, sprintf("its last %s %s crashed at %s, so its lease (TTL %s) should have taken its key by %s, "+
 				"but its %s recorded no lease: either the key is on none, or it outlived the lease (each new etcd leader renews every lease), "+
@@ -395,6 +400,14 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 		}
 		op := &h.Ops[i]
 		ops = append(ops, op)
+		if put := recipePut(h, op.Client, op.Call, op.GaveUp); put != nil && put.Output.Lease == 0 {
+			ops = append(ops, put)
+			parts = append(parts, sprintf("%s's %s called at %s %s while it waited, and its key %s was on no lease (op %d at %s)%s: "+
+				"no session or lease will ever take it, so it stays in etcd, and every later %s queues behind it, until someone deletes it; "+
+				"put the key on the session's lease",
+				op.Client, op.Kind, fmtTime(op.Call), unreturned(op), put.Key, put.ID, fmtTime(put.Call), stillHeld(h, put.Key), op.Kind))
+			continue
+		}
 		parts = append(parts, sprintf("%s's %s called at %s %s while it waited, and %s asked again: given up while it waits, "+
 			"%s %s may leave its waiter key in etcd — an orphaned waiter key, which every later %s queues behind for as long as "+
 			"%s's session lives; on such an error, delete the waiter key (or close the session)",
@@ -468,4 +481,14 @@ func unreturned(op *Operation) string {
 	default:
 		return "has an unknown outcome"
 	}
+}
+
+// noLeasePut returns the latest recipe key client's process put on no
+// lease before t, if its latest recipe put before t was on none; nil
+// otherwise.
+func noLeasePut(h *History, client string, t time.Duration) *Operation {
+	if put := recipePut(h, client, 0, t); put != nil && put.Output.Lease == 0 && put.Outcome == OutcomeOK {
+		return put
+	}
+	return nil
 }

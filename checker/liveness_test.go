@@ -429,6 +429,40 @@ func TestLivenessNamesWhatHeld(t *testing.T) {
 			},
 		},
 		{
+			name: "a crashed holder whose key was on no lease",
+			h: withFaults(hist(
+				mk("c1", KindAcquire, "/jobs", 10, 10.5),
+				putAt("c1", "etcdsim/lock/jobs", 0, 10.2),
+				crash("c1", 11),
+				mk("c2", KindAcquire, "/jobs", 10.6, 20),
+			), fault),
+			want: finding{
+				Message: "lock /jobs was acquired by nobody while c2 waited for it from 12.000s to 20.000s (8s, bound 3s), " +
+					"after the last heal at 10.000s; its last holder c1 crashed at 11.000s, and its key etcdsim/lock/jobs was on no lease: " +
+					"c1 wrote it so (op 1 at 10.200s), so nothing took the key when c1 died, and it stays in etcd until someone deletes it; " +
+					"put the key on the session's lease",
+				Ops: []int{3, 2},
+			},
+		},
+		{
+			name: "a candidate given up in the queue whose key was on no lease",
+			h: withFaults(hist(
+				mk("c1", KindCampaign, "/e", 10, 10.5),
+				mk("c1", KindResign, "/e", 11, 11.2),
+				mk("c2", KindCampaign, "/e", 10.6, never, gaveUp(12.6), errMsg("context deadline exceeded")),
+				putAt("c2", "/e/c2", 0, 10.7),
+				mk("c2", KindCampaign, "/e", 12.7, 20),
+			), fault),
+			want: finding{
+				Message: "election /e had no leader while c2 campaigned from 11.200s to 20.000s (8.8s, bound 3s, over 2 attempts), " +
+					"after the last heal at 10.000s; its last leader c1 resigned at 11.200s; c2's campaign called at 10.600s was given up " +
+					"at 12.600s (context deadline exceeded) while it waited, and its key /e/c2 was on no lease (op 3 at 10.700s): " +
+					"no session or lease will ever take it, so it stays in etcd, and every later campaign queues behind it, until someone deletes it; " +
+					"put the key on the session's lease",
+				Ops: []int{2, 4, 1, 2, 3},
+			},
+		},
+		{
 			name: "a crashed leader whose campaign recorded its lease",
 			h: withFaults(hist(
 				mk("c1", KindCampaign, "/e", 10, 10.5, withOut(Output{Lease: 0x694d})),

@@ -198,6 +198,19 @@ const (
 	// revision in the revoke's response header, 0 if not recorded. Ok means
 	// the lease was gone from the cluster when the call returned.
 	KindRevoke Kind = "revoke"
+	// KindLeaseGrant: Client's connection was granted lease Output.Lease
+	// with TTL Output.TTL. Recorded from the
+	// client side, whatever code made the call (the recipe, its library),
+	// so a judge reads the TTL the recipe used rather than the one the
+	// scenario assumed. Outcome as for any call.
+	KindLeaseGrant Kind = "lease-grant"
+	// KindPut: Client's connection wrote etcd key Key — a Put, or a put in
+	// the branch of a Txn that ran — on lease Output.Lease (0: on no
+	// lease); Output.Revision is the revision it committed at, 0 if not
+	// recorded. A put in the branch of a Txn that did not run is failed.
+	// Recorded from the client side, as KindLeaseGrant. Read by
+	// KeysOnLeases.
+	KindPut Kind = "put"
 )
 
 // KindCrash: Client crashed (or lost its session for good) at Call. Every
@@ -228,7 +241,7 @@ func Kinds() []Kind {
 		KindRLock, KindRUnlock, KindSession, KindEnqueue, KindDequeue,
 		KindEnter, KindLeave,
 		KindHold, KindLift, KindWait,
-		KindKeepAlive, KindRevoke,
+		KindKeepAlive, KindRevoke, KindLeaseGrant, KindPut,
 		KindCrash,
 	}
 }
@@ -329,11 +342,13 @@ type Output struct {
 	// missing, and its mod revision.
 	Reads []KeyValue `json:"reads,omitempty"`
 	// Lease: the etcd lease the client's key is attached to (acquire,
-	// campaign, register), 0 if not recorded. Faults aimed at a client's
+	// campaign, register, put), 0 if not recorded (a put: on no lease);
+	// the lease granted (lease-grant) or revoked (revoke). Faults aimed at a client's
 	// session lease read the lease of its latest such operation.
 	Lease int64 `json:"lease,omitempty"`
 	// TTL: the time to live a keep-alive answer gave the lease
-	// (keepalive); 0 means it said the lease is gone.
+	// (keepalive), 0 meaning it said the lease is gone; the TTL a lease
+	// grant was given (lease-grant).
 	TTL time.Duration `json:"ttl,omitempty"`
 }
 
@@ -421,6 +436,7 @@ func (in Input) describe() string {
 	if in.Writes != nil {
 		f = append(f, "writes="+describeKVs(in.Writes))
 	}
+
 	return strings.Join(f, " ")
 }
 

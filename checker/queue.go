@@ -191,10 +191,73 @@ func (q *queueRun) judge() {
 	}
 	ops = append(ops, look)
 	why := "no dequeue's answer was lost"
-	if takers > 0 {
+	over := q.overwritten(missing, look)
+	switch {
+	case len(over) > 0:
+		why = over[0].sentence(q.h)
+		if len(over) > 1 {
+			why += sprintf(", and %s like it", plural(len(over)-1, "more item"))
+		}
+		if takers > 0 && len(over) < len(missing) {
+			why += sprintf("; for the rest, %s of unknown outcome may have claimed them and delivered them to no one", plural(takers, "dequeue"))
+		}
+		ops = append(ops, over[0].put, over[0].by)
+	case takers > 0:
 		why = sprintf("%s of unknown outcome may have claimed some and delivered them to no one", plural(takers, "dequeue"))
 	}
 	q.rep.violation(ViolationLostItem, ops,
 		"%s of queue %s never delivered (%s), although %s saw the queue empty at %s; %s",
 		plural(len(missing), "item"), q.key, shortList(missing), look.Client, fmtTime(look.Return), why)
+}
+
+// overwrite is an item whose key a later put replaced before anyone
+// dequeued it: the enqueue's put and the put that came after on its key.
+type overwrite struct {
+	item    string
+	put, by *Operation
+}
+
+func (o overwrite) sentence(h *History) string {
+	return sprintf("item %s was overwritten, not dequeued: %s's enqueue wrote it to key %s (op %d at %s), and %s put the same key again at %s (op %d) before anyone took it — "+
+		"a producer that puts each item on one fixed key replaces the item before it; give each item a key of its own (a sequential key, as etcd's queue recipe does)",
+		o.item, processOf(o.put.Client), o.put.Key, o.put.ID, fmtTime(o.put.Call), processOf(o.by.Client), fmtTime(o.by.Call), o.by.ID)
+}
+
+// overwritten returns, of the missing items, those whose enqueue wrote a
+// key (a put, as the clients' connections recorded it, made by the
+// enqueuing process while the enqueue ran) that a later put replaced
+// before look, the drain that found the queue empty.
+func (q *queueRun) overwritten(missing []string, look *Operation) []overwrite {
+	byKey := map[string][]*Operation{}
+	var puts []*Operation
+	for i := range q.h.Ops {
+		op := &q.h.Ops[i]
+		if op.Kind == KindPut && op.Outcome != OutcomeFailed {
+			puts = append(puts, op)
+			byKey[op.Key] = append(byKey[op.Key], op)
+		}
+	}
+	if len(puts) == 0 {
+		return nil
+	}
+	var out []overwrite
+	for _, item := range missing {
+		en := &q.h.Ops[q.enq[item]]
+		var put *Operation
+		for _, p := range puts {
+			if p.Outcome == OutcomeOK && processOf(p.Client) == processOf(en.Client) && p.Call >= en.Call && p.Return <= en.Return {
+				put = p
+			}
+		}
+		if put == nil {
+			continue
+		}
+		for _, later := range byKey[put.Key] {
+			if later.ID != put.ID && later.Call > put.Return && later.Call < look.Call {
+				out = append(out, overwrite{item: item, put: put, by: later})
+				break
+			}
+		}
+	}
+	return out
 }

@@ -83,6 +83,20 @@ var queueCases = []struct {
 		wantMsg: `1 item of queue Q never delivered ([a]), although c1 saw the queue empty at 5.000s; 1 dequeue of unknown outcome may have claimed some`,
 	},
 	{
+		name: "an item a producer's put on one fixed key overwrote",
+		h: hist(
+			mk("p1", KindEnqueue, "Q", 0, 1, value("a")),
+			putAt("p1", "Q/item", 0, 0.5),
+			mk("p2", KindEnqueue, "Q", 1, 2, value("b")),
+			putAt("p2", "Q/item", 0, 1.5),
+			mk("c1", KindDequeue, "Q", 2.5, never, gaveUp(3)),
+			mk("c1", KindDequeue, "Q", 3, 3.5, read("b")),
+			mk("c1", KindDequeue, "Q", 4, 5, empty),
+		),
+		want:    VerdictViolation,
+		wantMsg: `1 item of queue Q never delivered ([a]), although c1 saw the queue empty at 5.000s; item a was overwritten, not dequeued: p1's enqueue wrote it to key Q/item (op 1 at 0.500s), and p2 put the same key again at 1.500s (op 3) before anyone took it`,
+	},
+	{
 		name: "a lower priority served while a higher one waited throughout",
 		h: hist(
 			mk("p1", KindEnqueue, "Q", 0, 1, value("urgent"), prio(0)),

@@ -47,7 +47,11 @@ func TestSerializable(t *testing.T) {
 		{"lost update", hist( // both read a empty, both write it: G-single
 			tx("c1", 0, 1, 2, rs(r("a", "", 0)), w("a", "5 t1")),
 			tx("c2", 0, 1, 3, rs(r("a", "", 0)), w("a", "7 t2")),
-		), VerdictViolation, "G-single"},
+		), VerdictViolation, "G-single (a lost update: op 1 (c2) wrote a over op 0 (c1)'s write to it, having read a before op 0 wrote it, so op 0's update is lost)"},
+		{"lost update between two transfers", hist( // each reads both, writes both: c2 read a before t1 wrote it, and wrote b after
+			tx("c1", 0, 1, 2, rs(r("a", "", 0), r("b", "", 0)), w("a", "-5 t1"), w("b", "5 t1")),
+			tx("c2", 0, 1, 3, rs(r("a", "", 0), r("b", "", 0)), w("a", "-3 t2"), w("b", "3 t2")),
+		), VerdictViolation, "a lost update: op 1 (c2) wrote"},
 		{"read skew", hist( // c3 sees a before t1 and b after it
 			tx("c1", 0, 1, 2, rs(r("a", "", 0), r("b", "", 0)), w("a", "-5 t1"), w("b", "5 t1")),
 			tx("c3", 0, 2, 0, rs(r("a", "", 0), r("b", "5 t1", 2))),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // Term is a Leadership made of values and functions, for a library whose
@@ -28,6 +30,9 @@ type Term struct {
 	// library has no proclaim: Proclaim returns an error wrapping
 	// ErrNotLeader that says so.
 	Announce func(ctx context.Context, value string) error
+	// LeaseID is the lease the leader's key is on (Lease), 0 if the
+	// library does not say: then no fault can revoke it.
+	LeaseID clientv3.LeaseID
 
 	once sync.Once
 	mu   sync.Mutex // guards value and announced
@@ -39,6 +44,11 @@ type Term struct {
 func (t *Term) Term() int64           { return 0 }
 func (t *Term) Key() string           { return "" }
 func (t *Term) Done() <-chan struct{} { return t.Lost }
+
+// Lease returns LeaseID (election.Leaser).
+func (t *Term) Lease() clientv3.LeaseID { return t.LeaseID }
+
+var _ Leaser = (*Term)(nil)
 
 func (t *Term) Value() string {
 	t.mu.Lock()

@@ -29,3 +29,12 @@ func TestTerm(t *testing.T) {
 		t.Errorf("a Term reports term %d, key %q, Done %v; want none", term.Term(), term.Key(), term.Done())
 	}
 }
+
+// A Term given the library's lease reports it (Leaser), so a fault can
+// revoke it.
+func TestTermLease(t *testing.T) {
+	var ls Leaser = &Term{LeaseID: 0x694d}
+	if ls.Lease() != 0x694d {
+		t.Errorf("Lease = %x, want 694d", ls.Lease())
+	}
+}

@@ -33,3 +33,25 @@ func TestHold(t *testing.T) {
 		t.Errorf("Hold reports key %q, token %d, Done %v", h.Key(), h.Token(), h.Done())
 	}
 }
+
+// A Hold given the library's lost signal and lease reports them, so the
+// workload can stop on the loss and a fault can revoke the lease.
+func TestHoldLostAndLease(t *testing.T) {
+	lost := make(chan struct{})
+	h := &Hold{Name: "L", Lost: lost, LeaseID: 0x694d}
+	var ls Leaser = h
+	if ls.Lease() != 0x694d {
+		t.Errorf("Lease = %x, want 694d", ls.Lease())
+	}
+	select {
+	case <-h.Done():
+		t.Fatal("Done closed before the library said the lock was lost")
+	default:
+	}
+	close(lost)
+	select {
+	case <-h.Done():
+	default:
+		t.Error("Done open after the library said the lock was lost")
+	}
+}

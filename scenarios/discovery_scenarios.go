@@ -30,7 +30,7 @@ var discoveryFamily = family{
 			}
 		}
 	},
-	checkers: []checker.Name{checker.CheckerDiscoveryConvergence},
+	checkers: []checker.Name{checker.CheckerDiscoveryConvergence, checker.CheckerKeysOnLeases},
 	command:  discoveryCommand,
 	slots: []slot{
 		slotOf("registrar", "WithRegistrar", func(w *Workload) **discovery.RegistrarRecipe { return &w.Registrar }, discovery.LookupRegistrar),
@@ -177,7 +177,7 @@ func discoverySafety(name string, reg discovery.RegistrarRecipe, res discovery.R
 	again.Workload.Duration = Duration(discoveryReregisterRun)
 	again.Faults.Timeline = reregisterBackends()
 
-	return []Scenario{mix, compact, each, revoke, crash, again}
+	return judgeKeys([]Scenario{mix, compact, each, revoke, crash, again})
 }
 
 // mustRegistrar and mustResolver return the registered recipe called name,

@@ -32,7 +32,7 @@ var electionFamily = family{
 			bad("workload.elections %d: want 0 or 1 (one election) up to workload.clients (%d)", n, s.Workload.Clients)
 		}
 	},
-	checkers:   []checker.Name{checker.CheckerElectionSafety, checker.CheckerLiveness},
+	checkers:   []checker.Name{checker.CheckerElectionSafety, checker.CheckerLiveness, checker.CheckerKeysOnLeases},
 	slots:      []slot{slotOf(FamilyElection, "WithElection", func(w *Workload) **election.Recipe { return &w.Election }, election.Lookup)},
 	command:    electionCommand,
 	run:        (*world).electionWorkload,
@@ -130,7 +130,7 @@ func ElectionSafety(r election.Recipe) []Scenario {
 		faults.At(1500*time.Millisecond, time.Second, faults.Crash(faults.ElectionLeader("E"))),
 	}}
 	mid.Checkers = live
-	return []Scenario{mix, pause, wait, crash, contend, impatient, long, mid}
+	return judgeKeys([]Scenario{mix, pause, wait, crash, contend, impatient, long, mid})
 }
 
 // electionBase is the scenario every election scenario of recipe r starts

@@ -40,6 +40,11 @@ type family struct {
 	// writes, when those are not all of keys' (elections split over
 	// clients); nil means keys.
 	clientKeys func(w Workload, client string) []string
+	// workloadKeys, if set, are the prefixes of the keys the workload
+	// writes itself beside its recipe (a guarded resource):
+	// checker.Meta.WorkloadKeys. nil means the recipe writes every key
+	// its clients put.
+	workloadKeys func(w Workload) []string
 	// checkers are the checkers that judge the family's history unless a
 	// scenario names its own.
 	checkers []checker.Name

@@ -23,10 +23,11 @@ var lockFamily = family{
 	keys: func(w Workload) []string {
 		return []string{lock.DefaultPrefix + w.Key, dataKey(w.Key)}
 	},
-	checkers: []checker.Name{checker.CheckerMutualExclusion, checker.CheckerFencing, checker.CheckerLockLinearizable, checker.CheckerLiveness},
-	slots:    []slot{slotOf(FamilyLock, "WithLock", func(w *Workload) **lock.Recipe { return &w.Lock }, lock.Lookup)},
-	run:      (*world).lockWorkload,
-	command:  lockCommand,
+	workloadKeys: func(w Workload) []string { return []string{dataKey(w.Key)} },
+	checkers:     []checker.Name{checker.CheckerMutualExclusion, checker.CheckerFencing, checker.CheckerLockLinearizable, checker.CheckerLiveness, checker.CheckerKeysOnLeases},
+	slots:        []slot{slotOf(FamilyLock, "WithLock", func(w *Workload) **lock.Recipe { return &w.Lock }, lock.Lookup)},
+	run:          (*world).lockWorkload,
+	command:      lockCommand,
 	minClients: func(w Workload) int {
 		if w.Threads > 1 {
 			return 1 // the threads of one client can overlap
@@ -185,7 +186,7 @@ func LockSafety(r lock.Recipe) []Scenario {
 	long.Description = r.Name + ": two clients, each holding the lock for four TTLs, on a healthy cluster; the holder's lease must stay alive for the whole hold"
 	long.Workload = longHolds(long.Workload)
 	long.Checkers = []Check{{Name: checker.CheckerMutualExclusion}, {Name: checker.CheckerFencing}, {Name: checker.CheckerLiveness}}
-	return []Scenario{mix, pause, kill, crash, contend, impatient, long, lockCrashMidHold(base, r.Name)}
+	return judgeKeys([]Scenario{mix, pause, kill, crash, contend, impatient, long, lockCrashMidHold(base, r.Name)})
 }
 
 // impatientWaiters is w with callers that give up while a healthy holder

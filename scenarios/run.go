@@ -131,8 +131,11 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%w: %s: starting the cluster: %w", ErrHarness, s.Name, err)
 	}
 	defer c.Close()
+	tap := &keyTap{}
 	for i, name := range s.clientNames() {
-		if _, err := c.NewClient(name, s.clientConfig(i)); err != nil {
+		cfg := s.clientConfig(i)
+		cfg.Configure = tap.configure(name)
+		if _, err := c.NewClient(name, cfg); err != nil {
 			return nil, fmt.Errorf("%w: %s: client %s: %w", ErrHarness, s.Name, name, err)
 		}
 	}
@@ -144,7 +147,8 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	rec := checker.NewRecorder(checker.NewClock())
 	rec.SetMeta(checker.Meta{RunID: fmt.Sprintf("%s#%s", s.Name, s.Seed), Seed: s.Seed, Scenario: s.Name,
 		SessionTTL: s.Workload.TTL.D(), Members: memberNames(s.Cluster.Members), Links: s.links(),
-		Users: s.users()})
+		Users: s.users(), WorkloadKeys: s.workloadKeys()})
+	tap.rec.Store(rec)
 	if opts.last != nil {
 		defer rec.Observe(opts.last.observe)()
 	}
@@ -175,13 +179,22 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("scenarios: %s: stopped: %w", s.Name, context.Cause(ctx))
 	}
 
+	final := readFinal(ctx, c, s.workloadKeys(), rec.Clock().Now())
 	t2 := time.Now()
 	h := rec.History()
+	h.Final = final
+	if note := checker.TTLNote(h, s.Workload.TTL.D()); note != "" {
+		res.RecipeFaults = append(res.RecipeFaults, note)
+	}
 	res.history = h
 	res.Ops = len(h.Ops)
 	res.Faults = h.Faults
 	judged := s
-	if na := notes.notApplicable(s.Workload.Recipe); len(na) > 0 {
+	na := notes.notApplicable(s.Workload.Recipe)
+	if why, ok := unwatched(h); ok {
+		na = withNA(na, checker.CheckerKeysOnLeases, why)
+	}
+	if len(na) > 0 {
 		judged.Checkers = slices.DeleteFunc(slices.Clone(s.Checkers), func(c Check) bool {
 			why, ok := na[c.Name]
 			if ok {

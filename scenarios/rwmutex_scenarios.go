@@ -18,7 +18,7 @@ var rwmutexFamily = family{
 	name:     FamilyRWMutex,
 	key:      "RW",
 	knobs:    []string{"readers"},
-	checkers: []checker.Name{checker.CheckerRWExclusion, checker.CheckerLiveness},
+	checkers: []checker.Name{checker.CheckerRWExclusion, checker.CheckerLiveness, checker.CheckerKeysOnLeases},
 	command:  rwmutexCommand,
 	slots:    []slot{slotOf(FamilyRWMutex, "WithRWMutex", func(w *Workload) **rwmutex.Recipe { return &w.RWMutex }, rwmutex.Lookup)},
 	run:      (*world).rwmutexWorkload,
@@ -117,7 +117,7 @@ func RWMutexSafety(r rwmutex.Recipe) []Scenario {
 	iso.Description = r.Name + ": a reader cut off past its TTL stops reading before the waiting writer takes the lock"
 	iso.Faults.Timeline = tl
 	iso.Checkers = checks
-	return append([]Scenario{mix, kill, revoke, iso}, rwPatience(r)...)
+	return judgeKeys(append([]Scenario{mix, kill, revoke, iso}, rwPatience(r)...))
 }
 
 // rwmutexScenarios are the family's scenarios: every correct recipe of

@@ -1,0 +1,88 @@
+package scenarios_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/etcdsim/etcdsim/checker"
+	"github.com/etcdsim/etcdsim/scenarios"
+)
+
+// BenchmarkKeysOnLeasesOverhead measures what watching the recipe's leases
+// and keys costs the check of a gallery run: each scenario runs once; then
+// its checks are timed as they were before (the history without the
+// lease-grant, put and revoke operations the clients' connections record,
+// and without keys-on-leases) and as they are now (the whole history, every
+// check). overhead-% is the added check time over all the scenarios, from the medians of the rounds
+// (overhead-min-%: from the fastest rounds).
+func BenchmarkKeysOnLeasesOverhead(b *testing.B) {
+	type run struct {
+		s          scenarios.Scenario
+		now, older checker.History
+	}
+	var runs []run
+	for _, name := range []string{"lock/mutex/standard-mix", "election/rechecked/standard-mix",
+		"discovery/keepalive/standard-mix", "rwmutex/checked/standard-mix"} {
+		s, err := scenarios.Lookup(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		res, err := scenarios.Run(ctx, s, scenarios.Options{})
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+		now := res.History()
+		older := now
+		older.Ops = slices.DeleteFunc(slices.Clone(now.Ops), func(op checker.Operation) bool {
+			return op.Kind == checker.KindPut || op.Kind == checker.KindLeaseGrant || op.Kind == checker.KindRevoke
+		})
+		for i := range older.Ops {
+			older.Ops[i].ID = i
+		}
+		older.Final = nil
+		runs = append(runs, run{res.Scenario, now, older})
+	}
+	check := func(s scenarios.Scenario, h checker.History, skip checker.Name) time.Duration {
+		t0 := time.Now()
+		for _, c := range s.Checkers {
+			if c.Name != skip {
+				c.Run(h, s.Workload.TTL.D())
+			}
+		}
+		return time.Since(t0)
+	}
+	// The machines are shared: each round times before and after back to
+	// back, and the overhead is taken from the medians of the rounds, which
+	// another process's burst moves less than it moves a sum.
+	var before, after []time.Duration
+	ops, added := 0, 0
+	for _, r := range runs {
+		ops += len(r.older.Ops)
+		added += len(r.now.Ops) - len(r.older.Ops)
+	}
+	for b.Loop() {
+		var bt, at time.Duration
+		for _, r := range runs {
+			bt += check(r.s, r.older, checker.CheckerKeysOnLeases)
+			at += check(r.s, r.now, "")
+		}
+		before, after = append(before, bt), append(after, at)
+	}
+	mb, ma := median(before), median(after)
+	b.ReportMetric(float64(mb.Microseconds()), "µs/check-before")
+	b.ReportMetric(float64(ma.Microseconds()), "µs/check-now")
+	b.ReportMetric(100*(float64(ma)-float64(mb))/float64(mb), "overhead-%")
+	b.ReportMetric(100*(float64(slices.Min(after))-float64(slices.Min(before)))/float64(slices.Min(before)), "overhead-min-%")
+	b.ReportMetric(float64(ops), "ops-before")
+	b.ReportMetric(float64(added), "ops-added")
+}
+
+func median(ds []time.Duration) time.Duration {
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
