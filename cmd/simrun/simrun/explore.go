@@ -12,7 +12,7 @@ import (
 
 var exploreCommand = &command{
 	name:    "explore",
-	usage:   "-family F -recipe R (-budget D | -runs N) [-seed S] [-shard i/n | -shard auto -shards N] [-parallel P] [-uniform] [-shrink-runs N] -out DIR | -merge -out DIR SHARD-DIR...",
+	usage:   "-family F -recipe R (-budget D | -runs N) [-seed S] [-shard i/n | -shard auto -shards N] [-parallel P] [-uniform] [-until-found] [-shrink-runs N] -out DIR | -merge -out DIR SHARD-DIR...",
 	summary: "search faults × timing × workload shape for draws a recipe fails, then shrink and group what it finds (docs/explore.md)",
 	flags:   func(fs *flag.FlagSet) { new(exploreFlags).register(fs) },
 }
@@ -24,7 +24,7 @@ type exploreFlags struct {
 	family, recipe, seed, shard, out string
 	shards, runs, parallel, shrink   int
 	budget                           time.Duration
-	uniform, merge                   bool
+	uniform, merge, untilFound       bool
 }
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
@@ -39,6 +39,7 @@ func (f *exploreFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.uniform, "uniform", false, "draw every run afresh, without guidance")
 	fs.IntVar(&f.shrink, "shrink-runs", 12, "runs spent shrinking each group of findings; negative: none")
 	fs.StringVar(&f.out, "out", "", "the directory: explore.jsonl (resumed from if present), runs/, smallest/, findings.json, findings.md")
+	fs.BoolVar(&f.untilFound, "until-found", false, "stop at the first run that finds a violation (for a benchmark of time to first finding)")
 	fs.BoolVar(&f.merge, "merge", false, "merge the findings of the shard directories named into -out")
 }
 
@@ -79,7 +80,7 @@ func runExplore(e *env, args []string) (int, error) {
 		return exitUsage, usagef("give a budget: -budget D or -runs N")
 	}
 	cfg := scenarios.ExploreConfig{Family: f.family, Recipe: f.recipe, Seed: sd, Runs: f.runs, Budget: f.budget,
-		Shard: sh.Index, Shards: sh.Count, Uniform: f.uniform, Parallel: f.parallel, ShrinkRuns: f.shrink, Out: f.out,
+		Shard: sh.Index, Shards: sh.Count, Uniform: f.uniform, UntilFound: f.untilFound, Parallel: f.parallel, ShrinkRuns: f.shrink, Out: f.out,
 		Replay: e.prog}
 	// A program's own recipe of that name: its scenario's workload carries
 	// the value.
@@ -113,6 +114,9 @@ func runExplore(e *env, args []string) (int, error) {
 func (e *env) exploreDone(rep *scenarios.ExploreReport, out string) (int, error) {
 	fmt.Fprintf(e.stdout, "%d distinct ways %s %s breaks in %d runs (%d findings, %d draws could not apply, %d recipe faults, %d harness failures); %s/findings.md\n",
 		len(rep.Groups), rep.Family, rep.Recipe, rep.Total, rep.Findings, rep.NotApplicable, rep.RecipeFaults, rep.Harness, out)
+	if rep.FirstFinding > 0 {
+		fmt.Fprintf(e.stdout, "first finding at run %d, %v into this sitting\n", rep.FirstFinding, rep.FirstFindingAfter.D().Round(time.Millisecond))
+	}
 	for i, g := range rep.Groups {
 		fmt.Fprintf(e.stdout, "%d. %s %s (%d runs): %s\n   replay: %s\n", i+1, g.Judge, g.Kind, len(g.Runs), g.Sentence, g.Replay)
 	}
