@@ -201,6 +201,9 @@ func (d drawer) drawFault(rng *rand.Rand, x draw) drawnFault {
 			df.To = roleLeader
 		}
 	}
+	if x.Members < 3 && df.Target == roleMinority {
+		df.Target = roleLeader // a minority of one or two members is empty
+	}
 	if ef.action == "delay" {
 		df.Delay = Duration(pick(rng, 5*time.Millisecond, 50*time.Millisecond, 300*time.Millisecond, time.Second))
 		df.Jitter = df.Delay / Duration(pick(rng, 1, 2, 4))
