@@ -387,7 +387,7 @@ func (x draw) loss() (l loss, foreign bool) {
 		}
 		if ef.loss == foreignKeys {
 			foreign = true
-			l = max(l, mayLoseLease)
+			l = max(l, endsAtOnce)
 			continue
 		}
 		l = max(l, ef.loss)

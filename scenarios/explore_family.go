@@ -53,11 +53,16 @@ var exploreFamilies = []exploreFamily{
 	{
 		family: FamilyElection, start: checker.KindCampaign, mid: checker.KindGuardedWrite, end: checker.KindResign,
 		holder: faults.ElectionLeader,
-		// Election safety is judged by who led when — by each term's
-		// token — so no fault relaxes it (ElectionSafety judges it under
-		// pauses and crashes alike).
-		judges: func(_ loss, bound time.Duration, foreign bool) []Check {
+		// Election safety judges who led when, allowing a leader cut off,
+		// paused or crashed until its lease could expire (ElectionSafety
+		// judges it under pauses and crashes alike); a term that ends on
+		// the server at once — a lease revoked, a key deleted from outside
+		// — leaves only the fencing tokens to judge.
+		judges: func(l loss, bound time.Duration, foreign bool) []Check {
 			out := []Check{{Name: checker.CheckerElectionSafety}, {Name: checker.CheckerFencing}}
+			if l >= endsAtOnce {
+				out = out[1:]
+			}
 			if !foreign {
 				out = append(out, Check{Name: checker.CheckerLiveness, Bound: Duration(bound)})
 			}

@@ -40,10 +40,17 @@ const (
 	// Exclusion is judged by the resource (LockSafety's pause-holder and
 	// crash-holder judge the same way).
 	mayLoseLease
+	// endsAtOnce: the hold ends on the server the instant the fault lands
+	// (a lease revoked from outside), before any recipe can learn of it:
+	// who led when cannot be judged, only what the guarded resource let
+	// through, by its tokens. Exclusion is judged by the resource; an
+	// election by its fencing tokens alone, not by its terms.
+	endsAtOnce
 	// foreignKeys: a writer outside the recipe wrote or deleted its keys.
 	// A key put without a lease never expires, so nobody can be expected
 	// to make progress past it: liveness is not judged; a deleted key
-	// frees the lock under its holder, which only the token guards.
+	// frees the lock under its holder, which only the token guards — as
+	// for endsAtOnce.
 	foreignKeys
 )
 
@@ -133,7 +140,7 @@ var exploreFaults = []exploreFault{
 	{action: "replace", skip: "on the virtual clock a new member joins through real sockets, which hold the bubble's clock still (cluster/vjoin.go); the explorer leaves it out"},
 	{action: "reset", aim: aimClients, loss: mayLoseLease, rule: "a holder whose connections are reset cannot renew: " + ruleLease,
 		build: one(faults.Reset)},
-	{action: "revoke-lease", aim: aimClients, instant: true, loss: mayLoseLease, rule: "a revoked lease ends the hold at once, and the holder learns of it only later: " + ruleLease,
+	{action: "revoke-lease", aim: aimClients, instant: true, loss: endsAtOnce, rule: "a revoked lease ends the hold on the server at once, and the holder learns of it only later: exclusion is judged by the fenced resource, an election by its tokens, not by who led when",
 		build: one(faults.RevokeLease)},
 	{action: "ring", aim: aimNone, minMembers: 4, loss: mayLoseLease, rule: "every member sees a different majority, and a holder's may not be the leader's: " + ruleLease,
 		build: func([]faults.Target, faultParams) faults.Fault { return faults.Ring() }},

@@ -91,7 +91,7 @@ func firstRecipe(t *testing.T, family string) string {
 // cluster, exclusion by the resource under a fault that may cost a holder
 // its lease, no liveness under a foreign write.
 func TestExploreJudgesFollowTheRule(t *testing.T) {
-	lock := exploreFamilyOf(FamilyLock)
+	lock, election := exploreFamilyOf(FamilyLock), exploreFamilyOf(FamilyElection)
 	names := func(cs []Check) []string {
 		var out []string
 		for _, c := range cs {
@@ -105,14 +105,18 @@ func TestExploreJudgesFollowTheRule(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
+		fam    *exploreFamily
 		faults []string
 		want   []string
 	}{
-		{"healthy", nil, []string{"mutual-exclusion", "fencing", "lock-linearizable", "liveness"}},
-		{"leader storm", []string{"leader-storm"}, []string{"mutual-exclusion", "fencing", "lock-linearizable", "liveness"}},
-		{"pause", []string{"pause"}, []string{"mutual-exclusion/resource", "fencing", "liveness"}},
-		{"pause and compact", []string{"compact", "pause"}, []string{"mutual-exclusion/resource", "fencing", "liveness"}},
-		{"put", []string{"put"}, []string{"mutual-exclusion/resource", "fencing"}},
+		{"healthy", lock, nil, []string{"mutual-exclusion", "fencing", "lock-linearizable", "liveness"}},
+		{"leader storm", lock, []string{"leader-storm"}, []string{"mutual-exclusion", "fencing", "lock-linearizable", "liveness"}},
+		{"pause", lock, []string{"pause"}, []string{"mutual-exclusion/resource", "fencing", "liveness"}},
+		{"pause and compact", lock, []string{"compact", "pause"}, []string{"mutual-exclusion/resource", "fencing", "liveness"}},
+		{"put", lock, []string{"put"}, []string{"mutual-exclusion/resource", "fencing"}},
+		{"election paused", election, []string{"pause"}, []string{"election-safety", "fencing", "liveness"}},
+		{"election revoked", election, []string{"revoke-lease", "kill"}, []string{"fencing", "liveness"}},
+		{"election deleted", election, []string{"delete"}, []string{"fencing"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var x draw
@@ -120,7 +124,7 @@ func TestExploreJudgesFollowTheRule(t *testing.T) {
 				x.Faults = append(x.Faults, drawnFault{Action: a})
 			}
 			l, foreign := x.loss()
-			got := names(lock.judges(l, x.livenessBound(), foreign))
+			got := names(tc.fam.judges(l, x.livenessBound(), foreign))
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("judges %v, want %v", got, tc.want)
 			}
