@@ -66,6 +66,10 @@ type draw struct {
 	TTL      Duration `json:"ttl"`
 	Hold     Duration `json:"hold"`
 	Writes   int      `json:"writes,omitempty"`
+	// Threads and Pinned are the lock family's: goroutines of one
+	// process sharing its client, and clients that talk to one member.
+	Threads int  `json:"threads,omitempty"`
+	Pinned  bool `json:"pinned,omitempty"`
 	Patience Duration `json:"patience"`
 	Think    Duration `json:"think"`
 	Jitter   Duration `json:"think_jitter,omitempty"`
@@ -141,6 +145,8 @@ func (d drawer) drawShape(rng *rand.Rand, x *draw) {
 	x.Hold = Duration(time.Duration(float64(ttl) * pick(rng, 0.05, 0.1, 0.5, 0.9, 1.1, 2, 4)))
 	if d.fam.writes {
 		x.Writes = pick(rng, 1, 1, 2, 4, 8)
+		x.Threads = pick(rng, 1, 1, 1, 2, 3)
+		x.Pinned = rng.IntN(4) == 0
 	}
 	x.Patience = Duration(pick(rng, 2*ttl, x.Hold.D()/4, x.Hold.D()/2, 2*x.Hold.D(), 10*time.Second))
 	x.Patience = max(x.Patience, Duration(minPatience))
@@ -417,7 +423,7 @@ func (d drawer) scenario(base Scenario, x draw, name string) (Scenario, error) {
 	w := &s.Workload
 	w.Clients, w.TTL, w.Hold, w.Patience, w.Think, w.ThinkJitter, w.Duration = x.Clients, x.TTL, x.Hold, x.Patience, x.Think, x.Jitter, x.Duration
 	if d.fam.writes {
-		w.Writes = x.Writes
+		w.Writes, w.Threads, w.Pinned = x.Writes, x.Threads, x.Pinned
 	}
 	key := w.Key
 	if key == "" {
@@ -445,8 +451,15 @@ func (x draw) String() string {
 	if x.Latency > 0 {
 		net = "latency " + x.Latency.D().String()
 	}
-	return fmt.Sprintf("%s; %d members, %d clients, TTL %v, hold %v, patience %v, %s",
-		strings.Join(fs, ", "), x.Members, x.Clients, x.TTL.D(), x.Hold.D(), x.Patience.D(), net)
+	clients := fmt.Sprintf("%d clients", x.Clients)
+	if x.Threads > 1 {
+		clients += fmt.Sprintf(" of %d threads", x.Threads)
+	}
+	if x.Pinned {
+		clients += " pinned"
+	}
+	return fmt.Sprintf("%s; %d members, %s, TTL %v, hold %v, patience %v, %s",
+		strings.Join(fs, ", "), x.Members, clients, x.TTL.D(), x.Hold.D(), x.Patience.D(), net)
 }
 
 func (f drawnFault) String() string {
