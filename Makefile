@@ -1,15 +1,16 @@
 # etcdsim — the commands a new user runs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-race test-short bench lint sim soak pitfalls examples examples-vitess
+.PHONY: test test-race test-short bench lint sim soak pitfalls examples examples-vitess explore-bench
 
 # Vet and race-test every package, two packages at a time: most tests run
 # on the virtual clock and are CPU-bound, and the few real-clock ones
 # mostly wait, so two at a time keep both cores busy. Under -race the
 # tests that run the whole scenario registry run a sample, one scenario
 # of each family (the detector slows a CPU-bound run about tenfold);
-# the second step runs them all without it, four at once.
-REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces
+# the second step runs them all without it, four at once, and the short
+# exploration that must find a lock pitfall and flag no careful lock.
+REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestExploreFindsAPitfall
 test: test-race
 	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)' ./scenarios
 	$(MAKE) examples
@@ -91,3 +92,27 @@ pitfalls:
 	$(if $(RESUME),,rm -rf results/pitfalls$(if $(CLOCK),-$(CLOCK)))
 	$(GO) run ./cmd/simrun campaign -f cmd/simrun/campaigns/pitfalls.yaml -parallel $(PARALLEL) \
 	  $(if $(CLOCK),-clock $(CLOCK)) -out results/pitfalls$(if $(CLOCK),-$(CLOCK))
+
+# Blind rediscovery (docs/explore.md): each broken lock, election and
+# discovery recipe of the gallery explored with no schedule written for
+# it, guided and uniform, until the first finding or EXPLORE_CAP runs;
+# then each careful recipe for EXPLORE_CAP runs, which must find nothing.
+# One line per row in results/explore-bench/rows (a row's "cpu" is the
+# user and system seconds it took).
+EXPLORE_CAP ?= 30
+EXPLORE_BROKEN ?= lock/released-marker lock/unfenced lock/setnx lock/keepalive-misconfigured lock/shared-session \
+  lock/serializable-check lock/delete-name lock/orphaned-waiter lock/call-context-keepalive lock/missed-wakeup \
+  election/modrevision election/ignoresdone election/unchecked election/missed-wakeup \
+  discovery/noreregister discovery/oneretry discovery/rekey
+EXPLORE_CAREFUL ?= lock/mutex lock/v3lock lock/fenced lock/herd election/rechecked election/keywatched election/server discovery/keepalive
+explore-bench:
+	rm -rf results/explore-bench && mkdir -p results/explore-bench
+	$(GO) build -o results/explore-bench/simrun ./cmd/simrun
+	@set -e; b=results/explore-bench; for fr in $(EXPLORE_BROKEN); do for mode in guided uniform; do \
+	  d=$$b/$$mode/$$fr; mkdir -p $$d; \
+	  /usr/bin/time -f '%U %S' -o $$d/cpu $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) \
+	    -until-found -parallel 2 -shrink-runs -1 $$([ $$mode = uniform ] && echo -uniform) -out $$d > $$d/out 2> $$d/err || true; \
+	  echo "$$fr $$mode cpu=$$(tail -1 $$d/cpu) $$(grep -o 'first finding at run [0-9]*' $$d/out || echo 'none in $(EXPLORE_CAP) runs')" | tee -a $$b/rows; \
+	done; done; for fr in $(EXPLORE_CAREFUL); do d=$$b/careful/$$fr; mkdir -p $$d; \
+	  $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) -parallel 2 -shrink-runs 4 -out $$d > $$d/out 2> $$d/err || true; \
+	  echo "$$fr careful: $$(head -1 $$d/out)" | tee -a $$b/rows; done
