@@ -1,7 +1,10 @@
 package scenarios
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -129,5 +132,23 @@ func TestExploreJudgesFollowTheRule(t *testing.T) {
 				t.Errorf("judges %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// docs/explore.md has a row for every fault of the table, with its loss.
+func TestExploreDocsListEveryFault(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "explore.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[loss]string{keepsAll: "keeps all", mayLoseLease: "may lose lease", endsAtOnce: "ends at once", foreignKeys: "foreign keys"}
+	for _, f := range exploreFaults {
+		w := words[f.loss]
+		if f.skip != "" {
+			w = "not drawn"
+		}
+		if row := "| `" + f.action + "` | " + w + " |"; !strings.Contains(string(b), row) {
+			t.Errorf("docs/explore.md has no row %q", row)
+		}
 	}
 }
