@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
@@ -315,8 +316,13 @@ func (e *explorer) runOne(ctx context.Context, idx int, x draw) ExploreRun {
 	}
 	t0 := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, budget(s))
-	res, err := Run(rctx, s, Options{OnFrozen: func(err error) { panic(err) }})
+	res, err, frozen := runFreezable(rctx, s)
 	cancel()
+	if frozen != nil {
+		r.Wall = Duration(time.Since(t0))
+		r.Outcome, r.Note = OutcomeRecipeFault, "the run's virtual clock froze (its goroutines are left behind): "+firstLine(frozen.Error())
+		return r
+	}
 	r.Wall = Duration(time.Since(t0))
 	switch {
 	case ctx.Err() != nil:
@@ -408,4 +414,41 @@ func (e *explorer) account(r ExploreRun) {
 // prelimKey groups findings before they are shrunk.
 func (r ExploreRun) prelimKey() string {
 	return string(r.Judge) + "|" + string(r.Kind) + "|" + r.Shape
+}
+
+// runFreezable runs s. A run whose bubble freezes — a recipe that spins,
+// or holds a sync.Mutex while it waits on etcd — cannot be ended from
+// outside: in a program (simrun) the run is left where it froze, its
+// goroutines behind, and the exploration goes on; in a test binary, whose
+// test could not end with the run's subtest unfinished, the freeze panics
+// with every stack, as a scenario's run does.
+func runFreezable(ctx context.Context, s Scenario) (*Result, error, error) {
+	type ran struct {
+		res *Result
+		err error
+	}
+	done := make(chan ran, 1)
+	frozen := make(chan error, 1)
+	onFrozen := func(err error) {
+		if testing.Testing() {
+			panic(err)
+		}
+		frozen <- err
+	}
+	go func() {
+		res, err := Run(ctx, s, Options{OnFrozen: onFrozen})
+		done <- ran{res, err}
+	}()
+	select {
+	case r := <-done:
+		return r.res, r.err, nil
+	case err := <-frozen:
+		return nil, nil, err
+	}
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -77,8 +77,8 @@ func (e *explorer) shrink(ctx context.Context, s Scenario, first ExploreRun, g *
 		tries++
 		rctx, cancel := context.WithTimeout(ctx, budget(c.Scenario))
 		defer cancel()
-		res, err := Run(rctx, c.Scenario, Options{OnFrozen: func(err error) { panic(err) }})
-		if err != nil {
+		res, err, frozen := runFreezable(rctx, c.Scenario)
+		if err != nil || frozen != nil {
 			return false, nil
 		}
 		for _, ch := range res.Checks {
