@@ -111,7 +111,7 @@ explore-bench:
 	@set -e; b=results/explore-bench; for fr in $(EXPLORE_BROKEN); do for mode in guided uniform; do \
 	  d=$$b/$$mode/$$fr; mkdir -p $$d; \
 	  /usr/bin/time -f '%U %S' -o $$d/cpu $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) \
-	    -until-found -parallel 2 -shrink-runs -1 $$([ $$mode = uniform ] && echo -uniform) -out $$d > $$d/out 2> $$d/err || true; \
+	    -until-found -parallel 2 -shrink-runs -1 $$([ $$mode = guided ] && echo -guided) -out $$d > $$d/out 2> $$d/err || true; \
 	  echo "$$fr $$mode cpu=$$(tail -1 $$d/cpu) $$(grep -o 'first finding at run [0-9]*' $$d/out || echo 'none in $(EXPLORE_CAP) runs')" | tee -a $$b/rows; \
 	done; done; for fr in $(EXPLORE_CAREFUL); do d=$$b/careful/$$fr; mkdir -p $$d; \
 	  $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) -parallel 2 -shrink-runs 4 -out $$d > $$d/out 2> $$d/err || true; \

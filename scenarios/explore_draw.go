@@ -61,15 +61,15 @@ type drawnFault struct {
 
 // draw is one point of the space.
 type draw struct {
-	Members  int      `json:"members"`
-	Clients  int      `json:"clients"`
-	TTL      Duration `json:"ttl"`
-	Hold     Duration `json:"hold"`
-	Writes   int      `json:"writes,omitempty"`
+	Members int      `json:"members"`
+	Clients int      `json:"clients"`
+	TTL     Duration `json:"ttl"`
+	Hold    Duration `json:"hold"`
+	Writes  int      `json:"writes,omitempty"`
 	// Threads and Pinned are the lock family's: goroutines of one
 	// process sharing its client, and clients that talk to one member.
-	Threads int  `json:"threads,omitempty"`
-	Pinned  bool `json:"pinned,omitempty"`
+	Threads  int      `json:"threads,omitempty"`
+	Pinned   bool     `json:"pinned,omitempty"`
 	Patience Duration `json:"patience"`
 	Think    Duration `json:"think"`
 	Jitter   Duration `json:"think_jitter,omitempty"`

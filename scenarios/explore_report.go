@@ -268,7 +268,7 @@ func settleStarted(lines []ExploreRun) []ExploreRun {
 // it draws from, not how long it runs.
 func resumeKey(cfg ExploreConfig) ExploreConfig {
 	return ExploreConfig{Family: cfg.Family, Recipe: cfg.Recipe, Seed: cfg.Seed, Shard: cfg.Shard, Shards: cfg.Shards,
-		Uniform: cfg.Uniform, Space: cfg.Space, Clock: cfg.Clock}
+		Guided: cfg.Guided, Space: cfg.Space, Clock: cfg.Clock}
 }
 
 func (j *journal) add(r ExploreRun) error {

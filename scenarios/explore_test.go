@@ -99,7 +99,7 @@ func TestExploreFindsAPitfallAndFlagsNoCarefulLock(t *testing.T) {
 	if scenarios.RaceDetector {
 		t.Skip("make test runs it without the race detector (REGISTRY_TESTS)")
 	}
-	rep := exploreT(t, scenarios.ExploreConfig{Family: "lock", Recipe: "delete-name", Seed: 1, Runs: 40, UntilFound: true, ShrinkRuns: 3})
+	rep := exploreT(t, scenarios.ExploreConfig{Family: "lock", Recipe: "delete-name", Seed: 1, Runs: 40, UntilFound: true, ShrinkRuns: 3, Parallel: 2})
 	if len(rep.Groups) == 0 {
 		t.Fatalf("delete-name: no finding in %d runs", rep.Total)
 	}

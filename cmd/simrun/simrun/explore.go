@@ -12,7 +12,7 @@ import (
 
 var exploreCommand = &command{
 	name:    "explore",
-	usage:   "-family F -recipe R (-budget D | -runs N) [-seed S] [-shard i/n | -shard auto -shards N] [-parallel P] [-uniform] [-until-found] [-shrink-runs N] -out DIR | -merge -out DIR SHARD-DIR...",
+	usage:   "-family F -recipe R (-budget D | -runs N) [-seed S] [-shard i/n | -shard auto -shards N] [-parallel P] [-guided] [-until-found] [-shrink-runs N] -out DIR | -merge -out DIR SHARD-DIR...",
 	summary: "search faults × timing × workload shape for draws a recipe fails, then shrink and group what it finds (docs/explore.md)",
 	flags:   func(fs *flag.FlagSet) { new(exploreFlags).register(fs) },
 }
@@ -24,7 +24,7 @@ type exploreFlags struct {
 	family, recipe, seed, shard, out string
 	shards, runs, parallel, shrink   int
 	budget                           time.Duration
-	uniform, merge, untilFound       bool
+	guided, merge, untilFound        bool
 }
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
@@ -36,7 +36,7 @@ func (f *exploreFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.shard, "shard", "", "run only shard i/n of the stream (auto: JOB_COMPLETION_INDEX)")
 	fs.IntVar(&f.shards, "shards", 0, "with -shard auto, the shard count (default SHARD_COUNT)")
 	fs.IntVar(&f.parallel, "parallel", 1, "runs at once")
-	fs.BoolVar(&f.uniform, "uniform", false, "draw every run afresh, without guidance")
+	fs.BoolVar(&f.guided, "guided", false, "keep and mutate the draws that reach behaviour not seen before (default: every draw afresh, which found the gallery's pitfalls as fast)")
 	fs.IntVar(&f.shrink, "shrink-runs", 12, "runs spent shrinking each group of findings; negative: none")
 	fs.StringVar(&f.out, "out", "", "the directory: explore.jsonl (resumed from if present), runs/, smallest/, findings.json, findings.md")
 	fs.BoolVar(&f.untilFound, "until-found", false, "stop at the first run that finds a violation (for a benchmark of time to first finding)")
@@ -80,7 +80,7 @@ func runExplore(e *env, args []string) (int, error) {
 		return exitUsage, usagef("give a budget: -budget D or -runs N")
 	}
 	cfg := scenarios.ExploreConfig{Family: f.family, Recipe: f.recipe, Seed: sd, Runs: f.runs, Budget: f.budget,
-		Shard: sh.Index, Shards: sh.Count, Uniform: f.uniform, UntilFound: f.untilFound, Parallel: f.parallel, ShrinkRuns: f.shrink, Out: f.out,
+		Shard: sh.Index, Shards: sh.Count, Guided: f.guided, UntilFound: f.untilFound, Parallel: f.parallel, ShrinkRuns: f.shrink, Out: f.out,
 		Replay: e.prog}
 	// A program's own recipe of that name: its scenario's workload carries
 	// the value.
@@ -110,7 +110,7 @@ func runExplore(e *env, args []string) (int, error) {
 }
 
 // exploreDone prints what an exploration found: 0 when nothing, 1 when
-// the recipe broke.
+// the recipe broke or faulted.
 func (e *env) exploreDone(rep *scenarios.ExploreReport, out string) (int, error) {
 	fmt.Fprintf(e.stdout, "%d distinct ways %s %s breaks in %d runs (%d findings, %d draws could not apply, %d recipe faults, %d harness failures); %s/findings.md\n",
 		len(rep.Groups), rep.Family, rep.Recipe, rep.Total, rep.Findings, rep.NotApplicable, rep.RecipeFaults, rep.Harness, out)
@@ -120,7 +120,10 @@ func (e *env) exploreDone(rep *scenarios.ExploreReport, out string) (int, error)
 	for i, g := range rep.Groups {
 		fmt.Fprintf(e.stdout, "%d. %s %s (%d runs): %s\n   replay: %s\n", i+1, g.Judge, g.Kind, len(g.Runs), g.Sentence, g.Replay)
 	}
-	if len(rep.Groups) > 0 || rep.Findings > 0 {
+	if rep.RecipeFaults > 0 {
+		fmt.Fprintf(e.stdout, "%d runs recorded the recipe's own fault (a panic, a hang, a frozen clock, a failed close): explore.jsonl has each\n", rep.RecipeFaults)
+	}
+	if len(rep.Groups) > 0 || rep.Findings > 0 || rep.RecipeFaults > 0 {
 		return exitMissed, nil
 	}
 	return exitOK, nil
