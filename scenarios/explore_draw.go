@@ -207,6 +207,11 @@ func (d drawer) drawFault(rng *rand.Rand, x draw) drawnFault {
 			df.To = roleLeader
 		}
 	}
+	if ef.action == "revoke-lease" {
+		// A lease is known once its client has acquired: a revoke lands
+		// on the holder, as it acquires or in the middle of its hold.
+		df.Target, df.Phase = roleHolder, pick(rng, PhaseAcquire, PhaseHold)
+	}
 	if x.Members < 3 && df.Target == roleMinority {
 		df.Target = roleLeader // a minority of one or two members is empty
 	}

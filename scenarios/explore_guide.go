@@ -76,7 +76,9 @@ func (d drawer) mutate(rng *rand.Rand, x draw) draw {
 		case 0:
 			x.Faults[i] = d.drawFault(rng, x)
 		case 1:
-			x.Faults[i].Phase = pick(rng, phases...)
+			if x.Faults[i].Action != "revoke-lease" {
+				x.Faults[i].Phase = pick(rng, phases...)
+			}
 		case 2:
 			x.Faults[i].For = Duration(float64(x.Faults[i].For) * pick(rng, 0.5, 0.9, 1.1, 2))
 		case 3:
