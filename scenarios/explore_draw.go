@@ -274,11 +274,18 @@ func (d drawer) fit(x *draw) {
 			x.CompactEvery = 0
 		}
 	}
+	// The run lasts past its last heal for as long as liveness may take:
+	// a run that ends sooner can never show a lock left free while
+	// somebody waits. A fault on a trigger is counted from 1s in.
 	var last time.Duration
 	for _, f := range x.Faults {
-		last = max(last, f.At.D()+f.For.D()+f.Every.D()*6)
+		at := f.At.D()
+		if !stepPhase(f.Phase) {
+			at = time.Second
+		}
+		last = max(last, at+f.For.D()+f.Every.D()*6)
 	}
-	x.Duration = max(x.Duration, Duration(last+2*time.Second))
+	x.Duration = max(x.Duration, Duration(last+x.livenessBound()+time.Second))
 }
 
 // stepPhase reports whether a fault of phase p lands at a drawn instant,
@@ -411,7 +418,17 @@ func (x draw) loss() (l loss, foreign bool) {
 // was compacted away may sit out its patience before it looks again, and
 // an expired holder's lease takes up to a TTL — twice, counting the
 // renewal in flight — to go.
+//
+// On a healthy draw — no fault, no compaction, no slow link — nothing
+// stands between a release and the next waiter's wake-up but a few round
+// trips: the bound is the contention schedule's (contentionBound), which
+// catches a waiter that missed its wake-up — when waiters wait longer than
+// that bound and think less than it, as the contention schedule's do.
 func (x draw) livenessBound() time.Duration {
+	if len(x.Faults) == 0 && x.CompactEvery == 0 && len(x.LinkDelay) == 0 &&
+		x.Patience.D() > contentionBound && x.Think.D()+x.Jitter.D() < contentionBound/3 {
+		return contentionBound
+	}
 	return max(5*time.Second, x.Patience.D()+2*x.TTL.D()+time.Second)
 }
 
