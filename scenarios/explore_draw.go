@@ -207,9 +207,10 @@ func (d drawer) drawFault(rng *rand.Rand, x draw) drawnFault {
 			df.To = roleLeader
 		}
 	}
-	if ef.action == "revoke-lease" {
-		// A lease is known once its client has acquired: a revoke lands
-		// on the holder, as it acquires or in the middle of its hold.
+	if ef.action == "revoke-lease" || ef.aim == aimKeys {
+		// A client's lease and keys are known once it has acquired: a
+		// revoke, or a write from outside, lands on the holder, as it
+		// acquires or in the middle of its hold.
 		df.Target, df.Phase = roleHolder, pick(rng, PhaseAcquire, PhaseHold)
 	}
 	if x.Members < 3 && df.Target == roleMinority {

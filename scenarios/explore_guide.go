@@ -76,7 +76,7 @@ func (d drawer) mutate(rng *rand.Rand, x draw) draw {
 		case 0:
 			x.Faults[i] = d.drawFault(rng, x)
 		case 1:
-			if x.Faults[i].Action != "revoke-lease" {
+			if a := x.Faults[i].Action; a != "revoke-lease" && a != "delete" && a != "put" {
 				x.Faults[i].Phase = pick(rng, phases...)
 			}
 		case 2:
