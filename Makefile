@@ -1,20 +1,21 @@
 # etcdsim — the commands a new user runs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-race test-short bench lint sim soak pitfalls examples examples-vitess
+.PHONY: test test-race test-short bench lint sim soak pitfalls examples examples-vitess explore-bench
 
 # Vet and race-test every package, two packages at a time: most tests run
 # on the virtual clock and are CPU-bound, and the few real-clock ones
 # mostly wait, so two at a time keep both cores busy. Under -race the
 # tests that run the whole scenario registry run a sample, one scenario
 # of each family (the detector slows a CPU-bound run about tenfold);
-# the second step runs them all without it, four at once.
+# the second step runs them all without it, four at once, and the short
+# exploration that must find a lock pitfall and flag no careful lock.
 # The program package's whole real-clock scenario runs skip under -race
 # as well (the detector slows the test programs past the runs' timing): they
 # run beside the registry, without it, in the same step. A test in
 # package program checks that every test that skips under -race is named
 # here or runs in make examples.
-REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder
+REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall
 PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock
 # The cluster tests that run one seed under -race and every seed here.
 CLUSTER_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero
@@ -105,3 +106,27 @@ pitfalls:
 	$(if $(RESUME),,rm -rf results/pitfalls$(if $(CLOCK),-$(CLOCK)))
 	$(GO) run ./cmd/simrun campaign -f cmd/simrun/campaigns/pitfalls.yaml -parallel $(PARALLEL) \
 	  $(if $(CLOCK),-clock $(CLOCK)) -out results/pitfalls$(if $(CLOCK),-$(CLOCK))
+
+# Blind rediscovery (docs/explore.md): each broken lock, election and
+# discovery recipe of the gallery explored with no schedule written for
+# it, guided and uniform, until the first finding or EXPLORE_CAP runs;
+# then each careful recipe for EXPLORE_CAP runs, which must find nothing.
+# One line per row in results/explore-bench/rows (a row's "cpu" is the
+# user and system seconds it took).
+EXPLORE_CAP ?= 30
+EXPLORE_BROKEN ?= lock/released-marker lock/unfenced lock/setnx lock/keepalive-misconfigured lock/shared-session \
+  lock/serializable-check lock/delete-name lock/orphaned-waiter lock/call-context-keepalive lock/missed-wakeup \
+  election/modrevision election/ignoresdone election/unchecked election/missed-wakeup \
+  discovery/noreregister discovery/oneretry discovery/rekey
+EXPLORE_CAREFUL ?= lock/mutex lock/v3lock lock/fenced lock/herd election/rechecked election/keywatched election/server discovery/keepalive
+explore-bench:
+	rm -rf results/explore-bench && mkdir -p results/explore-bench
+	$(GO) build -o results/explore-bench/simrun ./cmd/simrun
+	@set -e; b=results/explore-bench; for fr in $(EXPLORE_BROKEN); do for mode in guided uniform; do \
+	  d=$$b/$$mode/$$fr; mkdir -p $$d; \
+	  /usr/bin/time -f '%U %S' -o $$d/cpu $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) \
+	    -until-found -parallel 2 -shrink-runs -1 $$([ $$mode = guided ] && echo -guided) -out $$d > $$d/out 2> $$d/err || true; \
+	  echo "$$fr $$mode cpu=$$(tail -1 $$d/cpu) $$(grep -o 'first finding at run [0-9]*' $$d/out || echo 'none in $(EXPLORE_CAP) runs')" | tee -a $$b/rows; \
+	done; done; for fr in $(EXPLORE_CAREFUL); do d=$$b/careful/$$fr; mkdir -p $$d; \
+	  $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) -parallel 2 -shrink-runs 4 -out $$d > $$d/out 2> $$d/err || true; \
+	  echo "$$fr careful: $$(head -1 $$d/out)" | tee -a $$b/rows; done

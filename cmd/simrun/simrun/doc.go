@@ -8,6 +8,7 @@
 //	simrun replay [-out DIR] [-inprocess] RESULT.json
 //	simrun campaign -f FILE [-shard i/n | -shard auto -shards N] [-parallel P] [-out DIR] [-run-timeout D] [-inprocess]
 //	simrun merge -out DIR SHARD-DIR...
+//	simrun explore -family F -recipe R (-budget D | -runs N) [-seed S] [-shard i/n] [-parallel P] -out DIR   (docs/explore.md)
 //
 // Each run of run, gallery, campaign and replay goes to a child process of
 // its own: simrun starts its own binary again with a hidden command, __run,

@@ -170,7 +170,7 @@ type command struct {
 var commands []*command // filled in by init, in the order help lists them
 
 func init() {
-	commands = []*command{listCommand, runCommand, galleryCommand, replayCommand, campaignCommand, mergeCommand, reportCommand, shrinkCommand, conformCommand}
+	commands = []*command{listCommand, runCommand, galleryCommand, replayCommand, campaignCommand, mergeCommand, reportCommand, shrinkCommand, conformCommand, exploreCommand}
 }
 
 func lookupCommand(name string) *command {

@@ -1,0 +1,154 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/seed"
+)
+
+// Every action of the fault vocabulary has an entry in the explorer's
+// table — drawn, with its rule, or skipped with the reason — so a fault
+// added to package faults is explored before it ships.
+func TestExploreFaultsCoverTheVocabulary(t *testing.T) {
+	var table []string
+	for _, f := range exploreFaults {
+		table = append(table, f.action)
+		if f.skip == "" && (f.rule == "" || f.build == nil) {
+			t.Errorf("fault %s is drawn but has no rule or no build", f.action)
+		}
+	}
+	if diff := cmp.Diff(faults.Actions(), table); diff != "" {
+		t.Errorf("the explorer's fault table is not the vocabulary (-faults.Actions +table):\n%s", diff)
+	}
+}
+
+// Draws from a few hundred indices reach every drawable fault kind, every
+// phase, alone and composed, and a draw is a function of the seed and the
+// run's index alone.
+func TestExploreDrawsCoverTheSpace(t *testing.T) {
+	for _, fam := range exploreFamilies {
+		t.Run(fam.family, func(t *testing.T) {
+			d := drawer{fam: &fam, space: Space{}.withDefaults()}
+			kinds, ph, sizes := map[string]int{}, map[string]int{}, map[int]int{}
+			base := Scenario{Workload: Workload{Family: fam.family, Recipe: firstRecipe(t, fam.family)}}
+			for i := range 600 {
+				x := d.draw(seed.Seed(3).Rand(exploreStream + uint64(i)))
+				sizes[len(x.Faults)]++
+				for _, f := range x.Faults {
+					kinds[f.Action]++
+					ph[f.Phase]++
+				}
+				if i < 50 {
+					if _, err := d.scenario(base, x, "x/y/z"); err != nil {
+						t.Fatalf("draw %d: %v", i, err)
+					}
+				}
+				if again := d.draw(seed.Seed(3).Rand(exploreStream + uint64(i))); !cmp.Equal(x, again, cmp.AllowUnexported(draw{}, drawnFault{})) {
+					t.Fatalf("draw %d differs when drawn again from the same seed", i)
+				}
+			}
+			for _, f := range drawable(5) {
+				if fam.noForeign && f.aim == aimKeys {
+					continue
+				}
+				if kinds[f.action] == 0 {
+					t.Errorf("no draw of %s in 600", f.action)
+				}
+			}
+			for _, p := range phases {
+				if ph[p] == 0 {
+					t.Errorf("no draw in phase %s", p)
+				}
+			}
+			for n := range 4 {
+				if sizes[n] == 0 {
+					t.Errorf("no draw of %d faults", n)
+				}
+			}
+		})
+	}
+}
+
+func firstRecipe(t *testing.T, family string) string {
+	t.Helper()
+	switch family {
+	case FamilyLock:
+		return "mutex"
+	case FamilyElection:
+		return "rechecked"
+	case FamilyDiscovery:
+		return "keepalive"
+	}
+	t.Fatalf("no recipe for %s", family)
+	return ""
+}
+
+// The judges of a draw follow the table's rule: in full on a healthy
+// cluster, exclusion by the resource under a fault that may cost a holder
+// its lease, no liveness under a foreign write.
+func TestExploreJudgesFollowTheRule(t *testing.T) {
+	lock, election := exploreFamilyOf(FamilyLock), exploreFamilyOf(FamilyElection)
+	names := func(cs []Check) []string {
+		var out []string
+		for _, c := range cs {
+			n := string(c.Name)
+			if c.ResourceOnly {
+				n += "/resource"
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		fam    *exploreFamily
+		faults []string
+		want   []string
+	}{
+		{"healthy", lock, nil, []string{"mutual-exclusion", "fencing", "lock-linearizable", "liveness"}},
+		{"leader storm", lock, []string{"leader-storm"}, []string{"mutual-exclusion", "fencing", "lock-linearizable", "liveness"}},
+		{"pause", lock, []string{"pause"}, []string{"mutual-exclusion/resource", "fencing", "liveness"}},
+		{"pause and compact", lock, []string{"compact", "pause"}, []string{"mutual-exclusion/resource", "fencing", "liveness"}},
+		{"put", lock, []string{"put"}, []string{"mutual-exclusion/resource", "fencing"}},
+		{"election paused", election, []string{"pause"}, []string{"election-safety", "fencing", "liveness"}},
+		{"election revoked", election, []string{"revoke-lease", "kill"}, []string{"fencing", "liveness"}},
+		{"election deleted", election, []string{"delete"}, []string{"fencing"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var x draw
+			for _, a := range tc.faults {
+				x.Faults = append(x.Faults, drawnFault{Action: a})
+			}
+			l, foreign := x.loss()
+			got := names(tc.fam.judges(l, x.livenessBound(), foreign))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("judges %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// docs/explore.md has a row for every fault of the table, with its loss.
+func TestExploreDocsListEveryFault(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "explore.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[loss]string{keepsAll: "keeps all", mayLoseLease: "may lose lease", endsAtOnce: "ends at once", foreignKeys: "foreign keys"}
+	for _, f := range exploreFaults {
+		w := words[f.loss]
+		if f.skip != "" {
+			w = "not drawn"
+		}
+		if row := "| `" + f.action + "` | " + w + " |"; !strings.Contains(string(b), row) {
+			t.Errorf("docs/explore.md has no row %q", row)
+		}
+	}
+}
