@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/scenarios"
 )
 
@@ -119,5 +121,35 @@ func TestObservedTTLTakesTheRecipes(t *testing.T) {
 	}
 	if !res.Met {
 		t.Errorf("not met at the recipe's TTL: %s", res.Why)
+	}
+}
+
+// A recipe that grants leases of several TTLs — one process 2 s, the
+// others 3 s — gets one sentence naming them all, and the run is judged
+// with the largest.
+func TestSeveralTTLsOneSentence(t *testing.T) {
+	var made atomic.Int32
+	r := lock.Recipe{Name: "mixed-ttl", Summary: "a user's lock whose first process fixes a TTL of 2 s, the others 3 s",
+		New: func(cli *clientv3.Client, name string, _ lock.Options) (lock.Locker, error) {
+			ttl := 3 * time.Second
+			if made.Add(1) == 1 {
+				ttl = 2 * time.Second
+			}
+			return &leaselessLock{cli: cli, key: "user/locks/" + name, ttl: ttl}, nil
+		}}
+	ss := scenarios.LockSafety(r)
+	s := ss[slices.IndexFunc(ss, func(s scenarios.Scenario) bool { return strings.HasSuffix(s.Name, "/crash-holder") })]
+	res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the recipe's leases were granted several TTLs (2s, 3s), and the scenario assumed 1s: the judges took the largest, 3s"
+	if n := ttlNotes(res); len(n) != 1 || n[0] != want {
+		t.Errorf("TTL sentences %q; want only %q", n, want)
+	}
+	for _, c := range res.Checks {
+		if c.Verdict == checker.VerdictInvalid {
+			t.Errorf("%s was not judged: %s %s", c.Checker, c.Verdict, c.Summary)
+		}
 	}
 }
