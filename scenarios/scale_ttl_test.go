@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -111,4 +112,21 @@ func TestWithTTLBadInput(t *testing.T) {
 	if got, err := s.WithTTL(time.Second); err != nil || got.Workload.TTL != s.Workload.TTL || got.Faults.Timeline != s.Faults.Timeline {
 		t.Errorf("WithTTL at the scenario's own TTL changed it, or failed: %v", err)
 	}
+}
+
+// A constructor's scenarios, played at the 6 s TTL a library fixes in its
+// code: the schedule and the judges' bounds six times as long.
+func ExampleAtTTL() {
+	r, _ := election.Lookup("rechecked")
+	ss, err := scenarios.AtTTL(6*time.Second, scenarios.ElectionSafety(r))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range ss {
+		if strings.HasSuffix(s.Name, "/crash-mid-term") {
+			fmt.Println(s.Name, "ttl", s.Workload.TTL, "duration", s.Workload.Duration, "crash", s.Faults.Timeline.Steps[0])
+		}
+	}
+	// Output: election/rechecked/crash-mid-term ttl 6s duration 1m0s crash at 9s for 6s: crash(election-leader E)
 }
