@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-
-	"github.com/etcdsim/etcdsim/checker"
 )
 
 // recipeNotes collects what a run's recipes did wrong that does not stop
@@ -13,11 +11,12 @@ import (
 // dial of an address the harness had not given. The run is judged all
 // the same, and Result.RecipeFaults says each in a sentence.
 type recipeNotes struct {
-	mu       sync.Mutex // guards list, unfenced, family and made
+	mu       sync.Mutex // guards list, unfenced, family, declared and made
 	list     []string
-	unfenced string      // why the recipe hands out no fencing token (lock.Unfenced, election.Unfenced), "" if it does
-	family   string      // the family of the recipe that declared it
-	made     []madeValue // the kinds of recipe values the run made
+	unfenced string            // why the recipe hands out no fencing token (lock.Unfenced, election.Unfenced), "" if it does
+	family   string            // the family of the recipe that declared it
+	declared map[string]string // each client's declaration, as its first program to answer made it (fencing_declared.go)
+	made     []madeValue       // the kinds of recipe values the run made
 }
 
 func (n *recipeNotes) add(format string, args ...any) {
@@ -40,30 +39,6 @@ func (n *recipeNotes) addOnce(msg string) {
 	if !slices.Contains(n.list, msg) {
 		n.list = append(n.list, msg)
 	}
-}
-
-// setUnfenced records that the recipe of family declared it hands out no
-// fencing token, and why.
-func (n *recipeNotes) setUnfenced(family, why string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.family, n.unfenced = family, why
-}
-
-// notApplicable returns the checks that do not apply to the run's recipe
-// and, for each, why — the run leaves them out.
-func (n *recipeNotes) notApplicable(recipe string) map[checker.Name]string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.unfenced == "" {
-		return nil
-	}
-	rest := "the family's other checkers judge it"
-	if f := familyOf(n.family); f != nil && f.unfenced != "" {
-		rest = f.unfenced
-	}
-	return map[checker.Name]string{checker.CheckerFencing: fmt.Sprintf("%s: not applicable: %s recipe %q hands out no fencing token (%s); %s",
-		checker.CheckerFencing, n.family, recipe, n.unfenced, rest)}
 }
 
 func (n *recipeNotes) all() []string {
