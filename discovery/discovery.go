@@ -150,6 +150,13 @@ type Options struct {
 	// silently raise) is an error wrapping ErrBadTTL from Register.
 	// Resolvers ignore it.
 	TTL time.Duration `json:"ttl,omitempty"`
+	// Decode, for a resolver, reads a registrar's record: the scenarios
+	// give a resolver the Decode of the registrar they run it with (see
+	// Decode). nil means the record of etcd's endpoints manager
+	// (DecodeEndpoint) for the resolvers here; a user's resolver that has
+	// a record format of its own reads that when it is nil. Registrars
+	// ignore it.
+	Decode Decode `json:"-"`
 }
 
 // DefaultTTL is the lease TTL used when Options.TTL is 0.
