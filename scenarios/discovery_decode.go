@@ -49,15 +49,47 @@ func (w Workload) decoder() discovery.Decode {
 	return discovery.DecodeEndpoint
 }
 
-// noteUnreadable says, once per record, each record err reports its
-// resolver could not read.
+// unreadShown is how many unreadable records a run names each in a
+// sentence of its own; the rest are counted in one more.
+const unreadShown = 3
+
+// unreadNotes are the unreadable records a run has noted.
+type unreadNotes struct {
+	keys map[string]bool // the keys noted
+	more int             // where in the list the sentence counting the rest is, -1 for none yet
+}
+
+// noteUnreadable says each record err reports its resolver could not
+// read: the first few in a sentence each, once per key, and the rest
+// counted in one sentence.
 func (w *world) noteUnreadable(err error) {
-	for _, u := range discovery.Unreadable(err) {
-		hint := ""
-		if w.s.Workload.Decode == nil {
-			hint = "; a registrar that writes a record format of its own is judged with its decoder (Scenario.WithDecoder)"
+	hint := ""
+	if w.s.Workload.Decode == nil {
+		hint = "; a registrar that writes a record format of its own is judged with its decoder (Scenario.WithDecoder)"
+	}
+	n := w.notes
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	u := &n.unread
+	if u.keys == nil {
+		u.keys, u.more = map[string]bool{}, -1
+	}
+	for _, r := range discovery.Unreadable(err) {
+		if u.keys[r.Key] {
+			continue
 		}
-		w.notes.addOnce(fmt.Sprintf("%s; the resolver's sets that held it were not judged: the record is counted unreadable, not as a missing instance%s",
-			u.Error(), hint))
+		u.keys[r.Key] = true
+		if len(u.keys) <= unreadShown {
+			n.list = append(n.list, fmt.Sprintf("%s; the resolver's sets that held it were not judged: the record is counted unreadable, not as a missing instance%s",
+				r.Error(), hint))
+			continue
+		}
+		more := fmt.Sprintf("discovery: the decoder could not read the records at %d more keys, the last %q; the sets that held them were not judged", len(u.keys)-unreadShown, r.Key)
+		if u.more < 0 {
+			u.more = len(n.list)
+			n.list = append(n.list, more)
+		} else {
+			n.list[u.more] = more
+		}
 	}
 }

@@ -138,6 +138,9 @@ func TestDiscoveryDecoder(t *testing.T) {
 			if !strings.Contains(faults, `discovery: the decoder could not read the record at key "svc/`) || !strings.Contains(faults, tc.says) {
 				t.Errorf("recipe faults do not name the unreadable record (want %q):\n%s", tc.says, faults)
 			}
+			if n := strings.Count(faults, "could not read"); n > 4 {
+				t.Errorf("%d sentences of unreadable records, want at most 3 and one counting the rest:\n%s", n, faults)
+			}
 			if tc.decode == nil && !strings.Contains(faults, "(Scenario.WithDecoder)") {
 				t.Errorf("recipe faults do not say how to give the decoder:\n%s", faults)
 			}

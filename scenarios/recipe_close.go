@@ -11,11 +11,12 @@ import (
 // dial of an address the harness had not given. The run is judged all
 // the same, and Result.RecipeFaults says each in a sentence.
 type recipeNotes struct {
-	mu       sync.Mutex // guards list, unfenced, family, declared and made
+	mu       sync.Mutex // guards list, unfenced, family, declared, unread and made
 	list     []string
 	unfenced string            // why the recipe hands out no fencing token (lock.Unfenced, election.Unfenced), "" if it does
 	family   string            // the family of the recipe that declared it
 	declared map[string]string // each client's declaration, as its first program to answer made it (fencing_declared.go)
+	unread   unreadNotes       // the discovery records a decoder could not read (discovery_decode.go)
 	made     []madeValue       // the kinds of recipe values the run made
 }
 
