@@ -59,3 +59,41 @@ func TestUnfencedSurvivesRestart(t *testing.T) {
 		})
 	}
 }
+
+// TestExamplesUnfencedAcrossRestart: both examples' adapters, which
+// declare their locks unfenced, keep fencing not applicable through the
+// crash and restart of the holder's client — node may take seconds to
+// start again on a loaded machine, and a restart the run outlasts
+// declared nothing.
+func TestExamplesUnfencedAcrossRestart(t *testing.T) {
+	skipUnderRace(t)
+	if testing.Short() {
+		t.Skip("12-second real-clock runs")
+	}
+	for _, tc := range []struct {
+		name string
+		argv []string
+	}{
+		{"npm-etcd3", nodeAdapter},
+		{"python-etcd3", pythonAdapter},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			needExample(t, tc.argv)
+			s := find(t, scenarios.LockSafety(program.Lock(tc.name, tc.argv...)), "/crash-holder")
+			res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
+			require.NoError(t, err)
+			crashes := 0
+			for _, op := range res.History().Ops {
+				if op.Kind == checker.KindCrash {
+					crashes++
+				}
+			}
+			require.Positive(t, crashes, "the holder's client never crashed")
+			for _, c := range res.Checks {
+				require.NotEqual(t, checker.CheckerFencing, c.Checker, "fencing judged (%s: %s) after the client's restart", c.Verdict, c.Summary)
+			}
+			require.Contains(t, strings.Join(res.NotApplicable, "\n"), "fencing: not applicable")
+			t.Logf("%s: %s; recipe faults %q", s.Name, res.Why, res.RecipeFaults)
+		})
+	}
+}
