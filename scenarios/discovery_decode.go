@@ -68,6 +68,9 @@ func (w *world) noteUnreadable(err error) {
 		hint = "; a registrar that writes a record format of its own is judged with its decoder (Scenario.WithDecoder)"
 	}
 	n := w.notes
+	if n == nil {
+		return
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	u := &n.unread

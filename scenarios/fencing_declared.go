@@ -2,10 +2,8 @@ package scenarios
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
-	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
 )
@@ -36,7 +34,7 @@ type answerer interface{ Answered() bool }
 // process of family just made, if v makes one.
 func (n *recipeNotes) declare(family, client string, v any) {
 	u, ok := v.(unfenced)
-	if !ok {
+	if !ok || n == nil {
 		return
 	}
 	if a, ok := v.(answerer); ok && !a.Answered() {
@@ -70,31 +68,4 @@ func fencingWords(why string) string {
 		return "that it hands out fencing tokens"
 	}
 	return fmt.Sprintf("no fencing token (%q)", why)
-}
-
-// notApplicable returns the checks that do not apply to the run's recipe
-// and, for each, why — the run leaves them out. Clients that declared
-// differently are said in a sentence beside it.
-func (n *recipeNotes) notApplicable(recipe string) map[checker.Name]string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.unfenced == "" {
-		return nil
-	}
-	rest := "the family's other checkers judge it"
-	if f := familyOf(n.family); f != nil && f.unfenced != "" {
-		rest = f.unfenced
-	}
-	var fenced []string
-	for _, c := range slices.Sorted(maps.Keys(n.declared)) {
-		if n.declared[c] == "" {
-			fenced = append(fenced, c)
-		}
-	}
-	also := ""
-	if len(fenced) > 0 {
-		also = fmt.Sprintf("; clients %v declared they hand out tokens, the others not", fenced)
-	}
-	return map[checker.Name]string{checker.CheckerFencing: fmt.Sprintf("%s: not applicable: %s recipe %q hands out no fencing token (%s)%s; %s",
-		checker.CheckerFencing, n.family, recipe, n.unfenced, also, rest)}
 }

@@ -2,8 +2,11 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
+
+	"github.com/etcdsim/etcdsim/checker"
 )
 
 // recipeNotes collects what a run's recipes did wrong that does not stop
@@ -40,6 +43,33 @@ func (n *recipeNotes) addOnce(msg string) {
 	if !slices.Contains(n.list, msg) {
 		n.list = append(n.list, msg)
 	}
+}
+
+// notApplicable returns the checks that do not apply to the run's recipe
+// and, for each, why — the run leaves them out. Clients that declared
+// differently are said in a sentence beside it.
+func (n *recipeNotes) notApplicable(recipe string) map[checker.Name]string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.unfenced == "" {
+		return nil
+	}
+	rest := "the family's other checkers judge it"
+	if f := familyOf(n.family); f != nil && f.unfenced != "" {
+		rest = f.unfenced
+	}
+	var fenced []string
+	for _, c := range slices.Sorted(maps.Keys(n.declared)) {
+		if n.declared[c] == "" {
+			fenced = append(fenced, c)
+		}
+	}
+	also := ""
+	if len(fenced) > 0 {
+		also = fmt.Sprintf("; clients %v declared they hand out tokens, the others not", fenced)
+	}
+	return map[checker.Name]string{checker.CheckerFencing: fmt.Sprintf("%s: not applicable: %s recipe %q hands out no fencing token (%s)%s; %s",
+		checker.CheckerFencing, n.family, recipe, n.unfenced, also, rest)}
 }
 
 func (n *recipeNotes) all() []string {
