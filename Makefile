@@ -21,7 +21,7 @@ GO ?= go
 # A test in package program checks that every test that skips under -race
 # is named here or runs in make examples.
 REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall
-PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock
+PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart
 # The cluster tests that run one seed under -race and every seed here.
 CLUSTER_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero
 test:

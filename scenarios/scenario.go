@@ -256,6 +256,12 @@ type Workload struct {
 	// ResolverRecipe is a user's own discovery resolver, run instead of
 	// the registry's; Resolver is its name in reports.
 	ResolverRecipe *discovery.ResolverRecipe `json:"-"`
+	// Decode reads the records of a discovery registrar that writes a
+	// format of its own (set it with WithDecoder): every resolver of the
+	// run, the registry's and a user's own, reads through it
+	// (discovery.Options.Decode), so either side is judged alone. nil
+	// means the record of etcd's endpoints manager.
+	Decode discovery.Decode `json:"-"`
 }
 
 // How a lock holder makes sure it still holds the lock (Workload.OwnerCheck).
