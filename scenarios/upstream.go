@@ -239,7 +239,7 @@ var upstreamReports = []upstreamReport{
 		id: "etcd-21126", url: "https://github.com/etcd-io/etcd/pull/21126",
 		also:   []string{"https://github.com/etcd-io/etcd/issues/7275", "https://github.com/etcd-io/etcd/pull/7630"},
 		status: "open", note: "a pull request: clientv3 should stop renewing a lease once every channel of its keep-alive has closed for want of a leader",
-		api:    "client/v3: Lease.KeepAlive with clientv3.WithRequireLeader",
+		api: "client/v3: Lease.KeepAlive with clientv3.WithRequireLeader",
 		what: "a keep-alive under WithRequireLeader whose channel closed when its member lost the leader goes on renewing the " +
 			"lease through another member, with no channel left: the lease and its keys outlive the holder's belief",
 		fix: "the keep-alive's context is cancelled when its channel closes (as concurrency.Session does), so that clientv3 forgets the lease",
