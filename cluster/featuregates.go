@@ -18,10 +18,19 @@ func checkFeatureGates(cfg Config) error {
 	if cfg.MemberBinaries {
 		return fmt.Errorf("cluster: Config.FeatureGates (%q) is for members run in this process; member binaries take etcd's defaults: unset one of them", cfg.FeatureGates)
 	}
+	if err := ValidFeatureGates(cfg.FeatureGates); err != nil {
+		return fmt.Errorf("cluster: Config.FeatureGates %q: %w", cfg.FeatureGates, err)
+	}
+	return nil
+}
+
+// ValidFeatureGates returns nil if etcd's --feature-gates flag would take
+// gates, and otherwise an error that says why and lists the gates etcd
+// knows.
+func ValidFeatureGates(gates string) error {
 	probe := features.NewDefaultServerFeatureGate("etcdsim", nil).(featuregate.MutableFeatureGate)
-	if err := probe.Set(cfg.FeatureGates); err != nil {
-		return fmt.Errorf("cluster: Config.FeatureGates %q: %w; valid: comma-separated Name=true|false, Name one of etcd's server feature gates (%v)",
-			cfg.FeatureGates, err, probe.KnownFeatures())
+	if err := probe.Set(gates); err != nil {
+		return fmt.Errorf("%w; valid: comma-separated Name=true|false, Name one of etcd's server feature gates (%v)", err, probe.KnownFeatures())
 	}
 	return nil
 }
