@@ -230,7 +230,7 @@ var upstreamReports = []upstreamReport{
 		also: []string{"https://github.com/etcd-io/etcd/pull/21389", "https://github.com/etcd-io/etcd/pull/20589",
 			"https://github.com/etcd-io/etcd/pull/20590"},
 		status: "closed",
-		note: "closed as keys overwritten without --ignore-lease; etcd PR #21389, which closes a race between Renew and Revoke " +
+		note: "closed: the reporter's keys had been overwritten without keeping their lease; etcd PR #21389, which closes a race between Renew and Revoke " +
 			"for it, was closed unmerged; v3.7 turns FastLeaseKeepAlive on by default (etcd PR #20589)",
 		api:  "server lessor Renew and Revoke; EtcdServer.LeaseRenew with the FastLeaseKeepAlive feature gate",
 		what: "a keep-alive answers that a lease lives after the lease was revoked and its keys deleted",
