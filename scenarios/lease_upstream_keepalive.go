@@ -18,11 +18,15 @@ import (
 const fastKeepAliveOff = "FastLeaseKeepAlive=false"
 
 // revokeHolderEvery revokes the lease of the lock's holder n times, every
-// period from 1s on.
+// period from 0.6s on: the first midway through the first hold, clear of
+// its hand-off (at 1s on the virtual clock, up to 1.3s on the real one,
+// where each check takes a round trip), when nobody may hold the lock and
+// the revoke would find no holder; each later one, a period less than a
+// hold after the last, within the hold that began just after it.
 func revokeHolderEvery(n int, period time.Duration) *faults.Timeline {
 	var steps []faults.Step
 	for i := range n {
-		steps = append(steps, faults.At(time.Second+time.Duration(i)*period, 0, faults.RevokeLease(faults.LockHolder("L"))))
+		steps = append(steps, faults.At(600*time.Millisecond+time.Duration(i)*period, 0, faults.RevokeLease(faults.LockHolder("L"))))
 	}
 	return &faults.Timeline{Steps: steps}
 }
@@ -30,18 +34,19 @@ func revokeHolderEvery(n int, period time.Duration) *faults.Timeline {
 // upstream14758: two clients take turns at the lock, each holding it for
 // a second and asking, before each of its 8 writes, for a keep-alive
 // answer sent when it asks (KeepAliveOnce, owner check "keepalive"); the
-// holder's lease is revoked 8 times, every 700ms. A keep-alive answered
-// with a TTL after the revoke of its lease had returned would have the
-// holder write on a lock whose key is gone: revoked-lease flags it, and
-// the guarded resource refuses the write when another holder has written
-// since. Two races could give such an answer: a renewal that slips into
-// the lessor's Revoke between its deleting the keys and its forgetting
-// the lease (etcd PR #21389), and, with FastLeaseKeepAlive on, a leader
-// that renews a lease whose revoke it has committed but not yet applied.
-// The first answers a request made before the revoke returned, which is
-// no contradiction; the second needs a member to answer the revoke before
-// the leader has applied it. Run with the gate on (etcd's default) and
-// off.
+// holder's lease is revoked 8 times, every 700ms from 0.6s. A keep-alive
+// answered with a TTL after the revoke of its lease had returned would
+// have the holder write on a lock whose key is gone: revoked-lease flags
+// it, and the guarded resource refuses the write when another holder has
+// written since. Two races could give such an answer: a renewal that
+// slips into the lessor's Revoke between its deleting the keys and its
+// forgetting the lease (etcd PR #21389), and, with FastLeaseKeepAlive on,
+// a leader that renews a lease whose revoke it has committed but not yet
+// applied. The first answers a request made before the revoke returned,
+// which is no contradiction; the second needs a member to answer the
+// revoke before the leader has applied it. Run with the gate on (etcd's
+// default) and off, neither shows it on v3.7.3 (docs/upstream.md): both
+// expect a pass.
 func upstream14758() []Scenario {
 	r := report("etcd-14758")
 	w := Workload{Clients: 2, Hold: Duration(time.Second), Writes: 8, OwnerCheck: OwnerCheckKeepAlive,
@@ -54,10 +59,12 @@ func upstream14758() []Scenario {
 	}
 	return []Scenario{
 		r.scenario(s(""), "revoke-holder-fast-keepalive", ShowsFixedUpstream,
-			"with FastLeaseKeepAlive on, etcd's default, the holder's lease is revoked 8 times while it asks by KeepAliveOnce "+
-				"before each write: no answer sent after a revoke returned says the lease lives, and no holder writes on a revoked lease"),
+			"does not hold on v3.7.3 (passed 100 of 100 runs on the virtual clock, 20 of 20 on the real one): with "+
+				"FastLeaseKeepAlive on, etcd's default, the holder's lease is revoked 8 times while it asks by KeepAliveOnce "+
+				"before each write, and no answer sent after a revoke returned says the lease lives"),
 		r.scenario(s(fastKeepAliveOff), "revoke-holder-gate-off", ShowsFixedUpstream,
-			"the same with FastLeaseKeepAlive off: the leader waits for its applied index before each renewal"),
+			"does not hold on v3.7.3 (passed 100 of 100 runs on the virtual clock, 20 of 20 on the real one): the same with "+
+				"FastLeaseKeepAlive off, where the leader waits for its applied index before each renewal"),
 	}
 }
 
