@@ -88,6 +88,12 @@ type Config struct {
 	// their reports of the leader, the term and their open streams.
 	// false runs members in this process.
 	MemberBinaries bool `json:"member_binaries,omitempty"`
+	// FeatureGates sets etcd's server feature gates on every member, in
+	// the form of etcd's --feature-gates flag: "FastLeaseKeepAlive=false",
+	// or several joined by commas. "" leaves etcd's defaults (in v3.7.3,
+	// FastLeaseKeepAlive on). A gate etcd does not know is an error; member
+	// binaries take no gates.
+	FeatureGates string `json:"feature_gates,omitempty"`
 	// Seed seeds the network's jitter, from its own stream of the seed
 	// (see seed.Seed.Rand), so a run's seed gives it the same samples
 	// every time. 0 is a valid seed.
@@ -117,6 +123,9 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("cluster: Config.ClientKeepAliveTimeout is %v but Config.ClientKeepAliveTime is 0, which sends no pings to time out; set both", cfg.ClientKeepAliveTimeout)
 	}
 	if err := checkMemberBinaries(cfg); err != nil {
+		return cfg, err
+	}
+	if err := checkFeatureGates(cfg); err != nil {
 		return cfg, err
 	}
 	if err := cfg.Auth.validate(); err != nil {

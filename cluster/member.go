@@ -268,6 +268,7 @@ func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.
 		// Start made the keys before any member, or failed.
 		cfg.AuthToken, _ = authTokenOption(a, filepath.Join(c.dir, "auth"))
 	}
+	setFeatureGates(cfg, c.cfg.FeatureGates)
 	cfg.Logger = "zap"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(m.log.logger(m.name))
 	return cfg

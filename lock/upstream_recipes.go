@@ -29,6 +29,14 @@ var upstreamRecipes = []Recipe{
 	Recipe{Name: "keepalive-once", New: newKeepAliveOnce,
 		Summary: "keepalive-channel with the fix: the holder asks with KeepAliveOnce, sent when it checks, so that after a " +
 			"revoke the answer says the lease is gone"},
+	Recipe{Name: "requireleader-keepalive", Broken: true, New: newRequireLeaderKeepAlive,
+		Expect:   expect(checker.CheckerLiveness, checker.ViolationStarvation),
+		Upstream: "https://github.com/etcd-io/etcd/pull/21126",
+		Summary: "a key on a lease kept alive by clientv3's KeepAlive under WithRequireLeader(context.Background()); the holder " +
+			"takes the channel's close for the lease's end, but clientv3 goes on renewing the lease: the key stays and nobody can lock"},
+	Recipe{Name: "requireleader-cancel", New: newRequireLeaderCancel,
+		Summary: "requireleader-keepalive with the guard: the keep-alive's context is cancelled when its channel closes, so that " +
+			"clientv3 forgets the lease and it expires a TTL later"},
 	Recipe{Name: "session-mutex", New: newSessionMutex,
 		Summary: "concurrency.Mutex on a concurrency.Session per hold, as etcd's documentation shows: the session alone renews " +
 			"the lease on clientv3's KeepAlive stream, which stays on one member; the holder stops when the session's Done closes"},

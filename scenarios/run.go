@@ -131,7 +131,7 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	c, err := cluster.Start(ctx, cluster.Config{Members: s.Cluster.Members, Durable: s.Cluster.Durable,
 		Clock: s.Cluster.Clock, MemberBinaries: s.Cluster.MemberBinaries, Latency: s.Cluster.Latency.D(), Seed: s.Seed, LogDir: logDir,
 		ClientKeepAliveTime: s.Cluster.ClientKeepAliveTime.D(), ClientKeepAliveTimeout: s.Cluster.ClientKeepAliveTimeout.D(),
-		Auth: s.Cluster.Auth.config()})
+		Auth: s.Cluster.Auth.config(), FeatureGates: s.Cluster.FeatureGates})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: starting the cluster: %w", ErrHarness, s.Name, err)
 	}

@@ -116,6 +116,10 @@ type Cluster struct {
 	// speak as users limited to its keys, the harness as root (see Auth).
 	// nil means auth off.
 	Auth *Auth `json:"auth,omitempty"`
+	// FeatureGates sets etcd's server feature gates, as etcd's
+	// --feature-gates flag does: "FastLeaseKeepAlive=false"
+	// (cluster.Config.FeatureGates). "" means etcd's defaults.
+	FeatureGates string `json:"feature_gates,omitempty"`
 }
 
 // DefaultClock is the clock a scenario runs on when it names none and

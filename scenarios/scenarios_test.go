@@ -95,6 +95,8 @@ func TestValidateBadInput(t *testing.T) {
 		{"too many members", func(s *scenarios.Scenario) { s.Cluster.Members = 12 }, []string{"cluster.members 12", "1 to 9"}},
 		{"negative client keepalive", func(s *scenarios.Scenario) { s.Cluster.ClientKeepAliveTime = scenarios.Duration(-1e9) },
 			[]string{"cluster.client_keepalive_time -1s", "neither may be negative", "0 means no pings"}},
+		{"an unknown feature gate", func(s *scenarios.Scenario) { s.Cluster.FeatureGates = "FastLeaseKeepAliv=false" },
+			[]string{`cluster.feature_gates "FastLeaseKeepAliv=false"`, "FastLeaseKeepAlive="}},
 		{"a keepalive timeout without pings", func(s *scenarios.Scenario) { s.Cluster.ClientKeepAliveTimeout = scenarios.Duration(2e9) },
 			[]string{"cluster.client_keepalive_timeout is 2s", "client_keepalive_time is 0", "set both"}},
 		{"fault at a member the cluster lacks", func(s *scenarios.Scenario) {

@@ -226,6 +226,25 @@ var upstreamReports = []upstreamReport{
 		fix: "the holder asks with KeepAliveOnce, a request sent when it checks, which after a revoke finds the lease gone",
 	},
 	{
+		id: "etcd-14758", url: "https://github.com/etcd-io/etcd/issues/14758",
+		also: []string{"https://github.com/etcd-io/etcd/pull/21389", "https://github.com/etcd-io/etcd/pull/20589",
+			"https://github.com/etcd-io/etcd/pull/20590"},
+		status: "closed",
+		note: "closed: the reporter's keys had been overwritten without keeping their lease; etcd PR #21389, which closes a race between Renew and Revoke " +
+			"for it, was closed unmerged; v3.7 turns FastLeaseKeepAlive on by default (etcd PR #20589)",
+		api:  "server lessor Renew and Revoke; EtcdServer.LeaseRenew with the FastLeaseKeepAlive feature gate",
+		what: "a keep-alive answers that a lease lives after the lease was revoked and its keys deleted",
+	},
+	{
+		id: "etcd-21126", url: "https://github.com/etcd-io/etcd/pull/21126",
+		also:   []string{"https://github.com/etcd-io/etcd/issues/7275", "https://github.com/etcd-io/etcd/pull/7630"},
+		status: "open", note: "a pull request: clientv3 should stop renewing a lease once every channel of its keep-alive has closed for want of a leader",
+		api: "client/v3: Lease.KeepAlive with clientv3.WithRequireLeader",
+		what: "a keep-alive under WithRequireLeader whose channel closed when its member lost the leader goes on renewing the " +
+			"lease through another member, with no channel left: the lease and its keys outlive the holder's belief",
+		fix: "the keep-alive's context is cancelled when its channel closes (as concurrency.Session does), so that clientv3 forgets the lease",
+	},
+	{
 		id: "milvus-29345", url: "https://github.com/milvus-io/milvus/issues/29345",
 		also: []string{"https://github.com/milvus-io/milvus/pull/29346", "https://github.com/milvus-io/milvus/issues/45303",
 			"https://github.com/etcd-io/etcd/issues/9604"},
@@ -334,6 +353,8 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream20418()...)
 	out = append(out, upstream16221()...)
 	out = append(out, upstream21638()...)
+	out = append(out, upstream14758()...)
+	out = append(out, upstream21126()...)
 	out = append(out, upstream29345()...)
 	out = append(out, upstreamBarrierWait()...)
 	out = append(out, upstreamDoubleBarrierEnter()...)

@@ -49,6 +49,13 @@ func (s Scenario) Validate() error {
 	} else if kt > 0 && ka == 0 {
 		bad("cluster.client_keepalive_timeout is %v but client_keepalive_time is 0, which sends no pings to time out; set both", kt.D())
 	}
+	if g := s.Cluster.FeatureGates; g != "" {
+		if err := cluster.ValidFeatureGates(g); err != nil {
+			bad("cluster.feature_gates %q: %v", g, err)
+		} else if s.Cluster.MemberBinaries {
+			bad("cluster.feature_gates %q: member binaries take etcd's defaults; leave member_binaries off or feature_gates empty", g)
+		}
+	}
 	w := s.Workload
 	f := familyOf(w.Family)
 	if f == nil {
