@@ -67,12 +67,15 @@ func keyLeak(reg discovery.RegistrarRecipe, expect checker.Expectation) scenario
 // one key, which the new registration overwrites.
 func TestKeyLeftBehind(t *testing.T) {
 	if testing.Short() {
-		t.Skip("real-clock scenarios, about 20 s")
+		t.Skip("real-clock scenarios, one at a time, about a minute")
 	}
 	discov.TimeToLive = leakTTL
-	t.Cleanup(func() { discov.TimeToLive = ttl }) // after the parallel subtests
+	defer func() { discov.TimeToLive = ttl }()
 	leak := checker.Expectation{Checker: checker.CheckerLeftBehind, Violation: checker.ViolationLeftBehind}
 	for _, s := range scenarios.Seeds(1, 2, keyLeak(gozero.Publisher, leak), keyLeak(gozero.PublisherWithID, checker.Expectation{})) {
-		scenarios.TestParallel(t, s)
+		// One at a time: the schedule's timing is tight (a reset must
+		// outlast a compaction, a lease must outlast the reset), and runs
+		// side by side on a loaded machine miss it.
+		scenarios.Test(t, s)
 	}
 }
