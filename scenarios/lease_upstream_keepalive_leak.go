@@ -28,7 +28,7 @@ func resetLockers(n int) *faults.Timeline {
 // upstream16942: two lockers on the mutex recipe, each with a session
 // whose keep-alive stream the member serving it holds open, while their
 // connections are reset again and again. The members are sampled every
-// 2 s and once after the workload: how many keep-alive streams each has
+// 5 s and once after the workload: how many keep-alive streams each has
 // open, and how many receive loops its handlers started are still
 // running. In etcd v3.7.3 a stream's handler returns when its client
 // goes (LeaseServer.LeaseKeepAlive waits on the stream's context), and

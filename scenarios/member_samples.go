@@ -13,7 +13,7 @@ import (
 // keep-alive goroutines are sampled for member-resources. A sample takes
 // a goroutine profile of the whole process, which stops the world for a
 // moment: a few per run are enough to see growth.
-const memberSampleEvery = 2 * time.Second
+const memberSampleEvery = 5 * time.Second
 
 // heapMetric is the runtime metric of the bytes the heap held live at
 // the last garbage collection.
