@@ -58,7 +58,7 @@ race-wait:
 # The example modules, each a module of its own that uses etcdsim's public
 # API only: a user's own recipes (examples/myrecipes) and go-zero's
 # core/discov (examples/gozero, on the real clock, six runs at once, about
-# 20 s): vet them and run their recipes under their families' safety
+# 20 s, then four key-leak runs one at a time, about a minute): vet them and run their recipes under their families' safety
 # scenarios. The program examples (examples/node: npm etcd3 after npm ci;
 # examples/python: Debian's python3-etcd3) are checked against the protocol
 # and run under the lock family's pause scenario (about a minute).

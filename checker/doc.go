@@ -58,6 +58,9 @@
 //     client's call "permission denied" for keys its user was granted.
 //   - KeysOnLeases (keys-on-leases): every key the recipe writes is on a
 //     live lease, and goes when the process that kept the lease is gone.
+//   - MemberResources (member-resources): once clients are gone, no member
+//     runs more lease keep-alive loops than it has streams open, beyond a
+//     slack.
 //
 // Each checker's doc comment lists the operation kinds and fields it reads.
 //

@@ -165,7 +165,7 @@ func TestExpectationValidate(t *testing.T) {
 		{
 			name:    "an unknown checker",
 			e:       Expectation{Checker: "mutex", Violation: ViolationOverlap},
-			wantErr: `checker: expectation: no checker "mutex" (want one of fencing, liveness, bank-total, left-behind, rw-exclusion, mutual-exclusion, session-kept, monotonic-reads, queue-delivery, revoked-lease, serializable, barrier-safety, election-safety, keys-on-leases, permission-held, watch-guarantees, lock-linearizable, register-linearizable, discovery-convergence)`,
+			wantErr: `checker: expectation: no checker "mutex" (want one of fencing, liveness, bank-total, left-behind, rw-exclusion, mutual-exclusion, session-kept, monotonic-reads, queue-delivery, revoked-lease, serializable, barrier-safety, election-safety, keys-on-leases, member-resources, permission-held, watch-guarantees, lock-linearizable, register-linearizable, discovery-convergence)`,
 		},
 		{
 			name:    "a kind of another checker",

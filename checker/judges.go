@@ -36,6 +36,7 @@ const (
 	CheckerSessionKept          Name = "session-kept"
 	CheckerPermissionHeld       Name = "permission-held"
 	CheckerKeysOnLeases         Name = "keys-on-leases"
+	CheckerMemberResources      Name = "member-resources"
 )
 
 // JudgeOptions are what a judge is run with when a scenario names it: the
@@ -219,6 +220,13 @@ var judges = observedTTL([]Judge{
 		Run: func(h History, o JudgeOptions) Result {
 			return KeysOnLeases(h, KeysOnLeasesOptions{TTL: o.TTL, Bound: o.Bound})
 		},
+	},
+	{
+		Name:    CheckerMemberResources,
+		Reads:   []Kind{KindMemberSample},
+		Reports: []ViolationKind{ViolationKeepAliveLeak},
+		Summary: "once clients are gone, no member runs more lease keep-alive loops than it has streams open, beyond a slack.",
+		Run:     func(h History, _ JudgeOptions) Result { return MemberResources(h, MemberResourcesOptions{}) },
 	},
 })
 

@@ -386,6 +386,14 @@ var violationCases = []violationCase{
 		h:     keysOnLeasesCases[4].h,
 		want:  ViolationKeyOutlivedWriter,
 	},
+	{
+		name:  "a member serving keep-alive loops its streams are gone from",
+		judge: CheckerMemberResources,
+		h: withFaults(hist(
+			mk("m0", KindMemberSample, "", 5, 5, withOut(Output{Values: MemberResourceFigures(1, 40, -1)})),
+		), FaultEvent{Name: "reset(client c1)", Action: "reset", Targets: []string{"c1"}, Start: at(1), End: at(2), Healed: true}),
+		want: ViolationKeepAliveLeak,
+	},
 }
 
 // TestViolationKinds runs violationCases.

@@ -211,6 +211,14 @@ const (
 	// Recorded from the client side, as KindLeaseGrant. Read by
 	// KeysOnLeases.
 	KindPut Kind = "put"
+	// KindMemberSample: the harness sampled, at an instant, what etcd
+	// member Client runs for lease keep-alive streams; Output.Values are
+	// its figures, each "name=value": streams (keep-alive streams open),
+	// loops (goroutines in the receive loop a stream's handler starts)
+	// and heap (the bytes in use on the process's heap, which every
+	// in-process member shares). A figure left out is not known. Read by
+	// MemberResources.
+	KindMemberSample Kind = "member-sample"
 )
 
 // KindCrash: Client crashed (or lost its session for good) at Call. Every
@@ -241,7 +249,7 @@ func Kinds() []Kind {
 		KindRLock, KindRUnlock, KindSession, KindEnqueue, KindDequeue,
 		KindEnter, KindLeave,
 		KindHold, KindLift, KindWait,
-		KindKeepAlive, KindRevoke, KindLeaseGrant, KindPut,
+		KindKeepAlive, KindRevoke, KindLeaseGrant, KindPut, KindMemberSample,
 		KindCrash,
 	}
 }

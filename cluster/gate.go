@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -35,6 +36,9 @@ type requestGate struct {
 	// wait before their handler until it is closed, at the thaw.
 	held   chan struct{}
 	inside sync.WaitGroup
+	// labels mark the goroutines of the member's streams (resources.go);
+	// set before the server starts, read only after.
+	labels pprof.LabelSet
 }
 
 // hold makes new requests wait before their handler until release, as the
@@ -86,7 +90,7 @@ func (g *requestGate) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 		}
 		g.mu.Unlock()
 	}()
-	return handler(srv, ss)
+	return labeled(ss.Context(), g.labels, func() error { return handler(srv, ss) })
 }
 
 // openStreams returns the connections with an open stream of method.

@@ -278,7 +278,7 @@ func (m *Member) embedConfig(clusterState string, initialCluster string) *embed.
 // member's proxies at it; it does not wait for the member to be ready.
 func (m *Member) start(clusterState string) (err error) {
 	cfg := m.embedConfig(clusterState, m.c.initialCluster())
-	gate := &requestGate{}
+	gate := &requestGate{labels: m.labels()}
 	cfg.GRPCAdditionalServerOptions = append(cfg.GRPCAdditionalServerOptions, gate.serverOptions()...)
 	// Up before etcd starts, so its own bootstrap requests to peers pass;
 	// connections to it are still refused until its proxies have targets.

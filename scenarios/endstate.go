@@ -95,5 +95,24 @@ func readFinal(ctx context.Context, c *cluster.Cluster, workload []string, at ti
 		f.Leases = append(f.Leases, fl)
 	}
 	slices.SortFunc(f.Leases, func(a, b checker.FinalLease) int { return int(min(max(a.ID-b.ID, -1), 1)) })
+	attachLeases(f)
 	return f
+}
+
+// attachLeases sets each key's lease from the leases' attached keys. etcd
+// v3.7 answers a keys-only range from its in-memory index
+// (mvcc.RangeOptions.FastKeysOnly), which does not hold a key's lease: every
+// key of the listing says lease 0, on a lease or not.
+func attachLeases(f *checker.FinalState) {
+	on := map[string]int64{}
+	for _, l := range f.Leases {
+		for _, k := range l.Keys {
+			on[k] = l.ID
+		}
+	}
+	for i := range f.Keys {
+		if id, ok := on[f.Keys[i].Key]; ok && f.Keys[i].Lease == 0 {
+			f.Keys[i].Lease = id
+		}
+	}
 }

@@ -162,8 +162,10 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 
 	t1 := time.Now()
 	stopLeaders := watchLeaders(ctx, c, rec)
+	stopSamples := sampleMembers(ctx, c, rec, s.judgedBy(checker.CheckerMemberResources))
 	notes := &recipeNotes{}
 	werr, serr := s.drive(ctx, env, notes)
+	stopSamples()
 	stopLeaders()
 	res.RecipeFaults = notes.all()
 	if opts.ttlNote != "" {

@@ -245,6 +245,14 @@ var upstreamReports = []upstreamReport{
 		fix: "the keep-alive's context is cancelled when its channel closes (as concurrency.Session does), so that clientv3 forgets the lease",
 	},
 	{
+		id: "etcd-16942", url: "https://github.com/etcd-io/etcd/issues/16942",
+		also:   []string{"https://github.com/etcd-io/etcd/pull/21960"},
+		status: "open", note: "a fix is proposed in etcd PR #21960",
+		api: "server v3rpc: LeaseServer.LeaseKeepAlive",
+		what: "the goroutines a member starts for a lease keep-alive stream are said to outlive the stream when its client " +
+			"disconnects, and to pile up over many disconnections",
+	},
+	{
 		id: "milvus-29345", url: "https://github.com/milvus-io/milvus/issues/29345",
 		also: []string{"https://github.com/milvus-io/milvus/pull/29346", "https://github.com/milvus-io/milvus/issues/45303",
 			"https://github.com/etcd-io/etcd/issues/9604"},
@@ -355,6 +363,7 @@ func upstreamScenarios() []Scenario {
 	out = append(out, upstream21638()...)
 	out = append(out, upstream14758()...)
 	out = append(out, upstream21126()...)
+	out = append(out, upstream16942()...)
 	out = append(out, upstream29345()...)
 	out = append(out, upstreamBarrierWait()...)
 	out = append(out, upstreamDoubleBarrierEnter()...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"sync"
 	"time"
@@ -28,18 +29,21 @@ type publisher struct {
 	service  string
 	addr     string
 	ttl      time.Duration
-	endpoint []string // go-zero's etcd endpoints
+	endpoint []string           // go-zero's etcd endpoints
+	opts     []discov.PubOption // go-zero's options for each Publisher
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 	closeErr  error
 
-	mu         sync.Mutex // guards p, key, lease, registered and closed
+	mu         sync.Mutex // guards p, key, lease, registered, closed, stopFollow and followed
 	p          *discov.Publisher
 	key        string
 	lease      clientv3.LeaseID
 	registered bool
 	closed     bool
+	stopFollow context.CancelFunc // ends follow, started once registered
+	followed   chan struct{}      // closed when follow has returned
 }
 
 // A publisher names the lease its key is on.
@@ -51,6 +55,27 @@ var _ discovery.Leaser = (*publisher)(nil)
 // 10 by default), which go-zero reads at every registration: 0 means
 // discovery.DefaultTTL, 10s.
 func NewPublisher(cli *clientv3.Client, service, addr string, opts discovery.Options) (discovery.Registrar, error) {
+	return newPublisher(cli, service, addr, opts)
+}
+
+// NewPublisherWithID is NewPublisher with go-zero's discov.WithId, as a
+// zrpc server whose configuration sets an ID publishes itself: the key is
+// "<service>/<id>" whatever lease it is on, so when go-zero registers
+// again on a new lease it overwrites its own key instead of adding one.
+// The id is the address's FNV-1a hash, so each instance has its own.
+func NewPublisherWithID(cli *clientv3.Client, service, addr string, opts discovery.Options) (discovery.Registrar, error) {
+	return newPublisher(cli, service, addr, opts, discov.WithId(instanceID(addr)))
+}
+
+// instanceID is a positive id of addr for discov.WithId (go-zero uses an id
+// only when it is above 0).
+func instanceID(addr string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(addr))
+	return int64(h.Sum64()>>1) | 1
+}
+
+func newPublisher(cli *clientv3.Client, service, addr string, opts discovery.Options, pub ...discov.PubOption) (discovery.Registrar, error) {
 	switch {
 	case cli == nil:
 		return nil, fmt.Errorf("gozero: publisher of %s: nil client", service)
@@ -71,11 +96,11 @@ func NewPublisher(cli *clientv3.Client, service, addr string, opts discovery.Opt
 	if err != nil {
 		return nil, err
 	}
-	return &publisher{cli: cli, service: service, addr: addr, ttl: opts.TTL, endpoint: eps, done: make(chan struct{})}, nil
+	return &publisher{cli: cli, service: service, addr: addr, ttl: opts.TTL, endpoint: eps, opts: pub, done: make(chan struct{})}, nil
 }
 
-// Key is go-zero's key for the instance once registered, "<service>/?"
-// before.
+// Key is go-zero's key for the instance once registered — the latest it
+// wrote, as follow sees them — "<service>/?" before.
 func (r *publisher) Key() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -111,7 +136,7 @@ func (r *publisher) Register(ctx context.Context) error {
 	if r.p != nil {
 		r.p.Stop() // a KeepAlive that failed or is still under way
 	}
-	p := discov.NewPublisher(slices.Clone(r.endpoint), r.service, r.addr) // go-zero sorts the slice it is given
+	p := discov.NewPublisher(slices.Clone(r.endpoint), r.service, r.addr, r.opts...) // go-zero sorts the slice it is given
 	r.p = p
 	errc := make(chan error, 1)
 	r.mu.Unlock()
@@ -129,20 +154,23 @@ func (r *publisher) Register(ctx context.Context) error {
 		return fmt.Errorf("gozero: register %s at %s through etcd endpoints %v: %w (go-zero's KeepAlive goes on)",
 			r.service, r.addr, r.endpoint, context.Cause(ctx))
 	}
-	key, lease, err := r.readBack(ctx)
+	key, lease, rev, err := r.readBack(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.registered = true // go-zero keeps it registered, whatever the read says
 	r.key, r.lease = key, lease
+	fctx, stop := context.WithCancel(context.Background())
+	r.stopFollow, r.followed = stop, make(chan struct{})
+	go r.follow(fctx, rev)
 	return err
 }
 
 // readBack finds the instance's key among the service's: the newest whose
-// value is the address.
-func (r *publisher) readBack(ctx context.Context) (string, clientv3.LeaseID, error) {
+// value is the address; and the revision it read at.
+func (r *publisher) readBack(ctx context.Context) (string, clientv3.LeaseID, int64, error) {
 	resp, err := r.cli.Get(ctx, r.service+"/", clientv3.WithPrefix())
 	if err != nil {
-		return "", 0, fmt.Errorf("gozero: registered %s at %s, but reading its key back failed: %w", r.service, r.addr, err)
+		return "", 0, 0, fmt.Errorf("gozero: registered %s at %s, but reading its key back failed: %w", r.service, r.addr, err)
 	}
 	var key string
 	var lease, created int64
@@ -152,9 +180,9 @@ func (r *publisher) readBack(ctx context.Context) (string, clientv3.LeaseID, err
 		}
 	}
 	if key == "" {
-		return "", 0, fmt.Errorf("gozero: registered %s at %s, but no key under %s/ holds the address", r.service, r.addr, r.service)
+		return "", 0, resp.Header.Revision, fmt.Errorf("gozero: registered %s at %s, but no key under %s/ holds the address", r.service, r.addr, r.service)
 	}
-	return key, clientv3.LeaseID(lease), nil
+	return key, clientv3.LeaseID(lease), resp.Header.Revision, nil
 }
 
 // Close stops go-zero's Publisher, which revokes its lease in the
@@ -169,6 +197,13 @@ func (r *publisher) Close() error {
 func (r *publisher) close() error {
 	r.mu.Lock()
 	r.closed = true
+	stop, followed := r.stopFollow, r.followed
+	r.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-followed
+	}
+	r.mu.Lock()
 	p, key := r.p, r.key
 	r.mu.Unlock()
 	defer close(r.done)

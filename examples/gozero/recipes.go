@@ -6,6 +6,8 @@ import "github.com/etcdsim/etcdsim/discovery"
 var (
 	Publisher = discovery.RegistrarRecipe{Name: "gozero-publisher", New: NewPublisher,
 		Summary: "go-zero core/discov Publisher: the address on a lease kept alive, published again when the lease is lost"}
+	PublisherWithID = discovery.RegistrarRecipe{Name: "gozero-publisher-id", New: NewPublisherWithID,
+		Summary: "go-zero core/discov Publisher with discov.WithId: one key per instance, whatever lease go-zero takes"}
 	Subscriber = discovery.ResolverRecipe{Name: "gozero-subscriber", New: NewSubscriber,
 		Summary: "go-zero core/discov Subscriber: a listing and a watch, handed to gRPC as zrpc's discov builder does"}
 )
