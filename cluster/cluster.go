@@ -17,6 +17,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/internal/memberbin"
 	"github.com/etcdsim/etcdsim/internal/memnet"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/internal/peertls"
 )
 
@@ -47,10 +48,14 @@ type Cluster struct {
 }
 
 // New starts a cluster for a test: it fails the test if the cluster cannot
-// start and closes the cluster when the test and its subtests end.
+// start and closes the cluster when the test and its subtests end. The
+// start may take DefaultStartTimeout stretched by the machine's load
+// (patience.Scale): a loaded machine starts a real-clock cluster slowly.
 func New(t testing.TB, cfg Config) *Cluster {
 	t.Helper()
-	c, err := Start(context.Background(), cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(DefaultStartTimeout))
+	defer cancel()
+	c, err := Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("cluster.New: %v", err)
 	}

@@ -8,13 +8,18 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
 // A library that builds its own etcd client from a configuration —
 // clientv3.New stands for it here — gets one on the named client's links.
 // Crashing the named client ends the library's client with its process.
+//
+// The example runs a cluster on the real clock: an Example has no
+// *testing.T, so it cannot enter a synctest bubble. Its deadline stretches
+// with the machine's load (patience.Scale).
 func ExampleLibraryClient() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {

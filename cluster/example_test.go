@@ -6,12 +6,17 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
 // A follower cut off from the rest of a three-member cluster cannot serve a
 // linearizable read; when the cut heals it can again.
+//
+// The example runs a cluster on the real clock: an Example has no
+// *testing.T, so it cannot enter a synctest bubble. Its deadline stretches
+// with the machine's load (patience.Scale).
 func Example() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
@@ -38,6 +43,8 @@ func Example() {
 			c.SetLinks(follower.Name(), m.Name(), cluster.Blackholed())
 		}
 	}
+	// However long a slow machine takes, the read cannot succeed: the
+	// deadline bounds only how long the example waits to see it fail.
 	rctx, rcancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	_, err = cli.Get(rctx, "greeting")
 	rcancel()

@@ -108,7 +108,9 @@ func TestNotLeader(t *testing.T) {
 
 // TestTTLBelowClusterMinimum runs a cluster whose minimum lease TTL is 2s
 // (1.5 election timeouts of 1s, rounded up) and asks every recipe for 1s:
-// etcd would silently grant 2s; the recipes say so instead.
+// etcd would silently grant 2s; the recipes say so instead. It stays on
+// the real clock: its subtests share one cluster, and a synctest bubble
+// cannot hold t.Run.
 func TestTTLBelowClusterMinimum(t *testing.T) {
 	c := cluster.New(t, cluster.Config{HeartbeatInterval: 100 * time.Millisecond, ElectionTimeout: time.Second})
 	for _, r := range election.Recipes() {

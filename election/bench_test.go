@@ -11,6 +11,7 @@ import (
 
 // BenchmarkHandover measures, for each correct recipe, the time from a
 // leader's Resign to the return of the waiting candidate's Campaign.
+// It runs on the real clock: what it measures is wall time.
 func BenchmarkHandover(b *testing.B) {
 	c := cluster.New(b, cluster.Config{})
 	for _, r := range election.Recipes() {

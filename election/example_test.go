@@ -7,13 +7,19 @@ import (
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
 // Alice and Bob run for leader of the same job. Alice wins, Bob waits;
 // Alice announces what she is doing, steps down, and Bob takes over with a
 // higher term.
+//
+// The example runs a cluster on the real clock: an Example has no
+// *testing.T, so it cannot enter a synctest bubble. Its deadline stretches
+// with the machine's load (patience.Scale).
 func Example() {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
+	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	must(err)
 	defer c.Close()

@@ -14,6 +14,7 @@ import (
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/election"
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
 // toyParticipant stands for a library's participation whose wait takes no
@@ -132,8 +133,12 @@ func TestFuncsBadJoin(t *testing.T) {
 // A library's participation whose wait takes no context — etcd's
 // concurrency.Election behind such a wait stands for it — made an Elector
 // with Funcs.
+//
+// The example runs a cluster on the real clock: an Example has no
+// *testing.T, so it cannot enter a synctest bubble. Its deadline stretches
+// with the machine's load (patience.Scale).
 func ExampleFuncs() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {

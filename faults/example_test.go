@@ -8,13 +8,19 @@ import (
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
 // A client writes while its answers are lost: the write is applied, but
 // the client only hears a timeout. Then a timeline kills whoever leads for
 // a second; the schedule heals it and the cluster takes writes again.
+//
+// The example runs a cluster on the real clock: an Example has no
+// *testing.T, so it cannot enter a synctest bubble. Its deadlines stretch
+// with the machine's load (patience.Scale).
 func Example() {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
+	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{Members: 3})
 	if err != nil {
 		fmt.Println(err)
@@ -31,9 +37,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	pctx, cancel := context.WithTimeout(ctx, time.Second)
+	// No answer comes whatever the deadline: it bounds only how long c1
+	// waits, time enough on a slow machine for the write to be applied.
+	pctx, pcancel := context.WithTimeout(ctx, patience.Scale(time.Second))
 	_, err = c1.Put(pctx, "greeting", "hello")
-	cancel()
+	pcancel()
 	fmt.Println("c1 heard:", err)
 	heal(ctx)
 	resp, _ := c2.Get(ctx, "greeting")

@@ -9,6 +9,7 @@ import (
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
@@ -16,8 +17,13 @@ import (
 // acquire pauses the holder past its TTL, a second client takes the lock,
 // and the checker sees two holders at once. Nothing reports a state change
 // twice: the Env reads the recorder.
+//
+// The example runs a cluster on the real clock: an Example has no
+// *testing.T, so it cannot enter a synctest bubble. Its deadline stretches
+// with the machine's load (patience.Scale).
 func ExampleOn() {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
+	defer cancel()
 	c, _ := cluster.Start(ctx, cluster.Config{})
 	defer c.Close()
 	env := faults.NewEnv(c, faults.Config{}) // it observes env.Recorder()

@@ -14,7 +14,12 @@ import (
 )
 
 // start starts a cluster of n members with the named clients, and an Env
-// on it. On failure the test logs the Env's events.
+// on it. On failure the test logs the Env's events. Inside a bubble
+// (clustertest.Virtual) the cluster runs on the virtual clock; outside
+// one, on the real clock, which TestInjectErrors needs because its
+// subtests share one cluster and a bubble cannot hold t.Run. The Env's
+// timeout stretches with the machine's load (patience.Scale); on the
+// virtual clock that costs no wall time.
 func start(t *testing.T, n int, clients ...string) (*cluster.Cluster, *faults.Env) {
 	t.Helper()
 	c := cluster.New(t, cluster.Config{Members: n})
@@ -23,7 +28,7 @@ func start(t *testing.T, n int, clients ...string) (*cluster.Cluster, *faults.En
 			t.Fatal(err)
 		}
 	}
-	env := faults.NewEnv(c, faults.Config{Timeout: 30 * time.Second})
+	env := faults.NewEnv(c, faults.Config{Timeout: patience.Scale(30 * time.Second)})
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, ev := range env.Log().Events() {

@@ -11,7 +11,9 @@ import (
 )
 
 // Bad schedules are refused before they run, with an error that names the
-// fault, its target and why.
+// fault, its target and why. The test stays on the real clock because its
+// subtests share two clusters and a synctest bubble cannot hold t.Run; it
+// waits for nothing but the clusters' start (cluster.DefaultStartTimeout).
 func TestValidate(t *testing.T) {
 	one := cluster.New(t, cluster.Config{Members: 1})
 	three := cluster.New(t, cluster.Config{Members: 3})

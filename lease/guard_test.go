@@ -78,7 +78,9 @@ func leases(t *testing.T, ctx context.Context, cli *clientv3.Client) int {
 }
 
 // A TTL etcd cannot grant as asked is refused before anything is granted,
-// with an error that names it and says what would do.
+// with an error that names it and says what would do. It stays on the
+// real clock: its subtests share one cluster, and a synctest bubble cannot
+// hold t.Run.
 func TestGrantBadTTL(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
 	ctx := clustertest.Context(t)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -17,12 +18,14 @@ import (
 // acquisition:
 //
 //	go test -run '^$' -bench LockUnlock ./lock/
+//
+// It runs on the real clock: what it measures is wall time.
 func BenchmarkLockUnlock(b *testing.B) {
 	c := cluster.New(b, cluster.Config{})
 	for _, r := range Recipes() {
 		for _, clients := range []int{1, 5, 20} {
 			b.Run(fmt.Sprintf("%s/clients=%d", r.Name, clients), func(b *testing.B) {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(5*time.Minute))
 				defer cancel()
 				lockName := fmt.Sprintf("bench-%s-%d", r.Name, clients)
 				lockers := make([]Locker, clients)

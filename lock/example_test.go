@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/lock"
 )
 
@@ -15,8 +16,14 @@ import (
 // in the middle of its work for longer than its lease; the second takes
 // over. When the first wakes up and finishes, its fencing token is too
 // old: the store and the guarded etcd write both refuse it.
+//
+// The example runs a cluster on the real clock: an Example has no
+// *testing.T, so it cannot enter a synctest bubble. Its deadline stretches
+// with the machine's load (patience.Scale), and only w1's lease is short:
+// w2 waits for it to expire, while w2's own lease must outlive a slow
+// machine's pauses.
 func Example() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
@@ -25,8 +32,8 @@ func Example() {
 	defer c.Close()
 	cli1, _ := c.Client("w1")
 	cli2, _ := c.Client("w2")
-	l1, _ := lock.NewFenced(cli1, "invoices", lock.Options{TTL: time.Second})
-	l2, _ := lock.NewFenced(cli2, "invoices", lock.Options{TTL: time.Second})
+	l1, _ := lock.NewFenced(cli1, "invoices", lock.Options{TTL: 2 * time.Second})
+	l2, _ := lock.NewFenced(cli2, "invoices", lock.Options{TTL: 10 * time.Second})
 	var store lock.FencedResource
 
 	h1, err := l1.Lock(ctx)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/lock"
 )
 
@@ -105,8 +106,12 @@ func TestFuncsMissing(t *testing.T) {
 
 // A library's lock — etcd's concurrency.Mutex stands for it — made a
 // Locker with Funcs and a Hold.
+//
+// The example runs a cluster on the real clock: an Example has no
+// *testing.T, so it cannot enter a synctest bubble. Its deadline stretches
+// with the machine's load (patience.Scale).
 func ExampleFuncs() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -109,11 +110,12 @@ func releaseLeased(ctx context.Context, cli *clientv3.Client, key string, rev in
 // was not applied: a leader can apply it and fail before it answers. A
 // retry that then finds the lease gone cannot tell that first revoke from
 // an expiry, so it reports the lease alive: only a lease found gone by
-// the first answer that is sure is reported as expired.
+// the first answer that is sure is reported as expired. So each attempt
+// must be seen here: see revokeOnce.
 func revoke(ctx context.Context, cli *clientv3.Client, lease clientv3.LeaseID) (alive bool, err error) {
 	unsure := false // an earlier attempt may have been applied
 	err = retryIdempotent(ctx, func(ctx context.Context) error {
-		_, err := cli.Revoke(ctx, lease)
+		err := revokeOnce(ctx, cli, lease)
 		if err != nil && transient(err) {
 			unsure = true
 		}
@@ -126,4 +128,22 @@ func revoke(ctx context.Context, cli *clientv3.Client, lease clientv3.LeaseID) (
 		return unsure, nil
 	}
 	return false, fmt.Errorf("revoke lease %x: %w", lease, err)
+}
+
+// revokeOnce sends one revoke and returns its answer as etcd gave it.
+//
+// clientv3's Lease.Revoke will not do: it marks the revoke safe to repeat,
+// so the client resends it by itself after an Unavailable answer such as
+// "request timed out, possibly due to previous leader failure". When the
+// attempt that timed out was applied, the resent one answers "lease not
+// found", and Revoke returns only that: a lease this revoke removed would
+// read as one that expired before unlock. The plain lease stub on the
+// client's connection keeps what the connection adds (auth token, version)
+// and resends only a request that was never sent.
+func revokeOnce(ctx context.Context, cli *clientv3.Client, lease clientv3.LeaseID) error {
+	_, err := pb.NewLeaseClient(cli.ActiveConnection()).LeaseRevoke(ctx, &pb.LeaseRevokeRequest{ID: int64(lease)})
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w (%w)", ctx.Err(), err)
+	}
+	return rpctypes.Error(err)
 }

@@ -72,6 +72,8 @@ func TestRegistry(t *testing.T) {
 }
 
 // Bad input is an error wrapping the package's sentinel, for every recipe.
+// It stays on the real clock: its subtests share one cluster, and a
+// synctest bubble cannot hold t.Run.
 func TestBadInput(t *testing.T) {
 	c := cluster.New(t, cluster.Config{})
 	cli := clustertest.Client(t, c, "c1")
@@ -132,7 +134,8 @@ func TestUnlockTwice(t *testing.T) {
 
 // A cluster whose election timeout is 700 ms cannot grant leases shorter
 // than 2 s (etcd raises a TTL to 1.5 election timeouts, rounded up). A
-// recipe asked for 1 s must say so rather than hold a 2 s lease.
+// recipe asked for 1 s must say so rather than hold a 2 s lease. It stays
+// on the real clock for the reason TestBadInput does.
 func TestTTLBelowClusterMinimum(t *testing.T) {
 	c := cluster.New(t, cluster.Config{ElectionTimeout: 700 * time.Millisecond})
 	cli := clustertest.Client(t, c, "c1")

@@ -17,49 +17,53 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m, cluster.EtcdLeaks()...) }
 
+// The helpers on the virtual clock, where every test that can runs: the
+// bubble's clock moves only when the cluster waits.
 func TestClientsAndWaits(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	ctx := clustertest.Context(t)
-	cli := clustertest.Client(t, c, "c1")
-	if again := clustertest.Client(t, c, "c1"); again != cli {
-		t.Error("Client with no members made a second client called c1")
-	}
-	pinned := clustertest.Client(t, c, "c2", "m1")
-	obs := clustertest.Observer(t, c.Members()...)
+	clustertest.Virtual(t, func(t *testing.T) {
+		c := cluster.New(t, cluster.Config{})
+		ctx := clustertest.Context(t)
+		cli := clustertest.Client(t, c, "c1")
+		if again := clustertest.Client(t, c, "c1"); again != cli {
+			t.Error("Client with no members made a second client called c1")
+		}
+		pinned := clustertest.Client(t, c, "c2", "m1")
+		obs := clustertest.Observer(t, c.Members()...)
 
-	// A writer adds three keys after a while; WaitKeys wakes on the watch.
-	wrote := make(chan struct{})
-	go func() {
-		defer close(wrote)
-		time.Sleep(50 * time.Millisecond)
-		for i := range 3 {
-			if _, err := pinned.Put(ctx, fmt.Sprintf("/wk/%d", i), "x"); err != nil {
-				t.Error(err)
+		// A writer adds three keys after a while; WaitKeys wakes on the watch.
+		wrote := make(chan struct{})
+		go func() {
+			defer close(wrote)
+			time.Sleep(50 * time.Millisecond)
+			for i := range 3 {
+				if _, err := pinned.Put(ctx, fmt.Sprintf("/wk/%d", i), "x"); err != nil {
+					t.Error(err)
+				}
 			}
-		}
-	}()
-	clustertest.WaitKeys(t, ctx, obs, "/wk/", 3)
-	// The watch may see the last key before the writer has its answer;
-	// isolating the writer then would leave that Put waiting.
-	<-wrote
+		}()
+		clustertest.WaitKeys(t, ctx, obs, "/wk/", 3)
+		// The watch may see the last key before the writer has its answer;
+		// isolating the writer then would leave that Put waiting.
+		<-wrote
 
-	if err := c.Isolate("c2"); err != nil {
-		t.Fatal(err)
-	}
-	// The observer's front endpoints are untouched by the client's isolation.
-	clustertest.Eventually(t, ctx, "the observer reads the keys", func(ctx context.Context) error {
-		resp, err := obs.Get(ctx, "/wk/", clientv3.WithPrefix())
-		if err != nil {
-			return err
+		if err := c.Isolate("c2"); err != nil {
+			t.Fatal(err)
 		}
-		if len(resp.Kvs) != 3 {
-			return fmt.Errorf("%d keys", len(resp.Kvs))
+		// The observer's front endpoints are untouched by the client's isolation.
+		clustertest.Eventually(t, ctx, "the observer reads the keys", func(ctx context.Context) error {
+			resp, err := obs.Get(ctx, "/wk/", clientv3.WithPrefix())
+			if err != nil {
+				return err
+			}
+			if len(resp.Kvs) != 3 {
+				return fmt.Errorf("%d keys", len(resp.Kvs))
+			}
+			return nil
+		})
+		if err := c.Heal("c2"); err != nil {
+			t.Fatal(err)
 		}
-		return nil
 	})
-	if err := c.Heal("c2"); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestClosed(t *testing.T) {

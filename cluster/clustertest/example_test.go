@@ -41,7 +41,10 @@ func testWorkerIsolation(t testing.TB) {
 // A test isolates a worker and checks, through the harness's own observer,
 // that what the worker wrote before the cut is still there. An example gets
 // no *testing.T, so this one runs the test with a stand-in that does what
-// go test would: run the cleanups, report a failure.
+// go test would: run the cleanups, report a failure. Without a *testing.T
+// it cannot enter a synctest bubble either: its cluster runs on the real
+// clock, and clustertest.Context stretches its deadline with the machine's
+// load (patience.Scale).
 func Example() {
 	t := &exampleT{}
 	defer t.finish()

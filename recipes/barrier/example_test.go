@@ -8,15 +8,21 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/recipes/barrier"
 )
+
+// The examples run a cluster on the real clock: an Example has no
+// *testing.T, so it cannot enter a synctest bubble. Their deadlines
+// stretch with the machine's load (patience.Scale), and their leases are
+// long enough to be renewed in time on a loaded machine.
 
 // Three workers start a phase together and end it together: nobody's
 // Enter returns before the third has arrived, nobody's Leave before the
 // third has begun to leave.
 func ExampleDoubleBarrier() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
@@ -35,7 +41,7 @@ func ExampleDoubleBarrier() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		b, err := r.New(cli, "phase", 3, lock.Options{TTL: 2 * time.Second})
+		b, err := r.New(cli, "phase", 3, lock.Options{TTL: 10 * time.Second})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -68,7 +74,7 @@ func ExampleDoubleBarrier() {
 // worker waits at it, and goes on once the barrier is released. A wait at
 // a barrier nobody holds returns at once.
 func ExampleBarrier() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
@@ -91,7 +97,7 @@ func ExampleBarrier() {
 	select {
 	case err := <-passed:
 		fmt.Println("worker passed a held barrier:", err)
-	case <-time.After(300 * time.Millisecond):
+	case <-time.After(300 * time.Millisecond): // on a slow machine it waits longer still
 		fmt.Println("worker waits while the barrier is held")
 	}
 	fmt.Println("deployer releases:", deployer.Release(ctx))

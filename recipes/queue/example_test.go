@@ -7,14 +7,20 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/recipes/queue"
 )
+
+// The examples run a cluster on the real clock: an Example has no
+// *testing.T, so it cannot enter a synctest bubble. Their deadlines
+// stretch with the machine's load (patience.Scale); nothing they print
+// depends on timing.
 
 // A producer and a consumer share a work queue. The claimed recipe
 // delivers each item once, in the order it was enqueued, and Pending
 // reads how many wait.
 func Example() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
@@ -54,7 +60,7 @@ func Example() {
 // plain text, as the broken unpadded-priority recipe writes them,
 // priorities sort as strings: 10 comes before 2.
 func ExamplePriorityQueue() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
