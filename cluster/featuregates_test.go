@@ -31,6 +31,9 @@ func TestFeatureGatesReachEveryMember(t *testing.T) {
 	}
 }
 
+// Each bad configuration is refused before any member starts, so nothing
+// here waits on time: Start is called on the real clock because the table's
+// subtests cannot run inside one bubble.
 func TestFeatureGatesErrorsNameTheGate(t *testing.T) {
 	for _, tt := range []struct {
 		name string
