@@ -163,7 +163,7 @@ func TestBadInput(t *testing.T) {
 				if bo.first {
 					at += ":1"
 				}
-				v, err := bo.start(program.Config{Argv: adapterArgv(at), Grace: time.Second, Limit: 3 * time.Second}, cli, name)
+				v, err := bo.start(program.Config{Argv: adapterArgv(at), Grace: time.Second, Limit: patience.Scale(3 * time.Second)}, cli, name)
 				require.NoError(t, err, "the constructor does not wait for the program")
 				defer v.(interface{ Close() error }).Close()
 				exited := make(chan string, 1)

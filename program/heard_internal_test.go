@@ -18,7 +18,8 @@ import (
 // on stderr which client init named, refuses init, or gives up at its
 // second acquire, and requires the error or the crash report to name the
 // client and quote the last lines of its stderr, and the run's directory
-// to keep all of it.
+// to keep all of it. Real clock: the program is another OS process on
+// loopback sockets.
 func TestProgramsAreToldAndHeard(t *testing.T) {
 	c := cluster.New(t, cluster.Config{Clock: cluster.ClockReal})
 	cli, err := c.Client("c1")

@@ -14,7 +14,7 @@ import (
 	"github.com/etcdsim/etcdsim/program"
 )
 
-// realCluster starts a real-clock cluster: a program in another process
+// realCluster starts a cluster on the real clock: a program in another process
 // dials etcd through real sockets, which the virtual clock's in-memory
 // network does not have.
 func realCluster(t *testing.T) *cluster.Cluster {

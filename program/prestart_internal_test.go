@@ -14,7 +14,8 @@ import (
 // TestSpareAfterCrash: a program taken from Prestart's is replaced by a
 // spare, and the client restarted after a crash — a new etcd client with
 // the same endpoints — takes that spare rather than starting cold; Close
-// ends the spare nobody took.
+// ends the spare nobody took. Real clock, here and below: programs are
+// other OS processes on loopback sockets.
 func TestSpareAfterCrash(t *testing.T) {
 	c := cluster.New(t, cluster.Config{Clock: cluster.ClockReal})
 	cli, err := c.Client("c1")

@@ -29,10 +29,6 @@ var notYetAudited = []string{
 	"discovery/example_endpoints_test.go",
 	"discovery/example_funcs_test.go",
 	"discovery/example_test.go",
-	"program/bypass_internal_test.go",
-	"program/heard_internal_test.go",
-	"program/lock_test.go",
-	"program/prestart_internal_test.go",
 	"scenarios/bench_test.go",
 }
 
