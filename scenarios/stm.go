@@ -188,6 +188,10 @@ func (w *world) stmClient(ctx context.Context, r stm.Recipe, name string, keys [
 				b++
 			}
 			amount := int64(1 + rng.IntN(20))
+			if tr, ok := t.(stm.Transferer); ok { // the user's own transfer (stm_transfer.go)
+				w.stmTransfer(ctx, tr, name, keys, keys[a], keys[b], amount)
+				return nil
+			}
 			w.stmTxn(ctx, t, name, []string{keys[a], keys[b]}, amount, fmt.Sprintf("%s-%d", name, n))
 			return nil
 		})
