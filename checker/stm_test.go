@@ -52,6 +52,11 @@ func TestSerializable(t *testing.T) {
 			tx("c1", 0, 1, 2, rs(r("a", "", 0), r("b", "", 0)), w("a", "-5 t1"), w("b", "5 t1")),
 			tx("c2", 0, 1, 3, rs(r("a", "", 0), r("b", "", 0)), w("a", "-3 t2"), w("b", "3 t2")),
 		), VerdictViolation, "a lost update: op 1 (c2) wrote"},
+		{"lost update of two writes", hist( // c4 read a before c1 and c3 wrote it, and wrote it after both
+			tx("c1", 0, 1, 2, rs(r("a", "", 0)), w("a", "1 t1")),
+			tx("c3", 1, 2, 3, rs(r("a", "1 t1", 2)), w("a", "2 t3")),
+			tx("c4", 0, 3, 4, rs(r("a", "", 0)), w("a", "5 t4")),
+		), VerdictViolation, "G-single (a lost update: op 2 (c4) wrote a over op 0 (c1)'s write to it and 1 other write after it, having read a before op 0 wrote it, so op 0's update is lost) among 3 txns"},
 		{"read skew", hist( // c3 sees a before t1 and b after it
 			tx("c1", 0, 1, 2, rs(r("a", "", 0), r("b", "", 0)), w("a", "-5 t1"), w("b", "5 t1")),
 			tx("c3", 0, 2, 0, rs(r("a", "", 0), r("b", "5 t1", 2))),
