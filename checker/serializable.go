@@ -133,10 +133,6 @@ type version struct {
 func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 	g := &dsg{ops: t.ops, out: make([][]dep, len(t.ops))}
 	type kv struct{ key, value string }
-	type kr struct {
-		key string
-		rev int64
-	}
 	nWrites := 0
 	for _, i := range t.ops {
 		nWrites += len(h.Ops[i].Input.Writes)
@@ -184,7 +180,12 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 		rev    int64 // 0: the key was missing
 	}
 	var reads []read
-	learned := map[kv]int64{} // the revisions of unknown txns' writes
+	type wk struct {
+		writer int32
+		key    string
+	}
+	learned := map[wk]int64{} // the revisions of unknown txns' writes
+	pl := newPlacer(h, t)
 	for n, i := range t.ops {
 		op := &h.Ops[i]
 		if op.Outcome != OutcomeOK {
@@ -206,23 +207,35 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 				reads = append(reads, read{int32(n), r.Key, r.Revision})
 				continue
 			}
-			if l, ok := learned[k]; ok && l != r.Revision && len(pending[k]) == 1 {
-				wop := &h.Ops[t.ops[pending[k][0]]]
-				rep.violation(ViolationNotSerializable, []*Operation{wop, op},
-					"op %d read %s, but op %d wrote that value at revision %d", op.ID, r, wop.ID, l)
-				continue
+			ws := pending[k]
+			if len(ws) > 1 {
+				ws = pl.narrow(ws, r.Key, r.Revision, func(u int32) bool {
+					l, ok := learned[wk{u, r.Key}]
+					return ok && l != r.Revision
+				}, func(key string, rev int64) (int32, bool) { u, ok := placed[kr{key, rev}]; return u, ok })
 			}
-			switch ws := pending[k]; {
+			switch {
 			case len(ws) == 1:
-				if _, ok := learned[k]; !ok {
-					learned[k] = r.Revision
-					versions[r.Key] = append(versions[r.Key], version{r.Revision, ws[0]})
-					placed[kr{r.Key, r.Revision}] = ws[0]
+				u := ws[0]
+				if l, ok := learned[wk{u, r.Key}]; ok && l != r.Revision {
+					if len(pending[k]) > 1 {
+						g.unplaced++
+						continue
+					}
+					wop := &h.Ops[t.ops[u]]
+					rep.violation(ViolationNotSerializable, []*Operation{wop, op},
+						"op %d read %s, but op %d wrote that value at revision %d", op.ID, r, wop.ID, l)
+					continue
+				}
+				if _, ok := learned[wk{u, r.Key}]; !ok {
+					learned[wk{u, r.Key}] = r.Revision
+					versions[r.Key] = append(versions[r.Key], version{r.Revision, u})
+					placed[kr{r.Key, r.Revision}] = u
 				}
 				reads = append(reads, read{int32(n), r.Key, r.Revision})
-			case len(ws) > 1:
+			case len(pending[k]) > 1:
 				// Any of several writes of unknown outcome may be the
-				// one read: the read names no writer.
+				// one read, or none is left: the read names no writer.
 				g.unplaced++
 			case len(written[k]) == 1:
 				wop := &h.Ops[t.ops[written[k][0]]]

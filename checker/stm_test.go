@@ -104,6 +104,17 @@ func TestSerializable(t *testing.T) {
 			mk("c2", KindTxn, "", 0, never, withIn(Input{Writes: rs(w("a", "1"))})),
 			tx("c3", 2, 3, 6, rs(r("a", "1", 5)), w("a", "2")),
 		), VerdictUnknown, "1 read of a value that several writes of unknown outcome wrote"},
+		{"the other key of the same revision tells two unknown writes apart", hist( // both wrote a=1; only c1 wrote b=-1, and b=-1 was read at a's revision
+			mk("c1", KindTxn, "", 0, never, withIn(Input{Writes: rs(w("a", "1"), w("b", "-1"))})),
+			mk("c2", KindTxn, "", 0, never, withIn(Input{Writes: rs(w("a", "1"), w("b", "-9"))})),
+			tx("c3", 2, 3, 6, rs(r("a", "1", 5)), w("a", "2")),
+			tx("c4", 2, 3, 7, rs(r("b", "-1", 5)), w("b", "0")),
+		), VerdictOK, ""},
+		{"an unknown write called after its revision was seen is not the one read", hist(
+			mk("c1", KindTxn, "", 0, never, withIn(Input{Writes: rs(w("a", "1"))})),
+			tx("c3", 1, 2, 6, rs(r("a", "1", 5)), w("a", "2")),
+			mk("c2", KindTxn, "", 3, never, withIn(Input{Writes: rs(w("a", "1"))})),
+		), VerdictOK, ""},
 		{"a failed write with a revision", hist(
 			mk("c1", KindTxn, "", 0, 1, failed, withIn(Input{Writes: rs(KeyValue{Key: "a", Value: "1", Revision: 2})})),
 			tx("c2", 0, 1, 3, nil, w("a", "2")),
