@@ -185,7 +185,7 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 		key    string
 	}
 	learned := map[wk]int64{} // the revisions of unknown txns' writes
-	pl := newPlacer(h, t)
+	var pl *placer            // made for the first read that several unknown writes may explain
 	for n, i := range t.ops {
 		op := &h.Ops[i]
 		if op.Outcome != OutcomeOK {
@@ -209,6 +209,9 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 			}
 			ws := pending[k]
 			if len(ws) > 1 {
+				if pl == nil {
+					pl = newPlacer(h, t)
+				}
 				ws = pl.narrow(ws, r.Key, r.Revision, func(u int32) bool {
 					l, ok := learned[wk{u, r.Key}]
 					return ok && l != r.Revision
