@@ -55,7 +55,7 @@ func TestBankSerializable(t *testing.T) {
 }
 
 // The transfer that compares nothing loses updates, and the
-// serializability judge names one. Detection is a rate (10 of 10
+// serializability judge names one. Detection is a rate (20 of 20
 // measured), so the test gives it up to three seeds, as etcdsim's own
 // tests give a pitfall.
 func TestBankReadCommittedIsCaught(t *testing.T) {
