@@ -142,3 +142,28 @@ func run(t *testing.T, s scenarios.Scenario) *scenarios.Result {
 	}
 	return res
 }
+
+// A transfer that does not pass its ctx on makes its requests where the
+// workload cannot record them: the run says so, once, and the audits
+// still judge the books.
+func TestUserTransferWithoutItsCtxIsNamed(t *testing.T) {
+	careless := func(_ context.Context, cli *clientv3.Client, from, to string, amount int64) error {
+		return stmTransfer(cli.Ctx(), cli, from, to, amount)
+	}
+	s := scenarios.STMSafety(stm.Recipe{Name: "ctx-dropping-transfer", Summary: "etcd's STM on the client's own context", New: stm.Transfers(careless)})[0]
+	res := run(t, s)
+	n := 0
+	for _, f := range res.RecipeFaults {
+		if strings.Contains(f, "made no request to etcd under the ctx it was given") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("recipe faults %q: want the unrecorded transfer named once", res.RecipeFaults)
+	}
+	for _, c := range res.Checks {
+		if c.Checker == checker.CheckerBankTotal && (c.Verdict != checker.VerdictOK || c.Metrics["audits"] < 10) {
+			t.Errorf("%s: %s %s, want ok over tens of audits", s.Name, c.Checker, c.Summary)
+		}
+	}
+}
