@@ -137,11 +137,26 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 	for _, i := range t.ops {
 		nWrites += len(h.Ops[i].Input.Writes)
 	}
-	placed := make(map[kr]int32, nWrites)    // writes at a known revision
-	written := make(map[kv][]int32, nWrites) // every write that may have taken effect, by value
-	pending := map[kv][]int32{}              // writes of unknown revision, by value
-	aborted := map[kv]int32{}                // writes that never took effect
-	versions := map[string][]version{}       // per key, in no order yet
+	placed := make(map[kr]int32, nWrites) // writes at a known revision
+	pending := map[kv][]int32{}           // writes of unknown revision, by value
+	aborted := map[kv]int32{}             // writes that never took effect
+	versions := map[string][]version{}    // per key, in no order yet
+	var written map[kv][]int32            // every write that may have taken effect, by value: made for the first read none explains
+	writersOf := func(k kv) []int32 {
+		if written == nil {
+			written = map[kv][]int32{}
+			for n, i := range t.ops {
+				op := &h.Ops[i]
+				if op.Outcome == OutcomeFailed {
+					continue
+				}
+				for _, w := range op.Input.Writes {
+					written[kv{w.Key, w.Value}] = append(written[kv{w.Key, w.Value}], int32(n))
+				}
+			}
+		}
+		return written[k]
+	}
 	for n, i := range t.ops {
 		op := &h.Ops[i]
 		committed := op.Outcome == OutcomeOK && op.Output.Succeeded
@@ -164,10 +179,8 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 				if _, dup := placed[kr{w.Key, rev}]; !dup {
 					placed[kr{w.Key, rev}] = int32(n)
 				}
-				written[k] = append(written[k], int32(n))
 				versions[w.Key] = append(versions[w.Key], version{rev, int32(n)})
 			case op.Outcome == OutcomeUnknown:
-				written[k] = append(written[k], int32(n))
 				pending[k] = append(pending[k], int32(n))
 			}
 		}
@@ -240,8 +253,8 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 				// Any of several writes of unknown outcome may be the
 				// one read, or none is left: the read names no writer.
 				g.unplaced++
-			case len(written[k]) == 1:
-				wop := &h.Ops[t.ops[written[k][0]]]
+			case len(writersOf(k)) == 1:
+				wop := &h.Ops[t.ops[writersOf(k)[0]]]
 				rep.violation(ViolationNotSerializable, []*Operation{wop, op},
 					"op %d read %s, but op %d wrote that value at revision %d", op.ID, r, wop.ID, revOf(wop, r.Key))
 			default:
