@@ -1,39 +1,59 @@
 # etcdsim — the commands a new user runs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-race test-short bench lint sim soak pitfalls examples examples-vitess explore-bench
+.PHONY: test test-cpu test-wait test-race race-cpu race-wait test-short bench lint sim soak pitfalls examples examples-vitess explore-bench
 
-# Vet and race-test every package, two packages at a time: most tests run
-# on the virtual clock and are CPU-bound, and the few real-clock ones
-# mostly wait, so two at a time keep both cores busy. Under -race the
-# tests that run the whole scenario registry run a sample, one scenario
-# of each family (the detector slows a CPU-bound run about tenfold);
-# the second step runs them all without it, four at once, and the short
-# exploration that must find a lock pitfall and flag no careful lock.
-# The program package's whole real-clock scenario runs skip under -race
-# as well (the detector slows the test programs past the runs' timing): they
-# run beside the registry, without it, in the same step. A test in
-# package program checks that every test that skips under -race is named
-# here or runs in make examples.
+# Vet, then two lines of work side by side (make -j2):
+# - test-cpu, CPU-bound: the race-enabled tests of every package but
+#   program, two packages at a time (most tests run on the virtual clock),
+#   then the tests that run the whole scenario registry without the
+#   detector, four at once, with the short exploration that must find a
+#   lock pitfall and flag no careful lock. Under -race those tests run a
+#   sample, one scenario of each family (the detector slows a CPU-bound
+#   run about tenfold).
+# - test-wait, mostly waiting on programs and the real clock: the program
+#   package's race-enabled tests, then its real-clock scenario runs
+#   without the detector (they skip under -race: the detector slows the
+#   test programs past the runs' timing), then the example modules.
+#   Measured, the program package takes a minute of CPU for each four to
+#   five of wall time, so beside the CPU-bound line it costs that line
+#   little, and the two lines end at about the same time.
+# A test in package program checks that every test that skips under -race
+# is named here or runs in make examples.
 REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall
-PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock
+PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart
 # The cluster tests that run one seed under -race and every seed here.
 CLUSTER_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero
-test: test-race
-	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(PROCESS_TESTS)|$(CLUSTER_TESTS))$$' ./scenarios ./program ./cluster
-	$(MAKE) examples
+test:
+	$(GO) vet ./...
+	$(MAKE) --no-print-directory -j2 -Oline test-cpu test-wait
 
-# Vet and the race-enabled tests of every package alone: the first step of
-# make test. The slowest packages are named first, so they start first
-# (go test starts packages in the order given, each once): two at a time,
-# the long ones overlap the short ones instead of running alone at the
-# end. The order is a measured ranking (-race -json, load ~20): scenarios
-# and cmd/simrun/simrun over 600 s, faults and lock about 440 s, cluster
-# 400 s, program 195 s; every other package under 70 s.
-SLOW_FIRST = ./scenarios ./cmd/simrun/simrun ./faults ./lock ./cluster ./program
+test-cpu: race-cpu
+	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(CLUSTER_TESTS))$$' ./scenarios ./cluster
+
+test-wait: race-wait
+	$(GO) test -count=1 -parallel 4 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./program
+	$(MAKE) --no-print-directory examples
+
+# Vet and the race-enabled tests of every package, in the same two lines.
+# The slowest packages are named first, so they start first (go test
+# starts packages in the order given, each once): two at a time, the long
+# ones overlap the short ones instead of running alone at the end. The
+# order is a measured ranking (-race -json, load ~20): scenarios and
+# cmd/simrun/simrun over 600 s, faults and lock about 440 s, cluster
+# 400 s; every other package under 70 s.
+SLOW_FIRST = ./scenarios ./cmd/simrun/simrun ./faults ./lock ./cluster
+WAITING = ./program
 test-race:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -p 2 -parallel 4 -timeout 14m $(SLOW_FIRST) ./...
+	$(MAKE) --no-print-directory -j2 -Oline race-cpu race-wait
+
+race-cpu:
+	$(GO) test -race -count=1 -p 2 -parallel 4 -timeout 14m $(SLOW_FIRST) \
+	  $$($(GO) list ./... | grep -v -x -e '$(subst ./,github.com/etcdsim/etcdsim/,$(WAITING))')
+
+race-wait:
+	$(GO) test -race -count=1 -parallel 4 -timeout 14m $(WAITING)
 
 # The example modules, each a module of its own that uses etcdsim's public
 # API only: a user's own recipes (examples/myrecipes) and go-zero's

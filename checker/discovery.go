@@ -67,7 +67,7 @@ func DiscoveryConvergence(h History, opts DiscoveryOptions) Result {
 	ttl, _ := LivenessOptions{TTL: opts.TTL}.resolve(&h)
 	bound := opts.Bound
 	if bound <= 0 {
-		bound = defaultDiscoveryBound
+		bound = discoveryBound(ttl)
 	}
 	for i := range h.Ops {
 		op := &h.Ops[i]

@@ -67,7 +67,7 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 		return rep.invalid(err)
 	}
 	ttl := cmp.Or(opts.TTL, judgedTTL(h, 0), h.SessionTTL, 60*time.Second)
-	bound := cmp.Or(opts.Bound, 2*ttl+3*time.Second)
+	bound := cmp.Or(opts.Bound, keysOnLeasesBound(ttl))
 	rk := newRecipeKeys(&h)
 	revoked := revocations(&h)
 

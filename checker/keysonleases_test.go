@@ -145,7 +145,7 @@ func TestTTLNote(t *testing.T) {
 		{"the same TTL", hist(grantAt("c1", 7, time.Second, 0)), time.Second, ""},
 		{"no grant recorded", hist(mk("c1", KindAcquire, "L", 0, 1)), time.Second, ""},
 		{"a fixed TTL", hist(grantAt("c1", 7, 30*time.Second, 0), grantAt("c2", 8, 30*time.Second, 0)), 2 * time.Second,
-			"the recipe's leases were granted a TTL of 30s, not the scenario's 2s: the judges took 30s, and the schedule's faults were timed for 2s (set the workload's ttl to 30s to time them for the recipe's)"},
+			"the recipe's leases were granted a TTL of 30s, not the scenario's 2s: the judges took 30s, and the schedule's times and its checks' own bounds were set for 2s (simrun run -ttl 30s, or the workload's observed_ttl, plays it at the recipe's)"},
 		{"several TTLs", hist(grantAt("c1", 7, 2*time.Second, 0), grantAt("c2", 8, 10*time.Second, 0),
 			mk("c1", KindAcquire, "L", 0, 1, withOut(Output{Lease: 7})), mk("c2", KindAcquire, "L", 2, 3, withOut(Output{Lease: 8}))), time.Second,
 			"the recipe's leases were granted several TTLs (2s, 10s), and the scenario assumed 1s: the judges took the largest, 10s"},

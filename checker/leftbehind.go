@@ -62,7 +62,7 @@ func LeftBehind(h History, opts LeftBehindOptions) Result {
 		return rep.invalid(err)
 	}
 	ttl, _ := LivenessOptions{TTL: opts.TTL}.resolve(&h)
-	bound := cmp.Or(opts.Bound, 2*time.Second)
+	bound := cmp.Or(opts.Bound, leftBehindBound(ttl))
 	// The events in the order they took effect: registers, deregisters
 	// and crashes at their returns (a crash at its call), listings at
 	// their calls.

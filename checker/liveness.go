@@ -35,7 +35,7 @@ func (o LivenessOptions) resolve(h *History) (ttl, bound time.Duration) {
 	}
 	bound = o.Bound
 	if bound <= 0 {
-		bound = addTime(ttl, 2*time.Second)
+		bound = livenessBound(ttl)
 	}
 	return ttl, bound
 }

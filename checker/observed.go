@@ -115,7 +115,7 @@ func TTLNote(h History, assumed time.Duration) string {
 		return ""
 	case len(ttls) == 1:
 		return fmt.Sprintf("the recipe's leases were granted a TTL of %v, not the scenario's %v: the judges took %v, "+
-			"and the schedule's faults were timed for %v (set the workload's ttl to %v to time them for the recipe's)",
+			"and the schedule's times and its checks' own bounds were set for %v (simrun run -ttl %v, or the workload's observed_ttl, plays it at the recipe's)",
 			ttls[0], assumed, ttls[0], assumed, ttls[0])
 	}
 	names := make([]string, len(ttls))

@@ -10,6 +10,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 
 	"github.com/etcdsim/etcdsim/internal/libdial"
 )
@@ -47,6 +48,9 @@ type namedClient struct {
 	cli     *clientv3.Client  // nil until dialed, and while crashed
 	crashed bool
 	life    *libdial.Life // its process's life for libraries' clients; nil until one asks (libclient.go)
+	// ownOpts are the dial options ClientConfig.Configure added: the
+	// process's own, so libraries' clients get them too (ClientConfigOf).
+	ownOpts []grpc.DialOption
 }
 
 // endpoints lists the client's proxy URLs in member order; Cluster.mu must
@@ -305,6 +309,7 @@ func (c *Cluster) dial(nc *namedClient) (*clientv3.Client, error) {
 		nc.cfg.Configure(&ccfg)
 		ccfg.Endpoints = endpoints
 	}
+	ownOpts := slices.Clone(ccfg.DialOptions)
 	// The client carries its owner, for ClientConfigOf (libclient.go).
 	ccfg.Context = withOwner(ccfg.Context, c, nc.name)
 	// Last, so the client's every connection is the network's: clientv3
@@ -317,7 +322,7 @@ func (c *Cluster) dial(nc *namedClient) (*clientv3.Client, error) {
 	c.mu.Lock()
 	closed := c.closed
 	if !closed {
-		nc.cli = cli
+		nc.cli, nc.ownOpts = cli, ownOpts
 	}
 	c.mu.Unlock()
 	if closed {

@@ -118,6 +118,11 @@ func (c *Cluster) endLives() {
 // which the recipe's Close must see to. After RestartClient, ask again
 // for the new process's configuration.
 //
+// The DialOptions begin with those ClientConfig.Configure gave the named
+// client: they belong to its process, so an interceptor set there — a
+// run's recorder of the leases and keys its clients use — sees the
+// library's calls as well as the harness client's.
+//
 // The dialer refuses an address the harness did not give — one outside
 // Endpoints — with an error wrapping ErrStrayDial that names it, and
 // StrayDials records it. cli must be a client Client, NewClient or
@@ -127,7 +132,8 @@ func ClientConfigOf(cli *clientv3.Client) (clientv3.Config, error) {
 	if err != nil {
 		return clientv3.Config{}, err
 	}
-	opts := append(lp.life.Options(), grpc.WithContextDialer(lp.life.GuardedDialer(lp.eps)))
+	opts := append(slices.Clone(lp.ownOpts), lp.life.Options()...)
+	opts = append(opts, grpc.WithContextDialer(lp.life.GuardedDialer(lp.eps)))
 	if lp.c.net.mem != nil {
 		opts = append(opts, commitStreams())
 	}
@@ -151,6 +157,7 @@ type libProcess struct {
 	life    *libdial.Life
 	eps     []string
 	members []string
+	ownOpts []grpc.DialOption // ClientConfig.Configure's, for the library's client too
 }
 
 // libProcessOf returns the current life of cli's named client, or an error
@@ -168,7 +175,7 @@ func libProcessOf(cli *clientv3.Client, what string) (libProcess, error) {
 		c.mu.Unlock()
 		return libProcess{}, fmt.Errorf("cluster: %s(%q): %w", what, o.name, ErrClosed)
 	}
-	crashed, eps, members := nc.crashed, nc.endpoints(), nc.memberNames()
+	crashed, eps, members, ownOpts := nc.crashed, nc.endpoints(), nc.memberNames(), nc.ownOpts
 	if crashed {
 		c.mu.Unlock()
 		return libProcess{}, fmt.Errorf("%w: %s(%q): the client's process is down; RestartClient brings it back", ErrCrashed, what, o.name)
@@ -178,7 +185,7 @@ func libProcessOf(cli *clientv3.Client, what string) (libProcess, error) {
 	// for a process already down.
 	life := c.lifeLocked(nc)
 	c.mu.Unlock()
-	return libProcess{c: c, name: o.name, life: life, eps: eps, members: members}, nil
+	return libProcess{c: c, name: o.name, life: life, eps: eps, members: members, ownOpts: ownOpts}, nil
 }
 
 // memberNames names the member each of nc's endpoints leads to, in the

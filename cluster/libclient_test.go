@@ -3,11 +3,13 @@ package cluster
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
 )
 
 // A library that builds its own client from ClientConfigOf runs in the
@@ -143,6 +145,42 @@ func TestClientConfigOfEndsWithTheProcess(t *testing.T) {
 		}
 		if ttl.TTL > 0 {
 			t.Errorf("the crashed process's lease still has %ds to live: its library's client kept it alive", ttl.TTL)
+		}
+	})
+}
+
+// A library's client from ClientConfigOf carries the dial options the
+// named client's ClientConfig.Configure added: an interceptor the harness
+// put on a process sees the library's calls too.
+func TestClientConfigOfCarriesTheProcessOptions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := New(t, Config{})
+		var seen atomic.Int64
+		count := grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			if method == "/etcdserverpb.KV/Put" {
+				seen.Add(1)
+			}
+			return invoke(ctx, method, req, reply, cc, opts...)
+		})
+		cli, err := c.NewClient("svc", ClientConfig{Configure: func(cfg *clientv3.Config) {
+			cfg.DialOptions = append(cfg.DialOptions, count)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		put(t, cli, "k", "harness")
+		cfg, err := ClientConfigOf(cli)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err := clientv3.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer own.Close()
+		put(t, own, "k", "library")
+		if got := seen.Load(); got != 2 {
+			t.Errorf("the process's interceptor saw %d puts, want 2: the harness client's and the library's", got)
 		}
 	})
 }

@@ -26,8 +26,8 @@ import (
 //
 // newDebounced returns a Resolver like NewRelisting whose watch events are
 // gathered per window and applied puts first, deletes second.
-func newDebounced(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
-	return newView(cli, service, relist{requireLeader: true, follow: followDebounced}.run)
+func newDebounced(cli *clientv3.Client, service string, opts Options) (Resolver, error) {
+	return newView(cli, service, relist{requireLeader: true, follow: followDebounced, decode: opts.decoder()}.run)
 }
 
 // debounceWindow is how long newDebounced gathers events before it applies
@@ -36,7 +36,7 @@ const debounceWindow = 100 * time.Millisecond
 
 // followDebounced is follow with the events of each window applied as two
 // sets: every key put, then every key deleted.
-func followDebounced(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) error {
+func followDebounced(ctx context.Context, v *view, l *listing, rev int64) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wch := v.cli.Watch(wctx, v.service+"/", clientv3.WithPrefix(), clientv3.WithRev(rev+1))
@@ -48,7 +48,7 @@ func followDebounced(ctx context.Context, v *view, eps map[string]Endpoint, rev 
 		if err := wr.Err(); err != nil {
 			return fmt.Errorf("discovery: watch %s from revision %d: %w", v.service, rev+1, err)
 		}
-		put, deleted := map[string]Endpoint{}, map[string]bool{}
+		put, deleted := map[string][]byte{}, map[string]bool{}
 		var werr error
 		gather := func(wr clientv3.WatchResponse) {
 			for _, ev := range wr.Events {
@@ -57,9 +57,7 @@ func followDebounced(ctx context.Context, v *view, eps map[string]Endpoint, rev 
 					deleted[key] = true // the mistake: a later put of the key does not undo it
 					continue
 				}
-				if e, ok := decode(key, ev.Kv.Value); ok {
-					put[key] = e
-				}
+				put[key] = ev.Kv.Value
 			}
 			rev = wr.Header.Revision
 		}
@@ -83,13 +81,13 @@ func followDebounced(ctx context.Context, v *view, eps map[string]Endpoint, rev 
 			}
 		}
 		window.Stop()
-		for key, e := range put {
-			eps[key] = e
+		for key, value := range put {
+			l.put(key, value)
 		}
 		for key := range deleted {
-			delete(eps, key)
+			l.del(key)
 		}
-		v.publish(State{Endpoints: sorted(eps), Listed: true, Rev: rev})
+		v.publish(l.state(rev))
 		if werr != nil {
 			return werr
 		}

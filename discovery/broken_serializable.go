@@ -17,6 +17,6 @@ import clientv3 "go.etcd.io/etcd/client/v3"
 //
 // newSerializable returns a Resolver like NewRelisting whose listings are
 // serializable and whose watch does not require a leader.
-func newSerializable(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
-	return newView(cli, service, relist{serializable: true, requireLeader: false}.run)
+func newSerializable(cli *clientv3.Client, service string, opts Options) (Resolver, error) {
+	return newView(cli, service, relist{serializable: true, requireLeader: false, decode: opts.decoder()}.run)
 }

@@ -45,8 +45,9 @@ var (
 // (client/v3/naming/endpoints: Manager.AddEndpoint with an Endpoint whose
 // Addr is the instance's address, the JSON {"Op":0,"Addr":"…","Metadata":…}),
 // the record etcd's naming resolver and every Resolver here read. A user's
-// registrar that writes anything else is not found by the resolver the
-// scenarios pair it with (scenarios.DiscoverySafety).
+// registrar that writes a format of its own hands the scenarios its
+// Decode (scenarios.Scenario.WithDecoder), through which the resolvers
+// read it; without it, each of its records is reported unreadable.
 //
 // A Registrar may also be a Leaser, so that faults aimed at its backend's
 // lease find it; without it, the scenarios read back the lease the key is on.
@@ -75,7 +76,7 @@ type Registrar interface {
 // "etcd:///<service>" with it (see Dial), and shows what it resolved. It
 // reads the records a Registrar writes under "<service>/": each key's
 // value is the JSON record of etcd's endpoints manager, whose Op 0 adds the
-// instance at Addr. Its Build hands gRPC (resolver.ClientConn.UpdateState)
+// instance at Addr, or a record Options.Decode reads. Its Build hands gRPC (resolver.ClientConn.UpdateState)
 // each set it has listed, and nothing before the first; the scenarios
 // judge the sets State and Observe report (those with Listed true and no
 // Err), and the calls gRPC routes through it.
@@ -150,6 +151,13 @@ type Options struct {
 	// silently raise) is an error wrapping ErrBadTTL from Register.
 	// Resolvers ignore it.
 	TTL time.Duration `json:"ttl,omitempty"`
+	// Decode, for a resolver, reads a registrar's record: the scenarios
+	// give a resolver the Decode of the registrar they run it with (see
+	// Decode). nil means the record of etcd's endpoints manager
+	// (DecodeEndpoint) for the resolvers here; a user's resolver that has
+	// a record format of its own reads that when it is nil. Registrars
+	// ignore it.
+	Decode Decode `json:"-"`
 }
 
 // DefaultTTL is the lease TTL used when Options.TTL is 0.

@@ -33,6 +33,13 @@
 //	r, err := discovery.LookupResolver("stopsonerror")
 //	res, err := r.New(cli, "echo", discovery.Options{})
 //
+// A registrar may write a record format of its own: a Decode reads it
+// back (key and value to address), and the resolvers here read through
+// Options.Decode (DecodeEndpoint by default; the broken "stopsonerror",
+// which is etcd's own resolver loop, reads only etcd's record). A record a
+// Decode cannot read is left out of the set, and State.Err says which, as
+// an *UnreadableError (Unreadable lists them).
+//
 // Wrong input is an error, never a silent no-op: an empty service
 // (ErrBadService) or address (ErrBadAddr), a TTL that is not whole seconds
 // or that the cluster would raise to its minimum (ErrBadTTL), a second

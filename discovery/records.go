@@ -16,6 +16,6 @@ func Record(addr string) string {
 // etcd's endpoints manager that adds an instance; ok is false for any
 // other value.
 func AddrOf(value string) (addr string, ok bool) {
-	e, ok := decode("", []byte(value))
-	return e.Addr, ok
+	addr, err := DecodeEndpoint("", value)
+	return addr, err == nil
 }

@@ -2,7 +2,6 @@ package discovery
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -22,12 +21,14 @@ import (
 // by default, so a resolver that never listed shows its first error only
 // when the client gives up, some seconds later; it shows no set meanwhile.)
 //
-// It reads the records etcd's endpoints manager writes (see NewKeepAlive).
+// It reads the records etcd's endpoints manager writes (see NewKeepAlive),
+// or those Options.Decode reads; a record it cannot read is left out of
+// the set, and the set says so in State.Err (UnreadableError).
 // It does not use client/v3/naming/resolver, which stops for good on a
 // watch error (newStopsOnError shows it), nor the manager's List and watch
 // channel, which read serializably.
-func NewRelisting(cli *clientv3.Client, service string, _ Options) (Resolver, error) {
-	return newView(cli, service, relist{serializable: false, requireLeader: true}.run)
+func NewRelisting(cli *clientv3.Client, service string, opts Options) (Resolver, error) {
+	return newView(cli, service, relist{serializable: false, requireLeader: true, decode: opts.decoder()}.run)
 }
 
 // relist is the source of NewRelisting and, with the wrong settings, of
@@ -35,9 +36,10 @@ func NewRelisting(cli *clientv3.Client, service string, _ Options) (Resolver, er
 type relist struct {
 	serializable  bool // list with serializable reads: whatever the member has
 	requireLeader bool // reads and watch fail on a member without a leader
+	decode        Decode
 	// follow applies the watch's events from the listing on, until the
 	// watch ends; nil means follow. newDebounced's applies them wrongly.
-	follow func(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) error
+	follow func(ctx context.Context, v *view, l *listing, rev int64) error
 }
 
 func (r relist) run(ctx context.Context, v *view) {
@@ -46,14 +48,14 @@ func (r relist) run(ctx context.Context, v *view) {
 		rctx = clientv3.WithRequireLeader(ctx)
 	}
 	for ctx.Err() == nil {
-		eps, rev, err := list(rctx, v.cli, v.service, r.serializable)
+		l, rev, err := list(rctx, v.cli, v.service, r.serializable, r.decode)
 		if err != nil {
 			v.fail(err)
 			pause(ctx, retryPause)
 			continue
 		}
-		v.publish(State{Endpoints: sorted(eps), Listed: true, Rev: rev})
-		err = r.apply(rctx, v, eps, rev)
+		v.publish(l.state(rev))
+		err = r.apply(rctx, v, l, rev)
 		if ctx.Err() != nil {
 			return
 		}
@@ -63,15 +65,15 @@ func (r relist) run(ctx context.Context, v *view) {
 }
 
 // apply follows the watch with r.follow, or follow if that is nil.
-func (r relist) apply(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) error {
+func (r relist) apply(ctx context.Context, v *view, l *listing, rev int64) error {
 	if r.follow != nil {
-		return r.follow(ctx, v, eps, rev)
+		return r.follow(ctx, v, l, rev)
 	}
-	return follow(ctx, v, eps, rev)
+	return follow(ctx, v, l, rev)
 }
 
-// list reads every instance of service.
-func list(ctx context.Context, cli *clientv3.Client, service string, serializable bool) (map[string]Endpoint, int64, error) {
+// list reads every instance of service through decode.
+func list(ctx context.Context, cli *clientv3.Client, service string, serializable bool, decode Decode) (*listing, int64, error) {
 	opts := []clientv3.OpOption{clientv3.WithPrefix()}
 	if serializable {
 		opts = append(opts, clientv3.WithSerializable())
@@ -80,18 +82,16 @@ func list(ctx context.Context, cli *clientv3.Client, service string, serializabl
 	if err != nil {
 		return nil, 0, fmt.Errorf("discovery: list %s: %w", service, err)
 	}
-	eps := make(map[string]Endpoint, len(resp.Kvs))
+	l := newListing(decode)
 	for _, kv := range resp.Kvs {
-		if e, ok := decode(string(kv.Key), kv.Value); ok {
-			eps[e.Key] = e
-		}
+		l.put(string(kv.Key), kv.Value)
 	}
-	return eps, resp.Header.Revision, nil
+	return l, resp.Header.Revision, nil
 }
 
-// follow applies the watch's events to eps from revision rev+1 and
+// follow applies the watch's events to l from revision rev+1 and
 // publishes each batch, until the watch ends. It returns why.
-func follow(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) error {
+func follow(ctx context.Context, v *view, l *listing, rev int64) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for wr := range v.cli.Watch(wctx, v.service+"/", clientv3.WithPrefix(), clientv3.WithRev(rev+1)) {
@@ -100,15 +100,14 @@ func follow(ctx context.Context, v *view, eps map[string]Endpoint, rev int64) er
 		}
 		for _, ev := range wr.Events {
 			key := string(ev.Kv.Key)
-			delete(eps, key)
 			if ev.Type == clientv3.EventTypePut {
-				if e, ok := decode(key, ev.Kv.Value); ok {
-					eps[key] = e
-				}
+				l.put(key, ev.Kv.Value)
+			} else {
+				l.del(key)
 			}
 		}
 		rev = wr.Header.Revision
-		v.publish(State{Endpoints: sorted(eps), Listed: true, Rev: rev})
+		v.publish(l.state(rev))
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -124,15 +123,6 @@ type record struct {
 	Op       uint8
 	Addr     string
 	Metadata any
-}
-
-// decode reads one record; one that is not an added address is skipped.
-func decode(key string, value []byte) (Endpoint, bool) {
-	var rec record
-	if err := json.Unmarshal(value, &rec); err != nil || rec.Op != 0 || rec.Addr == "" {
-		return Endpoint{}, false
-	}
-	return Endpoint{Key: key, Addr: rec.Addr}, true
 }
 
 // sorted returns the endpoints ordered by key.

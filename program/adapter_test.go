@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,9 @@ import (
 //	noinit      exits before its first line
 //	sleepy      waits 3s before it reads its first line
 //	unfenced    hands out terms and tokens of 0, and says so in init's answer
+//	unfenced-forgets  unfenced, but a client's later program (a restart after a
+//	            crash; $ETCDSIM_TEST_STARTS keeps the clients seen) does not say so
+//	unfenced-slow     unfenced, but a client's later program never answers init
 //	zeroterms   hands out terms and tokens of 0, and does not say so
 //	refuse      says its client's name and 12 lines more on stderr, and refuses init
 //	direct      dials $ETCDSIM_TEST_DIRECT (the members' own addresses) instead of the endpoints init hands it
@@ -47,15 +51,16 @@ func adapter(mode string) int {
 		breakAt, _ = strconv.Atoi(nth)
 	}
 	in := bufio.NewScanner(os.Stdin)
-	var mu sync.Mutex // guards stdout
+	restarted := false // a program for this client has run before (the unfenced-… modes)
+	var mu sync.Mutex  // guards stdout
 	send := func(m map[string]any) {
-		if mode == "unfenced" || mode == "zeroterms" {
+		if strings.HasPrefix(mode, "unfenced") || mode == "zeroterms" {
 			for _, k := range []string{"term", "token"} {
 				if _, ok := m[k]; ok {
 					m[k] = 0
 				}
 			}
-			if _, ok := m["recipe"]; ok && mode == "unfenced" {
+			if _, ok := m["recipe"]; ok && strings.HasPrefix(mode, "unfenced") && !(restarted && mode == "unfenced-forgets") {
 				m["unfenced"] = "this recipe hands out no term"
 			}
 		}
@@ -103,6 +108,12 @@ func adapter(mode string) int {
 			m["endpoints"] = []any{}
 			for _, e := range direct {
 				m["endpoints"] = append(m["endpoints"].([]any), e)
+			}
+		}
+		if op == "init" && strings.HasPrefix(mode, "unfenced-") {
+			restarted = startedBefore(m["client"])
+			if restarted && mode == "unfenced-slow" {
+				time.Sleep(time.Minute) // killed when its client closes, long before
 			}
 		}
 		if op == "init" {
@@ -323,4 +334,16 @@ func (a *goAdapter) serve(op string, m map[string]any) map[string]any {
 		return map[string]any{"ok": true, "revision": r.Header.Revision}
 	}
 	return fail("unsupported", fmt.Errorf("op %q", op))
+}
+
+// startedBefore reports whether a program for client has started before
+// in this test, as a file per client in $ETCDSIM_TEST_STARTS records; it
+// records this one.
+func startedBefore(client any) bool {
+	path := filepath.Join(os.Getenv("ETCDSIM_TEST_STARTS"), fmt.Sprint(client))
+	if _, err := os.Stat(path); err == nil {
+		return true
+	}
+	os.WriteFile(path, nil, 0o600) //nolint:errcheck // a test program: a failed write reads as a first start
+	return false
 }

@@ -217,6 +217,16 @@ func (s *session) Unfenced() string {
 	return s.unfenced
 }
 
+// Answered reports whether the program answered init, waiting for its
+// answer or its failure. A program that never answered (killed as its
+// client closed, refused, too slow) declared nothing: its Unfenced ""
+// says nothing of its recipe, and the scenarios keep what the client's
+// earlier program declared.
+func (s *session) Answered() bool {
+	<-s.ready
+	return s.initErr == nil
+}
+
 // errText is an error answer as a person reads it: "not_held: …".
 func errText(a answer) string {
 	switch {

@@ -35,6 +35,7 @@ var discoveryFamily = family{
 	slots: []slot{
 		slotOf("registrar", "WithRegistrar", func(w *Workload) **discovery.RegistrarRecipe { return &w.Registrar }, discovery.LookupRegistrar),
 		resolverSlot,
+		decodeSlot,
 	},
 	run:        (*world).discoveryWorkload,
 	minClients: func(Workload) int { return 1 }, // one backend can be lost

@@ -129,7 +129,7 @@ func (w *world) backend(ctx context.Context, r discovery.RegistrarRecipe, name s
 			return errors.Join(err, b.Close())
 		}
 		reg, err := construct(ctx, w, FamilyDiscovery, r.Name, name, registrarWhat, func() (discovery.Registrar, error) {
-			return r.New(cli, wl.Key, b.Addr(), discovery.Options{TTL: wl.TTL.D()})
+			return r.New(cli, wl.Key, b.Addr(), discovery.Options{TTL: wl.TTL.D(), Decode: wl.decoder()})
 		})
 		if err != nil {
 			return errors.Join(err, b.Close())
@@ -271,7 +271,7 @@ func (w *world) resolverClient(ctx context.Context, r discovery.ResolverRecipe, 
 			return err
 		}
 		if res, err = construct(ctx, w, FamilyDiscovery, r.Name, name, resolverWhat, func() (discovery.Resolver, error) {
-			return r.New(cli, wl.Key, discovery.Options{})
+			return r.New(cli, wl.Key, discovery.Options{Decode: wl.decoder()})
 		}); err != nil {
 			return err
 		}
@@ -337,6 +337,7 @@ func (w *world) recordResolve(ctx context.Context, name string, s discovery.Stat
 	}
 	rec := w.env.Recorder()
 	if s.Err != nil {
+		w.noteUnreadable(s.Err)
 		rec.Invoke(ctx, name, checker.KindResolve, w.s.Workload.Key, checker.Input{}).Fail(ctx, s.Err)
 		return
 	}

@@ -53,6 +53,15 @@
 // A run that misses its expectation fails with the violations, the seed
 // and the command that replays it.
 //
+// A recipe whose lease TTL is fixed in its code is judged by the TTL its
+// leases were granted, and the run says once that it is not the
+// scenario's. AtTTL (Scenario.WithTTL for one) plays a constructor's
+// scenarios at the recipe's TTL, every time they set and every judge's
+// bound scaled by one rule; Workload.ObservedTTL reads the TTL from a
+// fault-free probe of the workload and runs at it:
+//
+//	ss, err := scenarios.AtTTL(6*time.Second, scenarios.ElectionSafety(my))
+//
 // A fault schedule of one's own — any faults.Schedule — runs beside a
 // scenario's timeline and nemesis as Faults.Schedule, named by
 // Faults.ScheduleName. JSON carries the name, not the value: a run of it

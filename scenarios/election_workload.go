@@ -70,8 +70,8 @@ func (w *world) newElector(ctx context.Context, r election.Recipe, name string) 
 	e, err := construct(ctx, w, FamilyElection, r.Name, name, "election.Elector", func() (election.Elector, error) {
 		return r.New(cli, electionOf(wl, name), election.Options{TTL: wl.TTL.D()})
 	})
-	if u, ok := e.(election.Unfenced); ok && err == nil {
-		w.notes.setUnfenced(FamilyElection, u.Unfenced())
+	if err == nil {
+		w.notes.declare(FamilyElection, name, e)
 	}
 	if err != nil {
 		return nil, nil, err

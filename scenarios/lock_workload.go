@@ -82,9 +82,7 @@ func (p *lockProcess) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if u, ok := l.(lock.Unfenced); ok {
-		p.w.notes.setUnfenced(FamilyLock, u.Unfenced())
-	}
+	p.w.notes.declare(FamilyLock, p.name, l)
 	p.cli, p.l = cli, l
 	p.gen++
 	return nil

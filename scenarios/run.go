@@ -40,6 +40,8 @@ type Options struct {
 	OnFrozen func(error)
 
 	last *lastEvent // set by Run on the virtual clock: what its bubble's watchdog says of the run
+	// ttlNote, set by runObservedTTL, says which TTL the run took.
+	ttlNote string
 }
 
 // ErrHarness is wrapped by Run's error when the harness itself failed — a
@@ -112,6 +114,9 @@ func onFrozen(opts Options) func(*bubble.Frozen) {
 
 // run is Run on the scenario's own clock: in a bubble on the virtual one.
 func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
+	if s.Workload.ObservedTTL {
+		return runObservedTTL(ctx, s, opts)
+	}
 	res := &Result{Version: SchemaVersion, Scenario: s, Started: bubble.WallNow()}
 	res.Replay = replayCommand(s, opts)
 	var logDir string
@@ -161,6 +166,9 @@ func run(ctx context.Context, s Scenario, opts Options) (*Result, error) {
 	werr, serr := s.drive(ctx, env, notes)
 	stopLeaders()
 	res.RecipeFaults = notes.all()
+	if opts.ttlNote != "" {
+		res.RecipeFaults = append(res.RecipeFaults, opts.ttlNote)
+	}
 	res.made = notes.made
 	for _, err := range c.StrayDials() {
 		res.RecipeFaults = append(res.RecipeFaults, err.Error())

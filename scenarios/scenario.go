@@ -38,8 +38,10 @@ import (
 // history's users (checker.HistoryVersion 6); version 11 renamed
 // cluster.member_processes to cluster.member_binaries (a member run as an
 // operating-system program of its own is a member binary; an older
-// etcdsim would run the members embedded).
-const SchemaVersion = 11
+// etcdsim would run the members embedded); version 12
+// workload.observed_ttl (an older etcdsim would run at the scenario's TTL
+// whatever the recipe granted).
+const SchemaVersion = 12
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
@@ -208,8 +210,17 @@ type Workload struct {
 	// before it gives up and tries again. 0 means twice the TTL.
 	Patience Duration `json:"patience,omitempty"`
 	// TTL is the lease TTL of every session, a whole number of seconds.
-	// 0 means 1s.
+	// 0 means 1s. The scenario's other times are written for it: see
+	// Scenario.WithTTL for how they scale to another.
 	TTL Duration `json:"ttl,omitempty"`
+	// ObservedTTL has the run take the TTL the recipe grants its leases,
+	// for a recipe whose TTL is fixed in its code: a short probe of the
+	// workload, with no faults, reads the TTL of the leases it grants,
+	// and the run is the scenario played at that TTL (WithTTL), saying
+	// so once in Result.RecipeFaults. TTL is then only what the scenario
+	// was written for. false means the run keeps TTL, and the judges take
+	// the TTL the recipe was granted all the same (checker.TTLNote).
+	ObservedTTL bool `json:"observed_ttl,omitempty"`
 	// Key is the lock, election or service name. "" means "L", "E" or
 	// "svc" ("RW" for a read-write lock, "Q" for a queue, "B" for a
 	// barrier).
@@ -245,6 +256,12 @@ type Workload struct {
 	// ResolverRecipe is a user's own discovery resolver, run instead of
 	// the registry's; Resolver is its name in reports.
 	ResolverRecipe *discovery.ResolverRecipe `json:"-"`
+	// Decode reads the records of a discovery registrar that writes a
+	// format of its own (set it with WithDecoder): every resolver of the
+	// run, the registry's and a user's own, reads through it
+	// (discovery.Options.Decode), so either side is judged alone. nil
+	// means the record of etcd's endpoints manager.
+	Decode discovery.Decode `json:"-"`
 }
 
 // How a lock holder makes sure it still holds the lock (Workload.OwnerCheck).

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/naming/endpoints"
 
 	"github.com/etcdsim/etcdsim/discovery"
 	"github.com/etcdsim/etcdsim/lease"
@@ -17,16 +16,15 @@ import (
 // A registrar names its lease, so that faults aimed at it find it.
 var _ discovery.Leaser = (*registrar)(nil)
 
-// registrar keeps "<service>/<addr>" registered with etcd's endpoints
-// manager (the record etcd's naming resolver reads) on a lease kept by a
-// lease.Guard. When the guard says the lease may be gone — revoked,
+// registrar keeps "<service>/<addr>" registered with a record of its own
+// format (record.go; etcdsim's resolvers read it through DecodeRecord) on
+// a lease kept by a lease.Guard. When the guard says the lease may be gone — revoked,
 // expired while the process was cut off, renewals unanswered — it grants a
 // new lease and registers again, until Close.
 type registrar struct {
 	cli *clientv3.Client
-	em  endpoints.Manager
 	key string
-	ep  endpoints.Endpoint
+	rec string // the record put at key
 	ttl time.Duration
 
 	ctx    context.Context // ends on Close
@@ -61,11 +59,7 @@ func NewRegistrar(cli *clientv3.Client, service, addr string, opts discovery.Opt
 	if err := lease.CheckTTL(opts.TTL); err != nil {
 		return nil, fmt.Errorf("%w: %w", discovery.ErrBadTTL, err)
 	}
-	em, err := endpoints.NewManager(cli, service)
-	if err != nil {
-		return nil, fmt.Errorf("myrecipes: registrar of %s: %w", service, err)
-	}
-	r := &registrar{cli: cli, em: em, key: service + "/" + addr, ep: endpoints.Endpoint{Addr: addr}, ttl: opts.TTL, done: make(chan struct{})}
+	r := &registrar{cli: cli, key: service + "/" + addr, rec: encodeRecord(addr), ttl: opts.TTL, done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r, nil
 }
@@ -129,7 +123,7 @@ func (r *registrar) put(ctx context.Context) (*lease.Guard, error) {
 		}
 		return nil, fmt.Errorf("myrecipes: register %s: %w", r.key, err)
 	}
-	if err := r.em.AddEndpoint(ctx, r.key, r.ep, clientv3.WithLease(g.ID())); err != nil {
+	if _, err := r.cli.Put(ctx, r.key, r.rec, clientv3.WithLease(g.ID())); err != nil {
 		return nil, errors.Join(fmt.Errorf("myrecipes: register %s: %w", r.key, err), g.Close(context.WithoutCancel(ctx)))
 	}
 	return g, nil
@@ -191,7 +185,7 @@ func (r *registrar) close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.ttl)
 	defer cancel()
-	err := r.em.DeleteEndpoint(ctx, r.key)
+	_, err := r.cli.Delete(ctx, r.key)
 	if err != nil {
 		err = fmt.Errorf("myrecipes: deregister %s: %w", r.key, err)
 	}

@@ -2,7 +2,6 @@ package myrecipes
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -27,6 +26,7 @@ import (
 type watchResolver struct {
 	cli     *clientv3.Client
 	service string
+	decode  discovery.Decode // reads a record: DecodeRecord, unless Options.Decode says otherwise
 
 	ctx    context.Context // ends on Close
 	cancel context.CancelFunc
@@ -41,15 +41,22 @@ type watchResolver struct {
 }
 
 // NewResolver returns a resolver of service, to dial "etcd:///<service>"
-// with (discovery.Dial).
-func NewResolver(cli *clientv3.Client, service string, _ discovery.Options) (discovery.Resolver, error) {
+// with (discovery.Dial). It reads the records the registrar here writes
+// (DecodeRecord), or, given Options.Decode, those that reads: etcdsim
+// hands it the decoder of the registrar it runs with, so it is judged
+// beside etcdsim's own registrar too. A record it cannot read is left out.
+func NewResolver(cli *clientv3.Client, service string, opts discovery.Options) (discovery.Resolver, error) {
 	switch {
 	case cli == nil:
 		return nil, fmt.Errorf("myrecipes: resolver of %s: nil client", service)
 	case service == "":
 		return nil, discovery.ErrBadService
 	}
-	r := &watchResolver{cli: cli, service: service, done: make(chan struct{}),
+	decode := opts.Decode
+	if decode == nil {
+		decode = DecodeRecord
+	}
+	r := &watchResolver{cli: cli, service: service, decode: decode, done: make(chan struct{}),
 		observers: make(map[chan discovery.State]bool), conns: make(map[*resolverConn]bool)}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.wg.Go(func() {
@@ -83,7 +90,7 @@ func (r *watchResolver) listAndFollow(ctx context.Context) error {
 	}
 	eps := make(map[string]string) // key → address
 	for _, kv := range resp.Kvs {
-		if addr, ok := decodeAddr(kv.Value); ok {
+		if addr, err := r.decode(string(kv.Key), string(kv.Value)); err == nil && addr != "" {
 			eps[string(kv.Key)] = addr
 		}
 	}
@@ -99,7 +106,10 @@ func (r *watchResolver) listAndFollow(ctx context.Context) error {
 		for _, ev := range wr.Events {
 			key := string(ev.Kv.Key)
 			delete(eps, key)
-			if addr, ok := decodeAddr(ev.Kv.Value); ok && ev.Type == clientv3.EventTypePut {
+			if ev.Type != clientv3.EventTypePut {
+				continue
+			}
+			if addr, err := r.decode(key, string(ev.Kv.Value)); err == nil && addr != "" {
 				eps[key] = addr
 			}
 		}
@@ -107,19 +117,6 @@ func (r *watchResolver) listAndFollow(ctx context.Context) error {
 		r.publish(stateOf(eps, rev))
 	}
 	return fmt.Errorf("myrecipes: watch %s ended: %w", r.service, context.Cause(ctx))
-}
-
-// decodeAddr reads the address of the record etcd's endpoints manager
-// writes: {"Op":0,"Addr":"…","Metadata":…}; Op 0 is an addition.
-func decodeAddr(value []byte) (string, bool) {
-	var rec struct {
-		Op   uint8
-		Addr string
-	}
-	if err := json.Unmarshal(value, &rec); err != nil || rec.Op != 0 || rec.Addr == "" {
-		return "", false
-	}
-	return rec.Addr, true
 }
 
 func stateOf(eps map[string]string, rev int64) discovery.State {

@@ -142,7 +142,10 @@ func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 						name = "override-" + strconv.Itoa(i)
 					}
 					variant = append(variant, name)
-					o.apply(&v)
+					if err := o.apply(&v); err != nil {
+						errs = append(errs, fmt.Errorf("line %d: %s: ttl %s: %w", o.lineOf("ttl"), results.Label(v.Name, strings.Join(variant, "-")), o.TTL, err))
+						continue
+					}
 				}
 				// Checked here, where each finding can be given the
 				// line that caused it.
@@ -172,16 +175,19 @@ func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 	return jobs, nil
 }
 
-// apply sets what o overrides on s.
-func (o override) apply(s *scenarios.Scenario) {
+// apply sets what o overrides on s: its TTL first, which scales the
+// scenario's times (ttlSpec), then the duration and faults it sets
+// outright.
+func (o override) apply(s *scenarios.Scenario) error {
+	var err error
+	if *s, err = o.TTL.apply(*s); err != nil {
+		return err
+	}
 	if o.Duration > 0 {
 		s.Workload.Duration = o.Duration
 	}
 	if o.Clients > 0 {
 		s.Workload.Clients = o.Clients
-	}
-	if o.TTL > 0 {
-		s.Workload.TTL = o.TTL
 	}
 	if o.Auth != nil {
 		cp := *o.Auth.a
@@ -197,6 +203,7 @@ func (o override) apply(s *scenarios.Scenario) {
 			s.Faults.Timeline = tl
 		}
 	}
+	return nil
 }
 
 // campaignHash identifies a campaign by its expanded run list: every

@@ -150,3 +150,38 @@ func expandYAML(t *testing.T, text string) []job {
 	}
 	return jobs
 }
+
+// TestCampaignOverrideTTL checks that an override's ttl plays the
+// scenario at that TTL — its fault times and its liveness bound scaled
+// with it, a duration the override sets outright kept — and that
+// "observed" leaves the TTL to the recipe's grants.
+func TestCampaignOverrideTTL(t *testing.T) {
+	jobs := expandYAML(t, `scenarios: [election/rechecked/crash-mid-term]
+seeds: [1]
+overrides:
+  - name: six
+    ttl: 6s
+  - name: six-short
+    ttl: 6s
+    duration: 50s
+  - name: mine
+    ttl: observed
+`)
+	byVariant := map[string]scenarios.Scenario{}
+	for _, j := range jobs {
+		byVariant[j.variant] = j.scenario
+	}
+	six := byVariant["six"]
+	if six.Workload.TTL.D() != 6*time.Second || six.Workload.Duration.D() != 60*time.Second {
+		t.Errorf("six: ttl %v, duration %v; want 6s and 60s (10s × 6)", six.Workload.TTL, six.Workload.Duration)
+	}
+	if st := six.Faults.Timeline.Steps[0]; st.At != 9*time.Second || st.For != 6*time.Second {
+		t.Errorf("six: the crash is at %v for %v; want at 9s for 6s", st.At, st.For)
+	}
+	if d := byVariant["six-short"].Workload.Duration.D(); d != 50*time.Second {
+		t.Errorf("six-short: duration %v; want the override's 50s", d)
+	}
+	if mine := byVariant["mine"]; !mine.Workload.ObservedTTL || mine.Workload.TTL.D() == 6*time.Second {
+		t.Errorf("mine: observed_ttl %v, ttl %v; want the recipe's grants to decide", mine.Workload.ObservedTTL, mine.Workload.TTL)
+	}
+}

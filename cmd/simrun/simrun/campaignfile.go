@@ -32,7 +32,7 @@ import (
 //	  - name: slow-ttl                # default: override-<i>
 //	    duration: 6s
 //	    clients: 4
-//	    ttl: 2s
+//	    ttl: 2s                       # the schedule and bounds scale with it; or observed
 //	    auth: jwt:2s                  # etcd's auth on (simple or jwt[:TTL]), each client a user of its own
 //	    faults:                       # replaces the scenario's schedule
 //	      - "at 1s for 2s: kill(leader)"
@@ -163,7 +163,7 @@ type override struct {
 	Name     string              `yaml:"name"`
 	Duration scenarios.Duration  `yaml:"duration"`
 	Clients  int                 `yaml:"clients"`
-	TTL      scenarios.Duration  `yaml:"ttl"`
+	TTL      ttlSpec             `yaml:"ttl"`
 	Auth     *authSpec           `yaml:"auth"`
 	Faults   *[]lined[faultStep] `yaml:"faults"`
 	line     int                 // the line the override begins on
@@ -191,7 +191,16 @@ func (o *override) UnmarshalYAML(n *yaml.Node) error {
 		case "clients":
 			return "want a whole number of clients", v.Decode(&o.Clients)
 		case "ttl":
-			return "want Go's duration text such as 2s", v.Decode(&o.TTL)
+			var text string
+			if err := v.Decode(&text); err != nil {
+				return `want a whole number of seconds such as 6s, or "observed"`, err
+			}
+			t, err := parseTTL(text)
+			if err != nil {
+				return "", fmt.Errorf("line %d: ttl: %w", v.Line, err)
+			}
+			o.TTL = t
+			return "", nil
 		case "auth":
 			o.Auth = new(authSpec)
 			return "want " + authSpecForm, v.Decode(o.Auth)
@@ -341,7 +350,7 @@ func readCampaign(path string) (*campaignFile, error) {
 			field    string
 			negative bool
 			value    any
-		}{{"duration", o.Duration < 0, o.Duration}, {"clients", o.Clients < 0, o.Clients}, {"ttl", o.TTL < 0, o.TTL}} {
+		}{{"duration", o.Duration < 0, o.Duration}, {"clients", o.Clients < 0, o.Clients}} {
 			if v.negative {
 				errs = append(errs, fmt.Errorf("line %d: overrides[%d].%s %v: must not be negative", o.lineOf(v.field), i, v.field, v.value))
 			}

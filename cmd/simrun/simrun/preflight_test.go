@@ -93,7 +93,22 @@ func TestMistakesBeforeAnyCluster(t *testing.T) {
 		}, nil, []string{"line 6: lock/mutex/leader-kill[a]: workload.clients 100"}},
 		{"campaign ttl not whole seconds", func(out string) []string {
 			return []string{"campaign", "-out", out, "-f", campaign("ttl", head+"overrides:\n  - name: a\n    duration: 12s\n    ttl: 1500ms\n")}
-		}, nil, []string{"line 6: lock/mutex/leader-kill[a]: workload.ttl:", "not a whole number of seconds"}},
+		}, nil, []string{"line 6: ttl: 1.5s is not a whole number of seconds, which is what etcd grants: use 1s or 2s"}},
+		{"campaign ttl zero", func(out string) []string {
+			return []string{"campaign", "-out", out, "-f", campaign("ttl0", head+"overrides:\n  - name: a\n    ttl: 0s\n")}
+		}, nil, []string{"line 5: ttl: 0s: etcd grants whole seconds, at least 1s"}},
+		{"ttl not whole seconds", func(out string) []string {
+			return []string{"run", "-ttl", "1500ms", "-out", out, "lock/mutex/leader-kill"}
+		}, nil, []string{`simrun run: -ttl: 1.5s is not a whole number of seconds, which is what etcd grants: use 1s or 2s, or "observed"`}},
+		{"ttl below a second", func(out string) []string {
+			return []string{"run", "-ttl", "500ms", "-out", out, "lock/mutex/leader-kill"}
+		}, nil, []string{`-ttl: 500ms: etcd grants whole seconds, at least 1s`}},
+		{"ttl negative", func(out string) []string {
+			return []string{"run", "-ttl", "-6s", "-out", out, "lock/mutex/leader-kill"}
+		}, nil, []string{`-ttl: -6s: etcd grants whole seconds, at least 1s`}},
+		{"ttl no duration", func(out string) []string {
+			return []string{"run", "-ttl", "long", "-out", out, "lock/mutex/leader-kill"}
+		}, nil, []string{`"long" is no duration: want a whole number of seconds, at least 1s, such as 6s, or "observed"`}},
 		{"campaign auth malformed", func(out string) []string {
 			return []string{"campaign", "-out", out, "-f", campaign("auth", head+"overrides:\n  - name: a\n    auth: kerberos\n")}
 		}, nil, []string{"line 5: auth:"}},

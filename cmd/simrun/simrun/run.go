@@ -1,6 +1,7 @@
 package simrun
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -13,7 +14,7 @@ import (
 
 var runCommand = &command{
 	name:    "run",
-	usage:   "[-f FILE]... [-command 'PROGRAM ARG...' [-recipe NAME]] [-seed N] [-runs N] [-parallel P] [-duration D] [-members M] [-out DIR] [-run-timeout D] [-inprocess] [NAME...]",
+	usage:   "[-f FILE]... [-command 'PROGRAM ARG...' [-recipe NAME]] [-seed N] [-runs N] [-parallel P] [-ttl T|observed] [-duration D] [-members M] [-out DIR] [-run-timeout D] [-inprocess] [NAME...]",
 	summary: "run the scenarios NAME... (exact names, prefixes such as lock/, or globs such as lock/*/pause-*) and those of scenario files (-f, the JSON simrun shrink writes)",
 	flags:   func(fs *flag.FlagSet) { new(runFlags).register(fs) },
 }
@@ -26,6 +27,7 @@ type runFlags struct {
 	seed     string
 	runs     int
 	duration time.Duration
+	ttl      string
 	members  int
 	files    fileList
 	command  string
@@ -42,7 +44,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.batchFlags.register(fs)
 	fs.StringVar(&f.seed, "seed", "", "the first run's seed, in decimal (default each scenario's own)")
 	fs.IntVar(&f.runs, "runs", 1, "runs of each scenario, with seeds seed, seed+1, …")
-	fs.DurationVar(&f.duration, "duration", 0, "how long each workload runs (default each scenario's own)")
+	fs.DurationVar(&f.duration, "duration", 0, "how long each workload runs (default each scenario's own, scaled with -ttl)")
+	fs.StringVar(&f.ttl, "ttl", "", "the recipe's lease TTL, a whole number of seconds such as 6s: each scenario is played at it, its times and its judges' bounds scaled by TTL over its own; \"observed\" takes the TTL the recipe grants (default each scenario's own)")
 	fs.IntVar(&f.members, "members", 0, "cluster members (default each scenario's own)")
 	fs.Var(&f.files, "f", "a scenario file (JSON, as result.json's \"scenario\" or simrun shrink's output) to run; may be given several times")
 	fs.StringVar(&f.command, "command", "", "run each scenario with a recipe in another process instead, in place of the recipe its name names: this program, one process per client, speaking docs/protocol.md (split on spaces; on the real clock)")
@@ -69,6 +72,12 @@ func runRun(e *env, args []string) (int, error) {
 	if f.runs < 1 {
 		return exitUsage, usagef("-runs %d: want at least 1", f.runs)
 	}
+	var ttl ttlSpec
+	if f.ttl != "" {
+		if ttl, err = parseTTL(f.ttl); err != nil {
+			return exitUsage, configErr(fmt.Errorf("-ttl: %w", err))
+		}
+	}
 	if f.duration < 0 || f.members < 0 {
 		return exitUsage, usagef("-duration and -members must not be negative")
 	}
@@ -94,7 +103,12 @@ func runRun(e *env, args []string) (int, error) {
 		return exitUsage, err
 	}
 	var jobs []job
+	var ttlErrs []error
 	for _, s := range picked {
+		if s, err = ttl.apply(s); err != nil {
+			ttlErrs = append(ttlErrs, fmt.Errorf("-ttl %s: %s: %w", ttl, s.Name, err))
+			continue
+		}
 		if f.duration > 0 {
 			s.Workload.Duration = scenarios.Duration(f.duration)
 		}
@@ -109,6 +123,9 @@ func runRun(e *env, args []string) (int, error) {
 			s.Seed = sd
 			jobs = append(jobs, job{scenario: s})
 		}
+	}
+	if err := errors.Join(ttlErrs...); err != nil {
+		return exitUsage, configErr(err)
 	}
 	if f.duration > 0 {
 		if err := checkLengths(jobs, "-duration"); err != nil {

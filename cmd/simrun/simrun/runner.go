@@ -155,5 +155,11 @@ func budget(s scenarios.Scenario) time.Duration {
 	if d == 0 {
 		d = 8 * time.Second
 	}
+	if s.Workload.ObservedTTL {
+		// A probe of the workload, then the workload at the TTL the recipe
+		// grants, its times scaled by that TTL over the scenario's: allow
+		// for a TTL up to the concurrency package's default, 60 s.
+		d += d * time.Duration(60*time.Second/max(s.Workload.TTL.D(), time.Second))
+	}
 	return d + 2*time.Minute
 }

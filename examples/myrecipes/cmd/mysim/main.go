@@ -21,10 +21,19 @@ func main() {
 	simrun.Main(slices.Concat(
 		scenarios.LockSafety(myrecipes.Lock),
 		scenarios.ElectionSafety(myrecipes.Election),
-		scenarios.DiscoverySafety(myrecipes.Registrar),
+		decoded(scenarios.DiscoverySafety(myrecipes.Registrar)),
 		scenarios.DiscoveryResolverSafety(myrecipes.Resolver),
-		scenarios.DiscoveryPairSafety(myrecipes.Registrar, myrecipes.Resolver),
+		decoded(scenarios.DiscoveryPairSafety(myrecipes.Registrar, myrecipes.Resolver)),
 		scenarios.STMSafety(myrecipes.BankReadCommitted),
 		scenarios.STMSafety(myrecipes.BankSerializable),
 	)...)
+}
+
+// decoded gives each scenario of the registrar, which writes a record
+// format of its own, its decoder.
+func decoded(ss []scenarios.Scenario) []scenarios.Scenario {
+	for i := range ss {
+		ss[i] = ss[i].WithDecoder(myrecipes.DecodeRecord)
+	}
+	return ss
 }
