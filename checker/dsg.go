@@ -70,6 +70,10 @@ func (g *dsg) sccs() [][]int32 {
 // strongly connected component of two nodes or more, found by a breadth-
 // first search inside the component.
 func (g *dsg) report(h *History, scc []int32, rep *report) {
+	if cycle, ok := g.lostUpdate(h, scc); ok { // lostupdate.go
+		g.reportLostUpdate(h, scc, cycle, rep)
+		return
+	}
 	in := make(map[int32]bool, len(scc))
 	for _, v := range scc {
 		in[v] = true

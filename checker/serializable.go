@@ -40,10 +40,16 @@ type SerializableOptions struct {
 //     (its writes that nobody read add no edge).
 //   - outcome failed: its writes never took effect; reading one is G1a.
 //
-// Each written value must be unique per key, so that a read names its
-// writer (a workload adds a transfer id to each value).
+// A read names the version it saw by its key and mod revision, so values
+// need not be unique: a program that writes plain balances is judged as
+// one that tags each value. A write's own Revision, where set, is the
+// revision it took effect at (a transaction of several commits); else a
+// committed txn's writes are at Output.Revision. Only a write of unknown
+// outcome is named by its value: a read that any of several such writes
+// could explain is left out of the graph, and with no violation found the
+// verdict is then unknown.
 //
-// Invalid: a value written twice to a key, what txns rejects, and
+// Invalid: a failed txn's write with a revision, what txns rejects, and
 // whatever History.Validate rejects. With no committed transaction the
 // verdict is unknown.
 func Serializable(h History, opts SerializableOptions) Result {
@@ -69,10 +75,15 @@ func Serializable(h History, opts SerializableOptions) Result {
 	m["committed"] = float64(g.committed)
 	m["edges"] = float64(g.edges)
 	m["cycles"] = float64(cycles)
+	m["unplaced_reads"] = float64(g.unplaced)
 	summary := sprintf("%s (%d committed), %d dependencies", plural(len(t.ops), "txn"), g.committed, g.edges)
 	undecided := ""
-	if g.committed == 0 {
+	switch {
+	case g.committed == 0:
 		undecided = "no transaction committed"
+	case g.unplaced > 0:
+		undecided = sprintf("%s of a value that several writes of unknown outcome wrote to the same key left out of the graph; "+
+			"a value unique to each write (\"40 t17\") names its writer", plural(g.unplaced, "read"))
 	}
 	return rep.done(summary, undecided)
 }
@@ -99,6 +110,7 @@ type dsg struct {
 	out       [][]dep // out[n]: the edges from node n
 	committed int
 	edges     int
+	unplaced  int // reads that any of several writes of unknown outcome may explain
 }
 
 // version is one version of a key: the revision it was written at and the
@@ -109,7 +121,15 @@ type version struct {
 }
 
 // buildDSG builds the graph. Reads that no committed or possibly
-// committed write explains are reported as violations on the way.
+// committed write explains are reported as violations on the way; reads
+// that several writes of unknown revision could explain are counted in
+// g.unplaced and left out.
+//
+// A version is named by its key and revision where the revision is known
+// (a committed txn's Output.Revision, or a write's own Revision), so that
+// values need not be unique: a program that writes plain balances ("40")
+// is judged too. A write whose revision is unknown (its txn's outcome is
+// unknown) is named by its value, and gets the revision a read of it shows.
 func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 	g := &dsg{ops: t.ops, out: make([][]dep, len(t.ops))}
 	type kv struct{ key, value string }
@@ -117,9 +137,26 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 	for _, i := range t.ops {
 		nWrites += len(h.Ops[i].Input.Writes)
 	}
-	writer := make(map[kv]int32, nWrites) // committed or unknown writes
+	placed := make(map[kr]int32, nWrites) // writes at a known revision
+	pending := map[kv][]int32{}           // writes of unknown revision, by value
 	aborted := map[kv]int32{}             // writes that never took effect
 	versions := map[string][]version{}    // per key, in no order yet
+	var written map[kv][]int32            // every write that may have taken effect, by value: made for the first read none explains
+	writersOf := func(k kv) []int32 {
+		if written == nil {
+			written = map[kv][]int32{}
+			for n, i := range t.ops {
+				op := &h.Ops[i]
+				if op.Outcome == OutcomeFailed {
+					continue
+				}
+				for _, w := range op.Input.Writes {
+					written[kv{w.Key, w.Value}] = append(written[kv{w.Key, w.Value}], int32(n))
+				}
+			}
+		}
+		return written[k]
+	}
 	for n, i := range t.ops {
 		op := &h.Ops[i]
 		committed := op.Outcome == OutcomeOK && op.Output.Succeeded
@@ -128,18 +165,23 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 		}
 		for _, w := range op.Input.Writes {
 			k := kv{w.Key, w.Value}
-			_, dup := writer[k]
-			if _, a := aborted[k]; dup || a {
-				return nil, invalidOp(op, "writes %q to %s, as another txn did: values must be unique per key", w.Value, w.Key)
+			rev := w.Revision
+			if rev == 0 && committed {
+				rev = op.Output.Revision
 			}
 			switch {
-			case committed:
-				writer[k] = int32(n)
-				versions[w.Key] = append(versions[w.Key], version{op.Output.Revision, int32(n)})
-			case op.Outcome == OutcomeUnknown:
-				writer[k] = int32(n)
-			default:
+			case op.Outcome == OutcomeFailed:
+				if w.Revision != 0 {
+					return nil, invalidOp(op, "failed txn wrote %s at revision %d", w.Key, w.Revision)
+				}
 				aborted[k] = int32(n)
+			case rev != 0:
+				if _, dup := placed[kr{w.Key, rev}]; !dup {
+					placed[kr{w.Key, rev}] = int32(n)
+				}
+				versions[w.Key] = append(versions[w.Key], version{rev, int32(n)})
+			case op.Outcome == OutcomeUnknown:
+				pending[k] = append(pending[k], int32(n))
 			}
 		}
 	}
@@ -151,7 +193,12 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 		rev    int64 // 0: the key was missing
 	}
 	var reads []read
-	learned := map[kv]int64{} // the revisions of unknown txns' writes
+	type wk struct {
+		writer int32
+		key    string
+	}
+	learned := map[wk]int64{} // the revisions of unknown txns' writes
+	var pl *placer            // made for the first read that several unknown writes may explain
 	for n, i := range t.ops {
 		op := &h.Ops[i]
 		if op.Outcome != OutcomeOK {
@@ -163,34 +210,62 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 				continue
 			}
 			k := kv{r.Key, r.Value}
-			w, ok := writer[k]
-			if !ok {
+			if w, ok := placed[kr{r.Key, r.Revision}]; ok {
+				if v := writeOf(&h.Ops[t.ops[w]], r.Key); v != r.Value {
+					wop := &h.Ops[t.ops[w]]
+					rep.violation(ViolationNotSerializable, []*Operation{wop, op},
+						"op %d read %s, but op %d wrote %q to %s at that revision", op.ID, r, wop.ID, v, r.Key)
+					continue
+				}
+				reads = append(reads, read{int32(n), r.Key, r.Revision})
+				continue
+			}
+			ws := pending[k]
+			if len(ws) > 1 {
+				if pl == nil {
+					pl = newPlacer(h, t)
+				}
+				ws = pl.narrow(ws, r.Key, r.Revision, func(u int32) bool {
+					l, ok := learned[wk{u, r.Key}]
+					return ok && l != r.Revision
+				}, func(key string, rev int64) (int32, bool) { u, ok := placed[kr{key, rev}]; return u, ok })
+			}
+			switch {
+			case len(ws) == 1:
+				u := ws[0]
+				if l, ok := learned[wk{u, r.Key}]; ok && l != r.Revision {
+					if len(pending[k]) > 1 {
+						g.unplaced++
+						continue
+					}
+					wop := &h.Ops[t.ops[u]]
+					rep.violation(ViolationNotSerializable, []*Operation{wop, op},
+						"op %d read %s, but op %d wrote that value at revision %d", op.ID, r, wop.ID, l)
+					continue
+				}
+				if _, ok := learned[wk{u, r.Key}]; !ok {
+					learned[wk{u, r.Key}] = r.Revision
+					versions[r.Key] = append(versions[r.Key], version{r.Revision, u})
+					placed[kr{r.Key, r.Revision}] = u
+				}
+				reads = append(reads, read{int32(n), r.Key, r.Revision})
+			case len(pending[k]) > 1:
+				// Any of several writes of unknown outcome may be the
+				// one read, or none is left: the read names no writer.
+				g.unplaced++
+			case len(writersOf(k)) == 1:
+				wop := &h.Ops[t.ops[writersOf(k)[0]]]
+				rep.violation(ViolationNotSerializable, []*Operation{wop, op},
+					"op %d read %s, but op %d wrote that value at revision %d", op.ID, r, wop.ID, revOf(wop, r.Key))
+			default:
 				if a, ok := aborted[k]; ok {
 					rep.violation(ViolationNotSerializable, []*Operation{&h.Ops[t.ops[a]], op},
 						"G1a: op %d read %s, written by op %d, which never committed", op.ID, r, h.Ops[t.ops[a]].ID)
 				} else {
 					rep.violation(ViolationNotSerializable, []*Operation{op},
-						"op %d read %s, which no transaction wrote", op.ID, r)
-				}
-				continue
-			}
-			wop := &h.Ops[t.ops[w]]
-			at := wop.Output.Revision
-			if wop.Outcome == OutcomeUnknown {
-				if l, ok := learned[k]; ok {
-					at = l
-				} else {
-					at = r.Revision
-					learned[k] = at
-					versions[r.Key] = append(versions[r.Key], version{at, w})
+						"op %d read %s, which no transaction wrote at that revision", op.ID, r)
 				}
 			}
-			if at != r.Revision {
-				rep.violation(ViolationNotSerializable, []*Operation{wop, op},
-					"op %d read %s, but op %d wrote that value at revision %d", op.ID, r, wop.ID, at)
-				continue
-			}
-			reads = append(reads, read{int32(n), r.Key, r.Revision})
 		}
 	}
 	// Each key's versions in revision order; the initial, missing version
@@ -219,6 +294,30 @@ func buildDSG(h *History, t txnSet, rep *report) (*dsg, error) {
 		}
 	}
 	return g, nil
+}
+
+// writeOf returns the value op wrote to key.
+func writeOf(op *Operation, key string) string {
+	for _, w := range op.Input.Writes {
+		if w.Key == key {
+			return w.Value
+		}
+	}
+	return ""
+}
+
+// revOf returns the revision op's write to key took effect at, 0 if not
+// known.
+func revOf(op *Operation, key string) int64 {
+	for _, w := range op.Input.Writes {
+		if w.Key == key && w.Revision != 0 {
+			return w.Revision
+		}
+	}
+	if op.Outcome == OutcomeOK && op.Output.Succeeded {
+		return op.Output.Revision
+	}
+	return 0
 }
 
 // add adds the edge from → to, unless it is a loop.

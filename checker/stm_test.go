@@ -52,6 +52,11 @@ func TestSerializable(t *testing.T) {
 			tx("c1", 0, 1, 2, rs(r("a", "", 0), r("b", "", 0)), w("a", "-5 t1"), w("b", "5 t1")),
 			tx("c2", 0, 1, 3, rs(r("a", "", 0), r("b", "", 0)), w("a", "-3 t2"), w("b", "3 t2")),
 		), VerdictViolation, "a lost update: op 1 (c2) wrote"},
+		{"lost update of two writes", hist( // c4 read a before c1 and c3 wrote it, and wrote it after both
+			tx("c1", 0, 1, 2, rs(r("a", "", 0)), w("a", "1 t1")),
+			tx("c3", 1, 2, 3, rs(r("a", "1 t1", 2)), w("a", "2 t3")),
+			tx("c4", 0, 3, 4, rs(r("a", "", 0)), w("a", "5 t4")),
+		), VerdictViolation, "G-single (a lost update: op 2 (c4) wrote a over op 0 (c1)'s write to it and 1 other write after it, having read a before op 0 wrote it, so op 0's update is lost) among 3 txns"},
 		{"read skew", hist( // c3 sees a before t1 and b after it
 			tx("c1", 0, 1, 2, rs(r("a", "", 0), r("b", "", 0)), w("a", "-5 t1"), w("b", "5 t1")),
 			tx("c3", 0, 2, 0, rs(r("a", "", 0), r("b", "5 t1", 2))),
@@ -74,10 +79,46 @@ func TestSerializable(t *testing.T) {
 		{"nothing committed", hist(
 			tx("c1", 0, 1, 0, rs(r("a", "", 0))),
 		), VerdictUnknown, "no transaction committed"},
-		{"value written twice", hist(
-			tx("c1", 0, 1, 2, nil, w("a", "1")),
-			tx("c2", 0, 1, 3, nil, w("a", "1")),
-		), VerdictInvalid, "values must be unique"},
+		{"a value written twice is told apart by its revision", hist( // plain balances: each read names its version by revision
+			tx("c1", 0, 1, 2, rs(r("a", "", 0)), w("a", "1")),
+			tx("c2", 2, 3, 3, rs(r("a", "1", 2)), w("a", "0")),
+			tx("c3", 4, 5, 4, rs(r("a", "0", 3)), w("a", "1")),
+			tx("c4", 6, 7, 0, rs(r("a", "1", 4))),
+		), VerdictOK, ""},
+		{"lost update of plain balances", hist( // both read a=1@2 and write 0: the same value, told apart by revision
+			tx("c1", 0, 1, 2, rs(r("a", "", 0)), w("a", "1")),
+			tx("c2", 2, 3, 3, rs(r("a", "1", 2)), w("a", "0")),
+			tx("c3", 2, 3, 4, rs(r("a", "1", 2)), w("a", "0")),
+		), VerdictViolation, "a lost update: op 2 (c3) wrote a over op 1 (c2)'s write to it"},
+		{"a plain balance read at a revision its writer did not write", hist(
+			tx("c1", 0, 1, 2, rs(r("a", "", 0)), w("a", "1")),
+			tx("c2", 2, 3, 0, rs(r("a", "0", 2))),
+		), VerdictViolation, `wrote "1" to a at that revision`},
+		{"writes of their own revisions", hist( // a transfer that commits its two writes apart: an audit between them sees the debit only
+			mk("c1", KindTxn, "", 0, 3, withIn(Input{Writes: rs(KeyValue{Key: "a", Value: "-5", Revision: 2}, KeyValue{Key: "b", Value: "5", Revision: 4})}),
+				withOut(Output{Succeeded: true, Revision: 4, Reads: rs(r("a", "", 0), r("b", "", 0))})),
+			tx("c3", 1, 2, 0, rs(r("a", "-5", 2), r("b", "", 0))),
+		), VerdictViolation, "G-single (read skew)"},
+		{"a read any of two unknown writes may explain", hist(
+			mk("c1", KindTxn, "", 0, never, withIn(Input{Writes: rs(w("a", "1"))})),
+			mk("c2", KindTxn, "", 0, never, withIn(Input{Writes: rs(w("a", "1"))})),
+			tx("c3", 2, 3, 6, rs(r("a", "1", 5)), w("a", "2")),
+		), VerdictUnknown, "1 read of a value that several writes of unknown outcome wrote"},
+		{"the other key of the same revision tells two unknown writes apart", hist( // both wrote a=1; only c1 wrote b=-1, and b=-1 was read at a's revision
+			mk("c1", KindTxn, "", 0, never, withIn(Input{Writes: rs(w("a", "1"), w("b", "-1"))})),
+			mk("c2", KindTxn, "", 0, never, withIn(Input{Writes: rs(w("a", "1"), w("b", "-9"))})),
+			tx("c3", 2, 3, 6, rs(r("a", "1", 5)), w("a", "2")),
+			tx("c4", 2, 3, 7, rs(r("b", "-1", 5)), w("b", "0")),
+		), VerdictOK, ""},
+		{"an unknown write called after its revision was seen is not the one read", hist(
+			mk("c1", KindTxn, "", 0, never, withIn(Input{Writes: rs(w("a", "1"))})),
+			tx("c3", 1, 2, 6, rs(r("a", "1", 5)), w("a", "2")),
+			mk("c2", KindTxn, "", 3, never, withIn(Input{Writes: rs(w("a", "1"))})),
+		), VerdictOK, ""},
+		{"a failed write with a revision", hist(
+			mk("c1", KindTxn, "", 0, 1, failed, withIn(Input{Writes: rs(KeyValue{Key: "a", Value: "1", Revision: 2})})),
+			tx("c2", 0, 1, 3, nil, w("a", "2")),
+		), VerdictInvalid, "failed txn wrote a at revision 2"},
 		{"read both missing and valued", hist(
 			tx("c1", 0, 1, 2, rs(KeyValue{Key: "a", Missing: true, Value: "x"})),
 		), VerdictInvalid, "both missing"},

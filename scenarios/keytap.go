@@ -39,7 +39,7 @@ type keyTap struct {
 // name.
 func (t *keyTap) configure(name string) func(*clientv3.Config) {
 	return func(cfg *clientv3.Config) {
-		cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(t.unary(name)))
+		cfg.DialOptions = append(cfg.DialOptions, grpc.WithChainUnaryInterceptor(t.unary(name), captureInterceptor)) // captureInterceptor: stm_capture.go
 	}
 }
 

@@ -57,9 +57,10 @@ func STMLevels() []string {
 }
 
 // STMSafety returns the scenarios a transaction recipe — one of etcd's
-// levels or a user's own transaction code — must pass to keep a bank's
-// books: transfers and audits under the standard fault mix, judged by
-// BankTotal (no audit sees money made or lost) and Serializable.
+// levels, a user's own transaction layer, or a user's own transfer made a
+// recipe by stm.Transfers — must pass to keep a bank's books: transfers
+// and audits under the standard fault mix, judged by BankTotal (no audit
+// sees money made or lost) and Serializable.
 func STMSafety(r stm.Recipe) []Scenario {
 	s := stmBase(r)
 	s.Name = "stm/" + r.Name + "/standard-mix"
@@ -129,7 +130,9 @@ const stmThink = 25 * time.Millisecond
 var errBooks = errors.New("the books do not balance")
 
 // stmWorkload runs the stm family: clients c1… transfer, observers o1…
-// audit, each with think time, each through a Txner of the recipe's own.
+// audit, each with think time, each through a Txner of the recipe's own;
+// a Txner that is an stm.Transferer runs its own transfers
+// (stm_transfer.go).
 func (w *world) stmWorkload(ctx context.Context) error {
 	wl := w.s.Workload
 	r, err := recipeOf(wl.STM, wl.Recipe, stm.Lookup)
@@ -188,6 +191,10 @@ func (w *world) stmClient(ctx context.Context, r stm.Recipe, name string, keys [
 				b++
 			}
 			amount := int64(1 + rng.IntN(20))
+			if tr, ok := t.(stm.Transferer); ok { // the user's own transfer (stm_transfer.go)
+				w.stmTransfer(ctx, tr, name, keys, keys[a], keys[b], amount)
+				return nil
+			}
 			w.stmTxn(ctx, t, name, []string{keys[a], keys[b]}, amount, fmt.Sprintf("%s-%d", name, n))
 			return nil
 		})

@@ -2,76 +2,66 @@ package myrecipes
 
 import (
 	"context"
+	"strconv"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/etcdsim/etcdsim/recipes/stm"
 )
 
-// Bank runs a bank's transactions the way hand-written etcd code often
-// does: it reads each key with its own Get, lets the caller compute, and
-// writes the new values in one Txn. With Check false the Txn compares
-// nothing — read committed: two transfers that read the same balance both
-// commit, and one's update is lost. With Check true every read after the
-// first is pinned to the first one's revision, and the Txn commits only if
-// no key it read has changed since, and otherwise runs the transaction
-// again: serializable.
-type Bank struct {
-	Cli   *clientv3.Client
-	Check bool
-}
-
-// Txn runs apply over one attempt's reads and commits its writes.
-func (b Bank) Txn(ctx context.Context, apply func(stm.Tx) error) (int64, error) {
-	for {
-		tx := &bankTx{ctx: ctx, bank: b, read: map[string]int64{}}
-		if err := apply(tx); err != nil {
-			return 0, err
-		}
-		var cmps []clientv3.Cmp
-		if b.Check {
-			for key, rev := range tx.read {
-				cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(key), "=", rev))
-			}
-		}
-		resp, err := b.Cli.Txn(ctx).If(cmps...).Then(tx.writes...).Commit()
-		if err != nil {
-			return 0, err
-		}
-		if resp.Succeeded {
-			return resp.Header.Revision, nil
-		}
-	}
-}
-
-// bankTx is one attempt: what it read, at which revision, and what it
-// will write.
-type bankTx struct {
-	ctx    context.Context
-	bank   Bank
-	rev    int64            // the first read's revision, which Check pins the others to
-	read   map[string]int64 // each key read, and its mod revision
-	writes []clientv3.Op
-}
-
-func (t *bankTx) Get(key string) (string, int64, error) {
-	var opts []clientv3.OpOption
-	if t.bank.Check && t.rev != 0 {
-		opts = append(opts, clientv3.WithRev(t.rev))
-	}
-	resp, err := t.bank.Cli.Get(t.ctx, key, opts...)
+// Transfer moves amount from account from to account to the way
+// hand-written etcd code often does: it reads each balance with its own
+// Get and writes both new ones in one Txn that compares nothing — read
+// committed. Two transfers that read the same balance both commit, and
+// one's update is lost.
+func Transfer(ctx context.Context, cli *clientv3.Client, from, to string, amount int64) error {
+	a, _, err := balance(ctx, cli, from)
 	if err != nil {
-		return "", 0, err
+		return err
 	}
-	if t.rev == 0 {
-		t.rev = resp.Header.Revision
+	b, _, err := balance(ctx, cli, to)
+	if err != nil {
+		return err
 	}
-	if len(resp.Kvs) == 0 {
-		t.read[key] = 0
-		return "", 0, nil
-	}
-	t.read[key] = resp.Kvs[0].ModRevision
-	return string(resp.Kvs[0].Value), resp.Kvs[0].ModRevision, nil
+	_, err = cli.Txn(ctx).Then(put(from, a-amount), put(to, b+amount)).Commit()
+	return err
 }
 
-func (t *bankTx) Put(key, value string) { t.writes = append(t.writes, clientv3.OpPut(key, value)) }
+// CheckedTransfer is Transfer with the check it lacks: the Txn commits
+// only if neither account has been written since it was read (a compare
+// on each mod revision), and otherwise the transfer reads again. A
+// transfer that commits acts as if it read both accounts at its commit:
+// serializable.
+func CheckedTransfer(ctx context.Context, cli *clientv3.Client, from, to string, amount int64) error {
+	for {
+		a, arev, err := balance(ctx, cli, from)
+		if err != nil {
+			return err
+		}
+		b, brev, err := balance(ctx, cli, to)
+		if err != nil {
+			return err
+		}
+		resp, err := cli.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(from), "=", arev), clientv3.Compare(clientv3.ModRevision(to), "=", brev)).
+			Then(put(from, a-amount), put(to, b+amount)).
+			Commit()
+		if err != nil || resp.Succeeded {
+			return err
+		}
+	}
+}
+
+// balance reads an account: its balance, a decimal integer, and the
+// revision it was last written at; 0 and 0 for an account never written.
+func balance(ctx context.Context, cli *clientv3.Client, key string) (bal, modRev int64, err error) {
+	resp, err := cli.Get(ctx, key)
+	if err != nil || len(resp.Kvs) == 0 {
+		return 0, 0, err
+	}
+	bal, err = strconv.ParseInt(string(resp.Kvs[0].Value), 10, 64)
+	return bal, resp.Kvs[0].ModRevision, err
+}
+
+// put writes an account's balance.
+func put(key string, bal int64) clientv3.Op {
+	return clientv3.OpPut(key, strconv.FormatInt(bal, 10))
+}

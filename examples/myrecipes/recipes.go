@@ -5,8 +5,6 @@ import (
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/lock"
 	"github.com/etcdsim/etcdsim/recipes/stm"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // The recipes as etcdsim's scenario constructors take them: a name, a
@@ -17,11 +15,9 @@ var (
 	Registrar = discovery.RegistrarRecipe{Name: "my-registrar", Summary: "endpoints manager record on a guarded lease, registered again when the lease may be lost", New: NewRegistrar}
 	Resolver  = discovery.ResolverRecipe{Name: "my-resolver", Summary: "linearizable listing and a watch that require a leader, listed again when the watch fails", New: NewResolver}
 
-	// The two banks, as scenarios.STMSafety takes them.
-	BankReadCommitted = stm.Recipe{Name: "my-bank", Summary: "separate Gets, then a Txn that compares nothing", New: func(cli *clientv3.Client) (stm.Txner, error) {
-		return Bank{Cli: cli}, nil
-	}}
-	BankSerializable = stm.Recipe{Name: "my-checked-bank", Summary: "Gets pinned to the first one's revision, then a Txn that compares every key read", New: func(cli *clientv3.Client) (stm.Txner, error) {
-		return Bank{Cli: cli, Check: true}, nil
-	}}
+	// The two transfers of bank.go, as scenarios.STMSafety takes them:
+	// the stm workload calls each whole and judges what its client read
+	// and wrote.
+	BankReadCommitted = stm.Recipe{Name: "my-bank", Summary: "separate Gets, then a Txn that compares nothing", New: stm.Transfers(Transfer)}
+	BankSerializable  = stm.Recipe{Name: "my-checked-bank", Summary: "separate Gets, then a Txn that compares both mod revisions, read again if either changed", New: stm.Transfers(CheckedTransfer)}
 )

@@ -16,6 +16,18 @@
 //		return rc{cli}, nil
 //	}})
 //
+// A user's own transfer — the business code that reads both balances,
+// decides and writes, against etcd as the application does — plugs in
+// whole, with no Txner to write (transfer.go):
+//
+//	func Transfer(ctx context.Context, cli *clientv3.Client, from, to string, amount int64) error { … }
+//
+//	scenarios.STMSafety(stm.Recipe{Name: "my-transfer", New: stm.Transfers(Transfer)})
+//
+// The workload then records, from the client's connection, the accounts
+// the transfer read (value and mod revision) and wrote (at the revision
+// each write took effect), and the same checkers judge that.
+//
 // The stm scenarios run a bank on it: clients transfer money between a
 // few accounts, each transfer one Txn that reads both balances and writes
 // both new ones, and auditors read every account in one Txn and check
