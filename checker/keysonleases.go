@@ -75,12 +75,13 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 	noLease := map[string][]*Operation{} // per key, its writes on no lease
 	crashes := map[string][]*Operation{} // per process, its crashes
 	for i := range h.Ops {
-		op := &h.Ops[i]
-		switch {
-		case op.Kind == KindCrash:
+		if op := &h.Ops[i]; op.Kind == KindCrash {
 			crashes[processOf(op.Client)] = append(crashes[processOf(op.Client)], op)
-			continue
-		case op.Kind != KindPut:
+		}
+	}
+	for i := range h.Calls {
+		op := &h.Calls[i]
+		if op.Kind != KindPut {
 			continue
 		}
 		puts++
@@ -119,16 +120,18 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 	}
 	lastPut := map[string]*Operation{}
 	lastCall := map[string]time.Duration{}
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if len(crashes) > 0 {
-			if process := processOf(op.Client); crashes[process] != nil {
-				lastCall[process] = max(lastCall[process], op.Call)
+	for _, ops := range [][]Operation{h.Ops, h.Calls} {
+		for i := range ops {
+			op := &ops[i]
+			if len(crashes) > 0 {
+				if process := processOf(op.Client); crashes[process] != nil {
+					lastCall[process] = max(lastCall[process], op.Call)
+				}
 			}
-		}
-		if op.Kind == KindPut && op.Outcome != OutcomeFailed && wanted[op.Key] {
-			if p := lastPut[op.Key]; p == nil || op.Call >= p.Call {
-				lastPut[op.Key] = op
+			if op.Kind == KindPut && op.Outcome != OutcomeFailed && wanted[op.Key] {
+				if p := lastPut[op.Key]; p == nil || op.Call >= p.Call {
+					lastPut[op.Key] = op
+				}
 			}
 		}
 	}

@@ -41,7 +41,7 @@ var keysOnLeasesCases = []struct {
 		h: func() History {
 			h := hist(putAt("c1", "etcdsim/lock/L", 0, 0), mk("c1", KindAcquire, "L", 0, 0.1), crash("c1", 0.5),
 				putAt("c2", "etcdsim/lock/L", 0, 1))
-			h.Ops[3].Outcome = OutcomeFailed
+			h.Calls[1].Outcome = OutcomeFailed
 			h.Final = finalOf(9, []FinalKey{{Key: "etcdsim/lock/L"}})
 			return h
 		}(),
