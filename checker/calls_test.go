@@ -16,7 +16,7 @@ func TestCallsApart(t *testing.T) {
 	rec := NewRecorder(NewClock())
 	ctx := t.Context()
 	rec.Invoke(ctx, "c1", KindLeaseGrant, "", Input{}).OK(ctx, Output{Lease: 7, TTL: time.Second}) //nolint:errcheck // completed once
-	rec.Invoke(ctx, "c1", KindAcquire, "L", Input{}).OK(ctx, Output{Lease: 7, Token: 3})          //nolint:errcheck // completed once
+	rec.Invoke(ctx, "c1", KindAcquire, "L", Input{}).OK(ctx, Output{Lease: 7, Token: 3})           //nolint:errcheck // completed once
 	rec.Invoke(ctx, "c1", KindPut, "L/7", Input{}).OK(ctx, Output{Lease: 7})                       //nolint:errcheck // completed once
 	h := rec.History()
 	kinds := func(ops []Operation) (out []string) {
