@@ -72,7 +72,12 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 	revoked := revocations(&h)
 
 	puts, recipeAll, recipePuts, foreign := 0, 0, 0, map[string]bool{}
-	written := map[string]bool{}         // every key a put was recorded for, whatever its outcome
+	written := map[string]bool{} // of the keys etcd held at the end, those a put was recorded for, whatever its outcome
+	if h.Final != nil {
+		for _, fk := range h.Final.Keys {
+			written[fk.Key] = false
+		}
+	}
 	noLease := map[string][]*Operation{} // per key, its writes on no lease
 	crashes := map[string][]*Operation{} // per process, its crashes
 	for i := range h.Ops {
@@ -86,7 +91,9 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 			continue
 		}
 		puts++
-		written[op.Key] = true
+		if _, ok := written[op.Key]; ok {
+			written[op.Key] = true
+		}
 		if !rk.has(op.Key) {
 			foreign[op.Key] = true
 			continue
