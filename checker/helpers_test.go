@@ -54,12 +54,15 @@ func endpoints(eps ...string) mod { return func(op *Operation) { op.Output.Endpo
 // crash builds a crash of client at t seconds.
 func crash(client string, t float64) Operation { return mk(client, KindCrash, "", t, t) }
 
-// hist numbers ops in order and makes a history of them.
+// hist numbers ops in order and makes a history of them, the calls of
+// clients' connections in Calls.
 func hist(ops ...Operation) History {
 	for i := range ops {
 		ops[i].ID = i
 	}
-	return History{Ops: ops}
+	h := History{Ops: ops}
+	h.SplitCalls()
+	return h
 }
 
 // withFaults adds faults to a history.

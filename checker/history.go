@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/etcdsim/etcdsim/seed"
@@ -31,8 +32,10 @@ import (
 // (lease-grant, put), and what etcd held at the run's end
 // (History.Final); a version 6 history is a version 7 history without
 // them, on which KeysOnLeases is unknown and every judge takes the
-// scenario's TTL.
-const HistoryVersion = 7
+// scenario's TTL. Version 8 keeps those calls (lease-grant, revoke, put,
+// and delete-range, which it added) in History.Calls, apart from Ops;
+// ReadHistory moves a version 7 history's calls there.
+const HistoryVersion = 8
 
 // Meta describes the run a history was recorded in.
 type Meta struct {
@@ -102,6 +105,12 @@ type History struct {
 	Meta
 	// Ops are the operations, conventionally in the order they were called.
 	Ops []Operation `json:"ops"`
+	// Calls are what the clients' connections did with leases and keys,
+	// whatever code made the calls: the operations of CallKinds, in the
+	// order they were called. Their IDs are unique across Ops and Calls.
+	// They are kept apart from Ops so that a judge that does not read them
+	// does not walk them.
+	Calls []Operation `json:"calls,omitempty"`
 	// Faults are the faults injected during the run.
 	Faults []FaultEvent `json:"faults,omitempty"`
 	// End is when the history was taken, on the run clock (0 if unknown).
@@ -138,8 +147,9 @@ func invalidOp(op *Operation, format string, args ...any) *HistoryError {
 }
 
 // Validate checks what every checker relies on: a known version; unique,
-// non-negative operation IDs; every operation from this history's run, with
-// a client, a known kind and a valid outcome; calls at non-negative finite
+// non-negative operation IDs across Ops and Calls; the calls of clients'
+// connections (CallKinds) in Calls and nowhere else; every operation from
+// this history's run, with a client, a known kind and a valid outcome; calls at non-negative finite
 // times; returns at or after their calls, and at Infinity exactly when the
 // outcome is unknown; faults that heal after they start. It returns a
 // *HistoryError naming the first offence, or nil.
@@ -153,60 +163,41 @@ func (h *History) Validate() error {
 	if h.End < 0 || h.End >= Infinity {
 		return &HistoryError{Reason: fmt.Sprintf("history ends at %d ns, not a time on the run clock", int64(h.End))}
 	}
-	// Recorded histories number their operations 0, 1, 2...; only check
-	// uniqueness the slow way when they do not.
-	var seen map[int]bool
+	// Recorded histories number their operations in one increasing
+	// sequence split between Ops and Calls: each list is checked to
+	// increase as it is walked, and only when one does not are the IDs
+	// checked for uniqueness the slow way.
 	known := make([]Kind, 0, 16)
+	increasing, prev := true, -1
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		if op.ID < 0 {
-			return invalidOp(op, "negative operation id")
+		if op.ID <= prev {
+			increasing = false
 		}
-		if op.ID != i && seen == nil {
-			seen = make(map[int]bool, len(h.Ops))
-			for j := range i {
-				seen[h.Ops[j].ID] = true
-			}
+		prev = op.ID
+		if op.Kind.IsCall() {
+			return invalidOp(op, "a %s is a call of a client's connection: it belongs in History.Calls, not in Ops", op.Kind)
 		}
-		if seen != nil {
-			if seen[op.ID] {
-				return invalidOp(op, "operation id %d used twice", op.ID)
-			}
-			seen[op.ID] = true
+		if err := h.validOp(op, &known); err != nil {
+			return err
 		}
-		if op.Run != h.RunID {
-			return invalidOp(op, "recorded in run %q, but the history is of run %q: histories of two runs are mixed", op.Run, h.RunID)
+	}
+	prev = -1
+	for i := range h.Calls {
+		op := &h.Calls[i]
+		if op.ID <= prev {
+			increasing = false
 		}
-		if op.Client == "" {
-			return invalidOp(op, "operation without a client")
+		prev = op.ID
+		if !op.Kind.IsCall() {
+			return invalidOp(op, "a %s in History.Calls, which holds only the calls of clients' connections (%s)", op.Kind, joinKinds(callKinds))
 		}
-		if !slices.Contains(known, op.Kind) { // a history has a few kinds: asked once each
-			if !op.Kind.Known() {
-				return invalidOp(op, "unknown kind %q (custom kinds must begin with \"x-\")", op.Kind)
-			}
-			known = append(known, op.Kind)
+		if err := h.validOp(op, &known); err != nil {
+			return err
 		}
-		if op.Call < 0 || op.Call >= Infinity {
-			return invalidOp(op, "call at %d ns is not a time on the run clock", int64(op.Call))
-		}
-		switch op.Outcome {
-		case OutcomeOK, OutcomeFailed:
-			if op.Return >= Infinity {
-				return invalidOp(op, "%s operation never returned; record it as unknown", op.Outcome)
-			}
-			if op.Return < op.Call {
-				return invalidOp(op, "returns at %s, before its call at %s", fmtTime(op.Return), fmtTime(op.Call))
-			}
-		case OutcomeUnknown:
-			if op.Return != Infinity {
-				return invalidOp(op, "outcome unknown but returns at %s; an unknown outcome returns at +inf", fmtTime(op.Return))
-			}
-			if op.GaveUp != 0 && (op.GaveUp < op.Call || op.GaveUp >= Infinity) {
-				return invalidOp(op, "gave up at %s, before its call", fmtTime(op.GaveUp))
-			}
-		default:
-			return invalidOp(op, "outcome %q is none of ok, failed, unknown", op.Outcome)
-		}
+	}
+	if err := h.uniqueIDs(increasing); err != nil {
+		return err
 	}
 	for i := range h.Faults {
 		f := &h.Faults[i]
@@ -220,17 +211,105 @@ func (h *History) Validate() error {
 	return nil
 }
 
+// joinKinds lists kinds, comma-separated.
+func joinKinds(kinds []Kind) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// validOp checks one operation of h; known are the kinds already found
+// known, which it extends.
+func (h *History) validOp(op *Operation, known *[]Kind) error {
+	if op.Run != h.RunID {
+		return invalidOp(op, "recorded in run %q, but the history is of run %q: histories of two runs are mixed", op.Run, h.RunID)
+	}
+	if op.Client == "" {
+		return invalidOp(op, "operation without a client")
+	}
+	if !slices.Contains(*known, op.Kind) { // a history has a few kinds: asked once each
+		if !op.Kind.Known() {
+			return invalidOp(op, "unknown kind %q (custom kinds must begin with \"x-\")", op.Kind)
+		}
+		*known = append(*known, op.Kind)
+	}
+	if op.Call < 0 || op.Call >= Infinity {
+		return invalidOp(op, "call at %d ns is not a time on the run clock", int64(op.Call))
+	}
+	switch op.Outcome {
+	case OutcomeOK, OutcomeFailed:
+		if op.Return >= Infinity {
+			return invalidOp(op, "%s operation never returned; record it as unknown", op.Outcome)
+		}
+		if op.Return < op.Call {
+			return invalidOp(op, "returns at %s, before its call at %s", fmtTime(op.Return), fmtTime(op.Call))
+		}
+	case OutcomeUnknown:
+		if op.Return != Infinity {
+			return invalidOp(op, "outcome unknown but returns at %s; an unknown outcome returns at +inf", fmtTime(op.Return))
+		}
+		if op.GaveUp != 0 && (op.GaveUp < op.Call || op.GaveUp >= Infinity) {
+			return invalidOp(op, "gave up at %s, before its call", fmtTime(op.GaveUp))
+		}
+	default:
+		return invalidOp(op, "outcome %q is none of ok, failed, unknown", op.Outcome)
+	}
+	return nil
+}
+
+// uniqueIDs checks that every operation ID of Ops and Calls is
+// non-negative and used once; increasing says each list's IDs increase,
+// and then a merge of the two finds a duplicate.
+func (h *History) uniqueIDs(increasing bool) error {
+	if increasing {
+		for _, ops := range [][]Operation{h.Ops, h.Calls} {
+			if len(ops) > 0 && ops[0].ID < 0 {
+				return invalidOp(&ops[0], "negative operation id")
+			}
+		}
+		for i, j := 0, 0; i < len(h.Ops) && j < len(h.Calls); {
+			switch a, b := &h.Ops[i], &h.Calls[j]; {
+			case a.ID == b.ID:
+				return invalidOp(b, "operation id %d used twice", b.ID)
+			case a.ID < b.ID:
+				i++
+			default:
+				j++
+			}
+		}
+		return nil
+	}
+	seen := make(map[int]bool, len(h.Ops)+len(h.Calls))
+	for _, ops := range [][]Operation{h.Ops, h.Calls} {
+		for i := range ops {
+			op := &ops[i]
+			if op.ID < 0 {
+				return invalidOp(op, "negative operation id")
+			}
+			if seen[op.ID] {
+				return invalidOp(op, "operation id %d used twice", op.ID)
+			}
+			seen[op.ID] = true
+		}
+	}
+	return nil
+}
+
 // lastTime is the latest finite time the history mentions: its End, the
 // returns of its operations, the times clients gave up, and fault ends.
 func (h *History) lastTime() time.Duration {
 	t := h.End
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		t = max(t, op.Call)
-		if op.Outcome == OutcomeUnknown {
-			t = max(t, op.GaveUp)
-		} else {
-			t = max(t, op.Return)
+	for _, ops := range [][]Operation{h.Ops, h.Calls} {
+		for i := range ops {
+			op := &ops[i]
+			t = max(t, op.Call)
+			if op.Outcome == OutcomeUnknown {
+				t = max(t, op.GaveUp)
+			} else {
+				t = max(t, op.Return)
+			}
 		}
 	}
 	for _, f := range h.Faults {

@@ -1,10 +1,12 @@
 package checker
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // WriteJSON writes the history as one JSON document of format version
@@ -43,14 +45,18 @@ func ReadHistory(r io.Reader) (History, error) {
 }
 
 // upgrade moves the fields of a history older than version 3 to where
-// version 3 keeps them, and marks it of HistoryVersion. Before version 3
+// version 3 keeps them, and the calls of a version 7 history's connections
+// from Ops to Calls, and marks it of HistoryVersion. Before version 3
 // an enqueue carried its item's priority in Input.Token and a dequeue
 // that found its queue empty said so with Output.Missing; neither kind
 // gave those fields another meaning, so the move is exact, and a history
 // read back is judged as it was when it was written.
 func (h *History) upgrade() {
+	if h.Version < 8 {
+		h.SplitCalls() // version 7 kept its connections' calls in Ops
+	}
 	if h.Version >= 3 {
-		h.Version = HistoryVersion // versions 4 to 7 only added kinds and fields
+		h.Version = HistoryVersion // versions 4 to 8 otherwise only added kinds and fields
 		return
 	}
 	for i := range h.Ops {
@@ -63,4 +69,26 @@ func (h *History) upgrade() {
 		}
 	}
 	h.Version = HistoryVersion
+}
+
+// SplitCalls moves the calls of clients' connections (CallKinds) from Ops
+// to Calls, keeping their IDs and the order of each list: a history built
+// by hand, or read as written before version 8, in the form every judge
+// reads.
+func (h *History) SplitCalls() {
+	if !slices.ContainsFunc(h.Ops, func(op Operation) bool { return op.Kind.IsCall() }) {
+		return
+	}
+	ops := make([]Operation, 0, len(h.Ops))
+	var calls []Operation
+	for _, op := range h.Ops {
+		if op.Kind.IsCall() {
+			calls = append(calls, op)
+		} else {
+			ops = append(ops, op)
+		}
+	}
+	h.Ops = ops
+	h.Calls = append(calls, h.Calls...)
+	slices.SortStableFunc(h.Calls, func(a, b Operation) int { return cmp.Compare(a.ID, b.ID) })
 }

@@ -68,8 +68,8 @@ func TestReadHistoryRejects(t *testing.T) {
 		wantErr string
 	}{
 		{name: "not JSON", json: "{", wantErr: "unexpected EOF"},
-		{name: "a newer version", json: `{"version":8,"ops":[]}`, wantErr: "version 8, want 1 to 7"},
-		{name: "no version", json: `{"ops":[]}`, wantErr: "version 0, want 1 to 7"},
+		{name: "a newer version", json: `{"version":9,"ops":[]}`, wantErr: "version 9, want 1 to 8"},
+		{name: "no version", json: `{"ops":[]}`, wantErr: "version 0, want 1 to 8"},
 		{name: "an unknown field", json: `{"version":1,"ops":[],"extra":1}`, wantErr: `unknown field "extra"`},
 		{name: "a misspelt operation field", json: `{"version":1,"ops":[{"id":0,"clinet":"c1"}]}`, wantErr: `unknown field "clinet"`},
 		{name: "data after the history", json: `{"version":1,"ops":[]} {}`, wantErr: "data after the history"},

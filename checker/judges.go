@@ -113,7 +113,7 @@ var judges = observedTTL([]Judge{
 	},
 	{
 		Name:    CheckerLiveness,
-		Reads:   []Kind{KindAcquire, KindRelease, KindRLock, KindRUnlock, KindCampaign, KindResign, KindCrash},
+		Reads:   []Kind{KindAcquire, KindRelease, KindRLock, KindRUnlock, KindCampaign, KindResign, KindCrash, KindPut, KindDeleteRange},
 		Reports: []ViolationKind{ViolationStarvation, ViolationLeaderless},
 		Summary: "after the last heal, waiting clients get the lock and some candidate leads, within a bound.",
 		Run: func(h History, o JudgeOptions) Result {
@@ -145,7 +145,7 @@ var judges = observedTTL([]Judge{
 	},
 	{
 		Name:    CheckerQueueDelivery,
-		Reads:   []Kind{KindEnqueue, KindDequeue},
+		Reads:   []Kind{KindEnqueue, KindDequeue, KindPut},
 		Reports: []ViolationKind{ViolationPhantomItem, ViolationDuplicateItem, ViolationLostItem, ViolationPriorityInversion},
 		Summary: "every item dequeued was enqueued, none twice, none lost once a drain saw the queue empty; higher priorities served first.",
 		Run:     func(h History, _ JudgeOptions) Result { return QueueDelivery(h, QueueOptions{}) },
@@ -233,12 +233,19 @@ var judges = observedTTL([]Judge{
 // observedTTL makes each judge of js read the TTL the recipe's leases were
 // granted, where the history records it, in place of the assumed one
 // (withObservedTTL), and end each of its sentences with the faults in
-// force at the violation's instant (withFaultsInForce).
+// force at the violation's instant (withFaultsInForce). A judge that
+// reads none of CallKinds is given the history without its Calls, so it
+// neither walks nor validates what it does not read.
 func observedTTL(js []Judge) []Judge {
 	for i := range js {
 		run := js[i].Run
+		calls := slices.ContainsFunc(js[i].Reads, Kind.IsCall)
 		js[i].Run = func(h History, o JudgeOptions) Result {
-			return withFaultsInForce(&h, run(withObservedTTL(h, o)))
+			h, o = withObservedTTL(h, o)
+			if !calls {
+				h.Calls = nil
+			}
+			return withFaultsInForce(&h, run(h, o))
 		}
 	}
 	return js

@@ -72,18 +72,28 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 	revoked := revocations(&h)
 
 	puts, recipeAll, recipePuts, foreign := 0, 0, 0, map[string]bool{}
+	written := map[string]bool{} // of the keys etcd held at the end, those a put was recorded for, whatever its outcome
+	if h.Final != nil {
+		for _, fk := range h.Final.Keys {
+			written[fk.Key] = false
+		}
+	}
 	noLease := map[string][]*Operation{} // per key, its writes on no lease
 	crashes := map[string][]*Operation{} // per process, its crashes
 	for i := range h.Ops {
-		op := &h.Ops[i]
-		switch {
-		case op.Kind == KindCrash:
+		if op := &h.Ops[i]; op.Kind == KindCrash {
 			crashes[processOf(op.Client)] = append(crashes[processOf(op.Client)], op)
-			continue
-		case op.Kind != KindPut:
+		}
+	}
+	for i := range h.Calls {
+		op := &h.Calls[i]
+		if op.Kind != KindPut {
 			continue
 		}
 		puts++
+		if _, ok := written[op.Key]; ok {
+			written[op.Key] = true
+		}
 		if !rk.has(op.Key) {
 			foreign[op.Key] = true
 			continue
@@ -119,16 +129,18 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 	}
 	lastPut := map[string]*Operation{}
 	lastCall := map[string]time.Duration{}
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if len(crashes) > 0 {
-			if process := processOf(op.Client); crashes[process] != nil {
-				lastCall[process] = max(lastCall[process], op.Call)
+	for _, ops := range [][]Operation{h.Ops, h.Calls} {
+		for i := range ops {
+			op := &ops[i]
+			if len(crashes) > 0 {
+				if process := processOf(op.Client); crashes[process] != nil {
+					lastCall[process] = max(lastCall[process], op.Call)
+				}
 			}
-		}
-		if op.Kind == KindPut && op.Outcome != OutcomeFailed && wanted[op.Key] {
-			if p := lastPut[op.Key]; p == nil || op.Call >= p.Call {
-				lastPut[op.Key] = op
+			if op.Kind == KindPut && op.Outcome != OutcomeFailed && wanted[op.Key] {
+				if p := lastPut[op.Key]; p == nil || op.Call >= p.Call {
+					lastPut[op.Key] = op
+				}
 			}
 		}
 	}
@@ -195,6 +207,9 @@ func KeysOnLeases(h History, opts KeysOnLeasesOptions) Result {
 	if len(foreign) > 0 {
 		summary += sprintf("; %s written under the workload's own prefixes, not judged", plural(len(foreign), "key"))
 	}
+	if others := unwrittenKeys(&h, written); len(others) > 0 && puts > 0 {
+		summary += "; " + others
+	}
 	switch {
 	case h.Final == nil:
 		summary += "; the end state was not recorded, so no key was checked for outliving its writer"
@@ -251,4 +266,39 @@ func deadLeaseSentence(op *Operation, r revocation) string {
 	}
 	return fmt.Sprintf("%s wrote recipe key %s on lease %x (op %d at %s), which %s had revoked by %s: etcd refuses a write on a lease it no longer holds, "+
 		"so the write cannot have been on that lease as recorded", processOf(op.Client), op.Key, op.Output.Lease, op.ID, fmtTime(op.Call), by, fmtTime(r.done))
+}
+
+// maxUnwritten caps the keys unwrittenKeys names.
+const maxUnwritten = 3
+
+// unwrittenKeys says which keys etcd held at the run's end that no put of
+// the run's clients wrote (written, every key a put was recorded for):
+// keys written by something other than the recipe — another program,
+// a client whose connection was not watched, a fault — or before the
+// recording began, which are not judged; "" if none.
+func unwrittenKeys(h *History, written map[string]bool) string {
+	if h.Final == nil {
+		return ""
+	}
+	var keys []string
+	for _, fk := range h.Final.Keys {
+		if !written[fk.Key] {
+			keys = append(keys, fk.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	names := keys[:min(len(keys), maxUnwritten)]
+	more := ""
+	if len(keys) > maxUnwritten {
+		more = sprintf(" and %d more", len(keys)-maxUnwritten)
+	}
+	was, it := "were", "them"
+	if len(keys) == 1 {
+		was, it = "was", "it"
+	}
+	return sprintf("%s etcd held at the end (%s%s) %s written by none of the recipe's clients as their connections recorded it: "+
+		"something other than the recipe wrote %s (another program, a client the harness does not watch, a fault), or wrote %s before the run's recording began; not judged",
+		plural(len(keys), "key"), strings.Join(names, ", "), more, was, it, it)
 }

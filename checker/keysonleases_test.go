@@ -41,7 +41,7 @@ var keysOnLeasesCases = []struct {
 		h: func() History {
 			h := hist(putAt("c1", "etcdsim/lock/L", 0, 0), mk("c1", KindAcquire, "L", 0, 0.1), crash("c1", 0.5),
 				putAt("c2", "etcdsim/lock/L", 0, 1))
-			h.Ops[3].Outcome = OutcomeFailed
+			h.Calls[1].Outcome = OutcomeFailed
 			h.Final = finalOf(9, []FinalKey{{Key: "etcdsim/lock/L"}})
 			return h
 		}(),
@@ -83,6 +83,17 @@ var keysOnLeasesCases = []struct {
 			return h
 		}(),
 		want: VerdictOK,
+	},
+	{
+		name: "a key written by something other than the recipe is named, and the run still judged",
+		h: func() History {
+			h := hist(grantAt("c1", 7, time.Second, 0), putAt("c1", "E/7", 7, 0.1), putAt("c1", "E/8", 0, 0.2))
+			h.Final = finalOf(3, []FinalKey{{Key: "E/7", Lease: 7}, {Key: "E/8"}, {Key: "E/intruder"}}, FinalLease{ID: 7, TTL: time.Second, Remaining: time.Second})
+			return h
+		}(),
+		want: VerdictViolation,
+		msgs: []string{"1 key etcd held at the end (E/intruder) was written by none of the recipe's clients as their connections recorded it: something other than the recipe wrote it",
+			"c1 wrote recipe key E/8 on no lease"},
 	},
 	{
 		name: "a history that records no key write",

@@ -408,10 +408,23 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 				op.Client, op.Kind, fmtTime(op.Call), unreturned(op), put.Key, put.ID, fmtTime(put.Call), stillHeld(h, put.Key), op.Kind))
 			continue
 		}
+		left := ""
+		if put := recipePut(h, op.Client, op.Call, op.GaveUp); put != nil {
+			ops = append(ops, put)
+			left = sprintf(" (%s wrote its key %s at %s, op %d, and did not delete it", processOf(op.Client), put.Key, fmtTime(put.Call), put.ID)
+			if h.Final.Complete() {
+				if fk, ok := h.Final.Key(put.Key); ok && (put.Output.Revision == 0 || fk.CreateRevision == put.Output.Revision) {
+					left += sprintf("; etcd still held it when the run ended at %s", fmtTime(h.Final.At))
+				} else {
+					left += sprintf("; etcd no longer held it when the run ended at %s", fmtTime(h.Final.At))
+				}
+			}
+			left += ")"
+		}
 		parts = append(parts, sprintf("%s's %s called at %s %s while it waited, and %s asked again: given up while it waits, "+
-			"%s %s may leave its waiter key in etcd — an orphaned waiter key, which every later %s queues behind for as long as "+
+			"%s %s may leave its waiter key in etcd%s — an orphaned waiter key, which every later %s queues behind for as long as "+
 			"%s's session lives; on such an error, delete the waiter key (or close the session)",
-			op.Client, op.Kind, fmtTime(op.Call), unreturned(op), op.Client, article(string(op.Kind)), op.Kind, op.Kind, op.Client))
+			op.Client, op.Kind, fmtTime(op.Call), unreturned(op), op.Client, article(string(op.Kind)), op.Kind, left, op.Kind, op.Client))
 	}
 	for n, i := range suspects {
 		if n == maxSuspects {
@@ -461,7 +474,19 @@ func (lv *livenessRun) orphans(p pairKinds, kh keyHolds, waits []livenessWait, f
 			o := &h.Ops[j]
 			return o.Client == op.Client && (p.gives(o.Kind) || o.Kind == KindCrash) && o.Call > op.Call && o.Call <= from
 		})
-		if !cleared {
+		if cleared {
+			continue
+		}
+		// Cleaned up if its process deleted the key the take wrote before
+		// it asked again.
+		again := from
+		for _, j := range kh.ops {
+			if o := &h.Ops[j]; o.Client == op.Client && p.takes(o.Kind) && o.Call > op.Call {
+				again = o.Call
+				break
+			}
+		}
+		if cleanedUp(h, op, again) == nil {
 			out = append(out, i)
 		}
 	}
@@ -491,4 +516,37 @@ func noLeasePut(h *History, client string, t time.Duration) *Operation {
 		return put
 	}
 	return nil
+}
+
+// cleanedUp returns the delete, by op's process and called by t, that
+// took away the recipe key op wrote while it waited (its waiter key): a
+// take given up in the queue that cleaned up after itself leaves no
+// orphan. nil when the history records no such put, or no delete of it.
+func cleanedUp(h *History, op *Operation, t time.Duration) *Operation {
+	put := recipePut(h, op.Client, op.Call, op.GaveUp)
+	if put == nil {
+		return nil
+	}
+	process := processOf(op.Client)
+	for i := range h.Calls {
+		d := &h.Calls[i]
+		if d.Kind == KindDeleteRange && d.Outcome == OutcomeOK && processOf(d.Client) == process &&
+			d.Call >= put.Call && d.Call <= t && deletes(d, put.Key) {
+			return d
+		}
+	}
+	return nil
+}
+
+// deletes reports whether the delete-range d takes key k: k itself, or a
+// key in d's range.
+func deletes(d *Operation, k string) bool {
+	switch end := d.Input.Value; {
+	case end == "":
+		return k == d.Key
+	case end == "\x00":
+		return k >= d.Key
+	default:
+		return k >= d.Key && k < end
+	}
 }

@@ -32,8 +32,8 @@ func (rk recipeKeys) has(k string) bool {
 // grants returns, per lease, its grant that returned ok.
 func grants(h *History) map[int64]*Operation {
 	out := map[int64]*Operation{}
-	for i := range h.Ops {
-		op := &h.Ops[i]
+	for i := range h.Calls {
+		op := &h.Calls[i]
 		if op.Kind == KindLeaseGrant && op.Outcome == OutcomeOK && op.Output.Lease != 0 {
 			out[op.Output.Lease] = op
 		}
@@ -51,8 +51,8 @@ func ObservedTTLs(h History) []time.Duration {
 	// One pass for the grants' TTLs; most runs grant every lease the
 	// same, and then no lease need be told from another.
 	var ttls []time.Duration
-	for i := range h.Ops {
-		op := &h.Ops[i]
+	for i := range h.Calls {
+		op := &h.Calls[i]
 		if op.Kind == KindLeaseGrant && op.Outcome == OutcomeOK && op.Output.Lease != 0 && !slices.Contains(ttls, op.Output.TTL) {
 			ttls = append(ttls, op.Output.TTL)
 		}
@@ -63,13 +63,15 @@ func ObservedTTLs(h History) []time.Duration {
 	g := grants(&h)
 	rk := newRecipeKeys(&h)
 	used := map[int64]bool{}
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if op.Output.Lease == 0 || op.Outcome != OutcomeOK || g[op.Output.Lease] == nil {
-			continue
-		}
-		if slices.Contains(leaseTakes, op.Kind) || (op.Kind == KindPut && rk.has(op.Key)) {
-			used[op.Output.Lease] = true
+	for _, ops := range [][]Operation{h.Ops, h.Calls} {
+		for i := range ops {
+			op := &ops[i]
+			if op.Output.Lease == 0 || op.Outcome != OutcomeOK || g[op.Output.Lease] == nil {
+				continue
+			}
+			if slices.Contains(leaseTakes, op.Kind) || (op.Kind == KindPut && rk.has(op.Key)) {
+				used[op.Output.Lease] = true
+			}
 		}
 	}
 	if len(used) > 0 { // else the leases used were granted before the recording began: take every grant's
@@ -132,8 +134,8 @@ func TTLNote(h History, assumed time.Duration) string {
 func RecipeWrites(h History) int {
 	rk := newRecipeKeys(&h)
 	n := 0
-	for i := range h.Ops {
-		if op := &h.Ops[i]; op.Kind == KindPut && rk.has(op.Key) {
+	for i := range h.Calls {
+		if op := &h.Calls[i]; op.Kind == KindPut && rk.has(op.Key) {
 			n++
 		}
 	}
@@ -180,8 +182,8 @@ func recipePut(h *History, client string, from, to time.Duration) *Operation {
 	rk := newRecipeKeys(h)
 	process := processOf(client)
 	var last *Operation
-	for i := range h.Ops {
-		op := &h.Ops[i]
+	for i := range h.Calls {
+		op := &h.Calls[i]
 		if op.Kind != KindPut || op.Outcome == OutcomeFailed || op.Call < from || op.Call > to || processOf(op.Client) != process || !rk.has(op.Key) {
 			continue
 		}

@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -219,7 +220,30 @@ const (
 	// in-process member shares). A figure left out is not known. Read by
 	// MemberResources.
 	KindMemberSample Kind = "member-sample"
+	// KindDeleteRange: Client's connection deleted etcd key Key — a
+	// DeleteRange, or one in the branch of a Txn that ran — and, when
+	// Input.Value is set, every key from Key up to it (etcd's range end;
+	// "\x00": every key from Key on); Output.Count is how many keys it
+	// deleted, Output.Revision the revision it committed at (0 if not
+	// recorded). Recorded from the client side, as KindPut. Read by
+	// Liveness, to tell a take that cleaned up after itself from one that
+	// left its key behind.
+	KindDeleteRange Kind = "delete-range"
 )
+
+// CallKinds are the kinds a client's connection records whatever code made
+// the call (KindLeaseGrant, KindRevoke, KindPut, KindDeleteRange). A
+// Recorder keeps them in History.Calls, apart from the operations the
+// workload records, so that a judge that does not read them does not walk
+// them.
+func CallKinds() []Kind { return slices.Clone(callKinds) }
+
+var callKinds = []Kind{KindLeaseGrant, KindRevoke, KindPut, KindDeleteRange}
+
+// IsCall reports whether k is one of CallKinds, kept in History.Calls.
+func (k Kind) IsCall() bool {
+	return k == KindLeaseGrant || k == KindRevoke || k == KindPut || k == KindDeleteRange
+}
 
 // KindCrash: Client crashed (or lost its session for good) at Call. Every
 // lock it held and every election it led is freed at some unknown later
@@ -249,7 +273,7 @@ func Kinds() []Kind {
 		KindRLock, KindRUnlock, KindSession, KindEnqueue, KindDequeue,
 		KindEnter, KindLeave,
 		KindHold, KindLift, KindWait,
-		KindKeepAlive, KindRevoke, KindLeaseGrant, KindPut, KindMemberSample,
+		KindKeepAlive, KindRevoke, KindLeaseGrant, KindPut, KindDeleteRange, KindMemberSample,
 		KindCrash,
 	}
 }
@@ -323,7 +347,8 @@ type Output struct {
 	// Values: the elements of a set (set-read); the keys a listing found
 	// (list), when it recorded them.
 	Values []string `json:"values,omitempty"`
-	// Count: the value of a counter (counter-read).
+	// Count: the value of a counter (counter-read); how many keys a
+	// delete-range deleted.
 	Count int64 `json:"count,omitempty"`
 	// Token: the fencing token handed out (acquire) or the term, i.e. the
 	// leader key's create revision (campaign, leader-observed).

@@ -230,8 +230,8 @@ func (o overwrite) sentence(h *History) string {
 func (q *queueRun) overwritten(missing []string, look *Operation) []overwrite {
 	byKey := map[string][]*Operation{}
 	var puts []*Operation
-	for i := range q.h.Ops {
-		op := &q.h.Ops[i]
+	for i := range q.h.Calls {
+		op := &q.h.Calls[i]
 		if op.Kind == KindPut && op.Outcome != OutcomeFailed {
 			puts = append(puts, op)
 			byKey[op.Key] = append(byKey[op.Key], op)

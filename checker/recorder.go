@@ -39,9 +39,11 @@ const pendingError = "pending when the history was taken"
 type Recorder struct {
 	clock *Clock
 
-	mu     sync.Mutex // guards meta, ops, faults
+	mu     sync.Mutex // guards meta, ops, calls, next, faults
 	meta   Meta
-	ops    opLog // ops.at(i).ID == i; Outcome "" while pending
+	ops    opLog // the operations of History.Ops; Outcome "" while pending
+	calls  opLog // the operations of History.Calls (CallKinds), likewise
+	next   int   // the ID of the next operation, in either log
 	faults []FaultEvent
 
 	obsMu     sync.Mutex                 // serializes changes to observers
@@ -125,22 +127,34 @@ func (r *Recorder) SetMeta(m Meta) {
 // Complete it with exactly one of OK, Fail or Unknown; a second completion
 // is ignored and returns an error wrapping ErrCompleted.
 type Pending struct {
-	r  *Recorder
-	id int
+	r     *Recorder
+	id    int
+	log   *opLog // the log it is in: r.ops or r.calls
+	index int    // its index in log
 }
 
 // Invoke records that client called an operation of kind on key with input,
 // now, and tells the observers. The returned Pending completes it. ctx
-// bounds what the observers do.
+// bounds what the observers do. An operation of CallKinds goes to
+// History.Calls, every other to History.Ops.
 func (r *Recorder) Invoke(ctx context.Context, client string, kind Kind, key string, in Input) *Pending {
 	r.mu.Lock()
 	now := r.clock.Now() // read under mu, so IDs follow call times
-	id := r.ops.len()
-	op := Operation{ID: id, Client: client, Kind: kind, Key: key, Input: in, Call: now}
-	r.ops.add(op)
+	op := Operation{ID: r.next, Client: client, Kind: kind, Key: key, Input: in, Call: now}
+	r.next++
+	log := r.logOf(kind)
+	index := log.add(op)
 	r.mu.Unlock()
 	r.notify(ctx, op)
-	return &Pending{r: r, id: id}
+	return &Pending{r: r, id: op.ID, log: log, index: index}
+}
+
+// logOf returns the log an operation of kind goes to. Call with mu held.
+func (r *Recorder) logOf(kind Kind) *opLog {
+	if kind.IsCall() {
+		return &r.calls
+	}
+	return &r.ops
 }
 
 // Instant records an operation that happened at one instant and succeeded
@@ -151,13 +165,13 @@ func (r *Recorder) Instant(ctx context.Context, client string, kind Kind, key st
 	out.Endpoints = slices.Clone(out.Endpoints)
 	r.mu.Lock()
 	now := r.clock.Now() // read under mu, so IDs follow call times
-	id := r.ops.len()
-	op := Operation{ID: id, Client: client, Kind: kind, Key: key, Input: in, Output: out,
+	op := Operation{ID: r.next, Client: client, Kind: kind, Key: key, Input: in, Output: out,
 		Call: now, Return: now, Outcome: OutcomeOK}
-	r.ops.add(op)
+	r.next++
+	r.logOf(kind).add(op)
 	r.mu.Unlock()
 	r.notify(ctx, op)
-	return id
+	return op.ID
 }
 
 // AddFault records a fault event. The faults package calls it with events
@@ -205,7 +219,7 @@ func (p *Pending) complete(ctx context.Context, o Outcome, out Output, err error
 	out.Endpoints = slices.Clone(out.Endpoints)
 	p.r.mu.Lock()
 	now := p.r.clock.Now()
-	op := p.r.ops.at(p.id)
+	op := p.log.at(p.index)
 	if op.Outcome != "" {
 		p.r.mu.Unlock()
 		return fmt.Errorf("%w: %s completed as %s, then as %s", ErrCompleted, op, op.Outcome, o)
@@ -236,22 +250,34 @@ func (r *Recorder) History() History {
 	h := History{
 		Version: HistoryVersion,
 		Meta:    r.meta,
-		Ops:     make([]Operation, r.ops.len()),
+		Ops:     r.snapshot(&r.ops, now),
+		Calls:   r.snapshot(&r.calls, now),
 		Faults:  make([]FaultEvent, len(r.faults)),
 		End:     now,
-	}
-	for i := range r.ops.len() {
-		op := *r.ops.at(i)
-		op.Run = r.meta.RunID // outputs are never changed once recorded, so sharing them is safe
-		if op.Outcome == "" {
-			op.Outcome, op.Return, op.GaveUp = OutcomeUnknown, Infinity, max(now, op.Call)
-			op.Error = pendingError
-		}
-		h.Ops[i] = op
 	}
 	for i, f := range r.faults {
 		f.Targets = slices.Clone(f.Targets)
 		h.Faults[i] = f
 	}
 	return h
+}
+
+// snapshot returns the operations of log as they stand at now: those still
+// pending with an unknown outcome, giving up now; nil for an empty log.
+// Call with mu held.
+func (r *Recorder) snapshot(log *opLog, now time.Duration) []Operation {
+	if log.len() == 0 && log == &r.calls {
+		return nil
+	}
+	out := make([]Operation, log.len())
+	for i := range log.len() {
+		op := *log.at(i)
+		op.Run = r.meta.RunID // outputs are never changed once recorded, so sharing them is safe
+		if op.Outcome == "" {
+			op.Outcome, op.Return, op.GaveUp = OutcomeUnknown, Infinity, max(now, op.Call)
+			op.Error = pendingError
+		}
+		out[i] = op
+	}
+	return out
 }

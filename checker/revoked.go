@@ -74,10 +74,12 @@ func RevokedLease(h History, opts RevokedLeaseOptions) Result {
 	if err := h.Validate(); err != nil {
 		return rep.invalid(err)
 	}
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if (op.Kind == KindKeepAlive || op.Kind == KindRevoke) && op.Outcome == OutcomeOK && op.Output.Lease == 0 {
-			return rep.invalid(invalidOp(op, "a %s must name its lease in Output.Lease", op.Kind))
+	for _, ops := range [][]Operation{h.Ops, h.Calls} {
+		for i := range ops {
+			op := &ops[i]
+			if (op.Kind == KindKeepAlive || op.Kind == KindRevoke) && op.Outcome == OutcomeOK && op.Output.Lease == 0 {
+				return rep.invalid(invalidOp(op, "a %s must name its lease in Output.Lease", op.Kind))
+			}
 		}
 	}
 	revoked := revocations(&h)
@@ -175,8 +177,8 @@ func revocations(h *History) map[int64]revocation {
 			out[lease] = r
 		}
 	}
-	for i := range h.Ops {
-		op := &h.Ops[i]
+	for i := range h.Calls {
+		op := &h.Calls[i]
 		if op.Kind == KindRevoke && op.Outcome == OutcomeOK {
 			note(op.Output.Lease, revocation{done: op.Return, rev: op.Output.Revision, op: op})
 		}

@@ -117,7 +117,7 @@ func (p *Pending) SetWrites(writes []KeyValue) error {
 	writes = slices.Clone(writes)
 	p.r.mu.Lock()
 	defer p.r.mu.Unlock()
-	op := p.r.ops.at(p.id)
+	op := p.log.at(p.index)
 	if op.Outcome != "" {
 		return fmt.Errorf("%w: %s: writes set after it completed", ErrCompleted, op)
 	}

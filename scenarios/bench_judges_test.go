@@ -13,7 +13,7 @@ import (
 // BenchmarkKeysOnLeasesOverhead measures what watching the recipe's leases
 // and keys costs the check of a gallery run: each scenario runs once; then
 // its checks are timed as they were before (the history without the
-// lease-grant, put and revoke operations the clients' connections record,
+// calls the clients' connections record, History.Calls, nor its end state,
 // and without keys-on-leases) and as they are now (the whole history, every
 // check). overhead-% is the added check time over all the scenarios, from the medians of the rounds
 // (overhead-min-%: from the fastest rounds).
@@ -37,13 +37,7 @@ func BenchmarkKeysOnLeasesOverhead(b *testing.B) {
 		}
 		now := res.History()
 		older := now
-		older.Ops = slices.DeleteFunc(slices.Clone(now.Ops), func(op checker.Operation) bool {
-			return op.Kind == checker.KindPut || op.Kind == checker.KindLeaseGrant || op.Kind == checker.KindRevoke
-		})
-		for i := range older.Ops {
-			older.Ops[i].ID = i
-		}
-		older.Final = nil
+		older.Calls, older.Final = nil, nil
 		runs = append(runs, run{res.Scenario, now, older})
 	}
 	check := func(s scenarios.Scenario, h checker.History, skip checker.Name) time.Duration {
@@ -62,7 +56,7 @@ func BenchmarkKeysOnLeasesOverhead(b *testing.B) {
 	ops, added := 0, 0
 	for _, r := range runs {
 		ops += len(r.older.Ops)
-		added += len(r.now.Ops) - len(r.older.Ops)
+		added += len(r.now.Calls)
 	}
 	for b.Loop() {
 		var bt, at time.Duration

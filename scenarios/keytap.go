@@ -18,10 +18,11 @@ import (
 
 // This file records, from the client side, what a run's clients' etcd
 // connections do with leases and keys — every lease granted (with the TTL
-// given) or revoked, every key put with the lease it went
-// on — whatever code made the call: the recipe, the library under it, the
-// workload. A judge then reads the TTL the recipe used and the keys it
-// wrote from the history (checker.KindLeaseGrant, checker.KindPut), not
+// given) or revoked, every key put with the lease it went on, every key or
+// range deleted — whatever code made the call: the recipe, the library
+// under it, the workload. A judge then reads the TTL the recipe used, the
+// keys it wrote and those it took away again from the history
+// (checker.KindLeaseGrant, checker.KindPut, checker.KindDeleteRange), not
 // from the scenario's settings.
 //
 // The tap sits on each named client's gRPC connection as a unary
@@ -58,6 +59,8 @@ func (t *keyTap) unary(name string) grpc.UnaryClientInterceptor {
 			done = t.revoke(ctx, rec, name, r, reply)
 		case *pb.PutRequest:
 			done = t.put(ctx, rec, name, r, reply)
+		case *pb.DeleteRangeRequest:
+			done = t.del(ctx, rec, name, r, reply)
 		case *pb.TxnRequest:
 			done = t.txn(ctx, rec, name, r, reply)
 		}
@@ -112,12 +115,25 @@ func (t *keyTap) put(ctx context.Context, rec *checker.Recorder, name string, r 
 	}
 }
 
-// txn records each put of both branches as called; the branch that ran
-// completes ok, the other failed.
+func (t *keyTap) del(ctx context.Context, rec *checker.Recorder, name string, r *pb.DeleteRangeRequest, reply any) func(error) {
+	p := rec.Invoke(ctx, name, checker.KindDeleteRange, string(r.Key), checker.Input{Value: string(r.RangeEnd)})
+	return func(err error) {
+		resp, _ := reply.(*pb.DeleteRangeResponse)
+		if err != nil || resp == nil {
+			complete(ctx, p, err)
+			return
+		}
+		p.OK(ctx, checker.Output{Count: resp.Deleted, Revision: resp.GetHeader().GetRevision()}) //nolint:errcheck // completed once
+	}
+}
+
+// txn records each put and delete of both branches as called; those of
+// the branch that ran complete ok, the others failed.
 func (t *keyTap) txn(ctx context.Context, rec *checker.Recorder, name string, r *pb.TxnRequest, reply any) func(error) {
 	type tapped struct {
 		p       *checker.Pending
 		lease   int64
+		del     int // the index of a delete's response in the branch's, -1 for a put
 		success bool
 	}
 	var puts []tapped
@@ -125,12 +141,17 @@ func (t *keyTap) txn(ctx context.Context, rec *checker.Recorder, name string, r 
 		ops     []*pb.RequestOp
 		success bool
 	}{{r.Success, true}, {r.Failure, false}} {
-		for _, op := range branch.ops {
+		for i, op := range branch.ops {
+			if d := op.GetRequestDeleteRange(); d != nil {
+				p := rec.Invoke(ctx, name, checker.KindDeleteRange, string(d.Key), checker.Input{Value: string(d.RangeEnd)})
+				puts = append(puts, tapped{p, 0, i, branch.success})
+				continue
+			}
 			put := op.GetRequestPut()
 			if put == nil || put.IgnoreLease {
 				continue
 			}
-			puts = append(puts, tapped{rec.Invoke(ctx, name, checker.KindPut, string(put.Key), checker.Input{}), put.Lease, branch.success})
+			puts = append(puts, tapped{rec.Invoke(ctx, name, checker.KindPut, string(put.Key), checker.Input{}), put.Lease, -1, branch.success})
 		}
 	}
 	if len(puts) == 0 {
@@ -142,6 +163,12 @@ func (t *keyTap) txn(ctx context.Context, rec *checker.Recorder, name string, r 
 			switch {
 			case err != nil || resp == nil:
 				complete(ctx, x.p, err)
+			case resp.Succeeded == x.success && x.del >= 0:
+				var n int64
+				if x.del < len(resp.Responses) {
+					n = resp.Responses[x.del].GetResponseDeleteRange().GetDeleted()
+				}
+				x.p.OK(ctx, checker.Output{Count: n, Revision: resp.GetHeader().GetRevision()}) //nolint:errcheck // completed once
 			case resp.Succeeded == x.success:
 				x.p.OK(ctx, checker.Output{Lease: x.lease, Revision: resp.GetHeader().GetRevision()}) //nolint:errcheck // completed once
 			default:

@@ -128,3 +128,16 @@ func (r *Result) FirstViolation() (t time.Duration, ok bool) {
 	walk(r.Checks)
 	return t, ok
 }
+
+// NotApplied returns the faults of the run's schedule that could not apply
+// to it (checker.FaultEvent.NotApplicable), each as "name: why", in the
+// order they fired; nil if every fault applied.
+func (r *Result) NotApplied() []string {
+	var out []string
+	for _, f := range r.Faults {
+		if f.NotApplicable != "" {
+			out = append(out, f.Name+": "+f.NotApplicable)
+		}
+	}
+	return out
+}

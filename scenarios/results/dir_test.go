@@ -93,7 +93,7 @@ func TestReadDirBadInput(t *testing.T) {
 			replace(t, filepath.Join(dir, goldenRun, results.ResultFile), `"version": 1`, `"version": 99`)
 		}, goldenRun, []string{goldenRun + "/result.json has version 99; this etcdsim reads versions up to " + strconv.Itoa(scenarios.SchemaVersion)}, false, 0},
 		{"newer summary", func(t *testing.T, dir string) {
-			replace(t, filepath.Join(dir, results.SummaryFile), `"version": 3`, `"version": 9`)
+			replace(t, filepath.Join(dir, results.SummaryFile), `"version": `+strconv.Itoa(results.SummaryVersion), `"version": 9`)
 		}, "", []string{"summary.json has version 9; this etcdsim reads versions up to " + strconv.Itoa(results.SummaryVersion)}, true, 0},
 		{"runs of two campaigns", func(t *testing.T, dir string) {
 			if err := os.CopyFS(filepath.Join(dir, other), os.DirFS(filepath.Join(dir, goldenRun))); err != nil {

@@ -76,9 +76,11 @@ func (r *Run) consistent() error {
 	if res.Ops != len(h.Ops) {
 		errs = append(errs, fmt.Errorf("%d operations, but %s counts %d", len(h.Ops), ResultFile, res.Ops))
 	}
-	byID := make(map[int]*checker.Operation, len(h.Ops))
-	for i := range h.Ops {
-		byID[h.Ops[i].ID] = &h.Ops[i]
+	byID := make(map[int]*checker.Operation, len(h.Ops)+len(h.Calls))
+	for _, ops := range [][]checker.Operation{h.Ops, h.Calls} {
+		for i := range ops {
+			byID[ops[i].ID] = &ops[i]
+		}
 	}
 	for _, c := range flatten(res.Checks) {
 		vs := c.Violations

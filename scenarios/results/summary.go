@@ -13,8 +13,9 @@ import (
 
 // SummaryVersion is the version of summary.json this package writes, and
 // the newest it reads. Version 2 added Reused; version 3 DetectionSeeds,
-// InterruptedRuns, and a run's Retry, Retried and Interrupted.
-const SummaryVersion = 3
+// InterruptedRuns, and a run's Retry, Retried and Interrupted; version 4
+// a run's RecipeFaults and NotApplied.
+const SummaryVersion = 4
 
 // Summary is what summary.json holds: every finished run of a batch —
 // simrun run, gallery, campaign (or one shard of it), merge — and, per
@@ -106,6 +107,12 @@ type SummaryRun struct {
 	ScheduleErr string `json:"schedule_error,omitempty"`
 	// Replay is the command that runs it again.
 	Replay string `json:"replay,omitempty"`
+	// RecipeFaults are what the recipe did wrong that did not stop the
+	// run (scenarios.Result.RecipeFaults), one sentence each.
+	RecipeFaults []string `json:"recipe_faults,omitempty"`
+	// NotApplied are the faults of the schedule that could not apply to
+	// the run (checker.FaultEvent.NotApplicable), each as "name: why".
+	NotApplied []string `json:"faults_not_applied,omitempty"`
 	// Retry is which seed of its row the run is, when a row may try
 	// several (simrun gallery gives a scenario that expects a violation
 	// Summary.DetectionSeeds): 0 for the scenario's own seed, 1 for the
@@ -177,7 +184,7 @@ func NewSummaryRun(res *scenarios.Result, variant, dir string) SummaryRun {
 	s := res.Scenario
 	r := SummaryRun{Name: s.Name, Variant: variant, Seed: s.Seed, Dir: dir, Expect: s.Expect.String(),
 		Met: res.Met, Why: res.Why, Verdict: res.Verdict.String(), ScheduleErr: res.ScheduleErr,
-		Duration: res.Timings.Total, Replay: res.Replay}
+		Duration: res.Timings.Total, Replay: res.Replay, RecipeFaults: slices.Clone(res.RecipeFaults), NotApplied: res.NotApplied()}
 	if t, ok := res.FirstViolation(); ok {
 		d := scenarios.Duration(t)
 		r.FirstViolation = &d

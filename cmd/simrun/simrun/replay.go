@@ -89,6 +89,9 @@ func runReplay(e *env, args []string) (int, error) {
 	for _, f := range now.RecipeFaults {
 		fmt.Fprintf(e.stdout, "        the recipe's fault: %s\n", f)
 	}
+	for _, f := range now.NotApplied() {
+		fmt.Fprintf(e.stdout, "        fault not applied: %s\n", f)
+	}
 	if now.Met != before.Met {
 		fmt.Fprintf(e.stdout, "NOT reproduced: %s seed %s\n", s.Name, s.Seed)
 		return exitMissed, nil

@@ -97,6 +97,14 @@ func table(w io.Writer, s *results.Summary) {
 		}
 	}
 	for _, o := range s.Runs {
+		for _, f := range o.RecipeFaults {
+			fmt.Fprintf(w, "recipe fault: %s seed %s: %s\n", o.Label(), o.Seed, f)
+		}
+		for _, f := range o.NotApplied {
+			fmt.Fprintf(w, "fault not applied: %s seed %s: %s\n", o.Label(), o.Seed, f)
+		}
+	}
+	for _, o := range s.Runs {
 		switch {
 		case o.Unusable:
 			fmt.Fprintf(w, "recipe unusable: %s seed %s: %s\n", o.Label(), o.Seed, o.Error)
