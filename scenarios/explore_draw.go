@@ -481,6 +481,9 @@ func (x draw) String() string {
 	if x.Pinned {
 		clients += " pinned"
 	}
+	if len(fs) == 0 {
+		fs = append(fs, "no fault")
+	}
 	return fmt.Sprintf("%s; %d members, %s, TTL %v, hold %v, patience %v, %s",
 		strings.Join(fs, ", "), x.Members, clients, x.TTL.D(), x.Hold.D(), x.Patience.D(), net)
 }
