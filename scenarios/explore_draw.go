@@ -68,13 +68,17 @@ type draw struct {
 	Writes  int      `json:"writes,omitempty"`
 	// Threads and Pinned are the lock family's: goroutines of one
 	// process sharing its client, and clients that talk to one member.
-	Threads  int      `json:"threads,omitempty"`
-	Pinned   bool     `json:"pinned,omitempty"`
-	Patience Duration `json:"patience"`
-	Think    Duration `json:"think"`
-	Jitter   Duration `json:"think_jitter,omitempty"`
-	Duration Duration `json:"duration"`
-	Latency  Duration `json:"latency,omitempty"`
+	Threads int  `json:"threads,omitempty"`
+	Pinned  bool `json:"pinned,omitempty"`
+	// OwnerCheck is the lock family's Workload.OwnerCheck: "" (the
+	// holder watches Done) or "read" (it asks the recipe's Owned, as a
+	// library that polls its member does), drawn only for pinned clients.
+	OwnerCheck string   `json:"owner_check,omitempty"`
+	Patience   Duration `json:"patience"`
+	Think      Duration `json:"think"`
+	Jitter     Duration `json:"think_jitter,omitempty"`
+	Duration   Duration `json:"duration"`
+	Latency    Duration `json:"latency,omitempty"`
 	// KeepAlive turns the clients' gRPC pings on (10s, 2s timeout).
 	KeepAlive bool `json:"keepalive,omitempty"`
 	// CompactEvery compacts the keyspace this often; 0 never.
@@ -130,6 +134,10 @@ func (d drawer) draw(rng *rand.Rand) draw {
 		x.Faults = append(x.Faults, d.drawFault(rng, x))
 	}
 	x.Seed = seed.Seed(rng.Uint64())
+	// Drawn last, so that adding it moved no earlier draw of the stream.
+	if x.Pinned && rng.IntN(2) == 0 {
+		x.OwnerCheck = OwnerCheckRead
+	}
 	d.fit(&x)
 	return x
 }
@@ -213,6 +221,14 @@ func (d drawer) drawFault(rng *rand.Rand, x draw) drawnFault {
 		// acquires or in the middle of its hold.
 		df.Target, df.Phase = roleHolder, pick(rng, PhaseAcquire, PhaseHold)
 	}
+	if d.fam.unpinned {
+		if df.Target == rolePinned {
+			df.Target = roleMember
+		}
+		if df.To == rolePinned {
+			df.To = roleFollower
+		}
+	}
 	if x.Members < 3 && df.Target == roleMinority {
 		df.Target = roleLeader // a minority of one or two members is empty
 	}
@@ -232,7 +248,10 @@ func (d drawer) drawFault(rng *rand.Rand, x draw) drawnFault {
 			df.Phase = PhaseAcquire
 		} else {
 			df.Target = roleHolder
-			df.For = Duration(ttl + pick(rng, -200*time.Millisecond, -50*time.Millisecond, 50*time.Millisecond, 200*time.Millisecond))
+			// Just short of the TTL, just past it, or well past it: a
+			// recipe's own give-up (its keep-alive's deadline, its
+			// session's) may lie anywhere from the TTL to twice it.
+			df.For = Duration(ttl + pick(rng, -200*time.Millisecond, -50*time.Millisecond, 50*time.Millisecond, 200*time.Millisecond, ttl/2, ttl))
 		}
 	}
 	df.At = Duration(300*time.Millisecond + time.Duration(rng.Int64N(int64(x.Duration.D()/2))))
@@ -248,6 +267,7 @@ func (d drawer) drawFault(rng *rand.Rand, x draw) drawnFault {
 // than no time at all, an expiry phase a lasting fault, and the run lasts
 // past the last step's heal.
 func (d drawer) fit(x *draw) {
+	x.Latency = max(x.Latency, Duration(d.fam.minLatency))
 	for i := range x.Faults {
 		f := &x.Faults[i]
 		if f.Phase == PhaseInFlight && x.Latency == 0 {
@@ -260,6 +280,18 @@ func (d drawer) fit(x *draw) {
 			f.Client = "c1"
 		}
 		f.Member = min(f.Member, x.Members-1)
+	}
+	// An expiry-phase fault lands on a holder as it acquires: its hold
+	// outlasts the fault by a TTL, or the hold would end before its lease
+	// could expire, and the phase would test nothing; and it writes at
+	// least every half TTL, so that a holder that works on is seen.
+	for _, f := range x.Faults {
+		if f.Phase == PhaseExpiry && x.Hold < f.For+x.TTL {
+			x.Hold = f.For + x.TTL
+			if d.fam.writes {
+				x.Writes = max(x.Writes, int(2*x.Hold/x.TTL))
+			}
+		}
 	}
 	// A standing delay on a client's links would overlap a fault aimed at
 	// clients at a drawn instant: the fault wins.
@@ -446,7 +478,7 @@ func (d drawer) scenario(base Scenario, x draw, name string) (Scenario, error) {
 	w := &s.Workload
 	w.Clients, w.TTL, w.Hold, w.Patience, w.Think, w.ThinkJitter, w.Duration = x.Clients, x.TTL, x.Hold, x.Patience, x.Think, x.Jitter, x.Duration
 	if d.fam.writes {
-		w.Writes, w.Threads, w.Pinned = x.Writes, x.Threads, x.Pinned
+		w.Writes, w.Threads, w.Pinned, w.OwnerCheck = x.Writes, x.Threads, x.Pinned, x.OwnerCheck
 	}
 	key := w.Key
 	if key == "" {
@@ -480,6 +512,9 @@ func (x draw) String() string {
 	}
 	if x.Pinned {
 		clients += " pinned"
+	}
+	if x.OwnerCheck != "" {
+		clients += ", owner check " + x.OwnerCheck
 	}
 	if len(fs) == 0 {
 		fs = append(fs, "no fault")

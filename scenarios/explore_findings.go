@@ -173,6 +173,9 @@ func workloadWords(s Scenario) string {
 	if w.Pinned {
 		out += " pinned"
 	}
+	if w.OwnerCheck != "" && w.OwnerCheck != OwnerCheckDone {
+		out += ", owner check " + w.OwnerCheck
+	}
 	out += fmt.Sprintf(", TTL %v, hold %v, patience %v, think %v", w.TTL.D(), w.Hold.D(), w.Patience.D(), w.Think.D())
 	if w.Writes > 0 {
 		out += fmt.Sprintf(", %d writes a hold", w.Writes)
