@@ -318,7 +318,11 @@ func (d drawer) fit(x *draw) {
 		}
 		last = max(last, at+f.For.D()+f.Every.D()*6)
 	}
-	x.Duration = max(x.Duration, Duration(last+x.livenessBound()+time.Second))
+	// A stretch the judge counts starts once the waiters notice, which may
+	// take a patience, a think and a TTL after the heal: the run leaves
+	// room for that before the bound.
+	slack := x.Patience.D() + x.Think.D() + x.Jitter.D() + x.TTL.D() + time.Second
+	x.Duration = max(x.Duration, Duration(last+x.livenessBound()+slack))
 }
 
 // stepPhase reports whether a fault of phase p lands at a drawn instant,
