@@ -321,8 +321,21 @@ func (d drawer) fit(x *draw) {
 	// A stretch the judge counts starts once the waiters notice, which may
 	// take a patience, a think and a TTL after the heal: the run leaves
 	// room for that before the bound.
-	slack := x.Patience.D() + x.Think.D() + x.Jitter.D() + x.TTL.D() + time.Second
-	x.Duration = max(x.Duration, Duration(last+x.livenessBound()+slack))
+	x.Duration = max(x.Duration, Duration(last+x.livenessBound()+x.slack()))
+}
+
+// slack is how long the waiters of x may take to notice after the last
+// heal: a patience, a think and a TTL, and a second.
+func (x draw) slack() time.Duration {
+	return x.Patience.D() + x.Think.D() + x.Jitter.D() + x.TTL.D() + time.Second
+}
+
+// compactUntil is when x's regular compactions stop: where the liveness
+// window begins. A compaction is a fault of the history with its own
+// heal, and one in the window would move the last heal to the run's end
+// and leave liveness nothing to judge.
+func (x draw) compactUntil() time.Duration {
+	return x.Duration.D() - x.livenessBound() - x.slack()
 }
 
 // stepPhase reports whether a fault of phase p lands at a drawn instant,
@@ -393,7 +406,7 @@ func (d drawer) timeline(x draw, key string) (*faults.Timeline, error) {
 		tl.Steps = append(tl.Steps, faults.At(0, x.Duration.D()-time.Second, faults.Delay(faults.Client(ld.Client), ld.Delay.D(), ld.Jitter.D())))
 	}
 	if x.CompactEvery > 0 {
-		for t := x.CompactEvery.D(); t < x.Duration.D()-time.Second; t += x.CompactEvery.D() {
+		for t := x.CompactEvery.D(); t <= x.compactUntil(); t += x.CompactEvery.D() {
 			tl.Steps = append(tl.Steps, faults.At(t, 0, faults.Compact()))
 		}
 	}

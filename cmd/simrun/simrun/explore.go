@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/etcdsim/etcdsim/reports"
@@ -30,7 +31,7 @@ type exploreFlags struct {
 }
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.family, "family", "", "the family: lock, election or discovery")
+	fs.StringVar(&f.family, "family", "", "the family: "+strings.Join(scenarios.ExploreFamilies(), ", "))
 	fs.StringVar(&f.recipe, "recipe", "", "the recipe, by its name in the family's registry or among the program's own")
 	fs.DurationVar(&f.budget, "budget", 0, "stop after this much wall time, such as 5m")
 	fs.IntVar(&f.runs, "runs", 0, "stop after this many runs")
