@@ -169,3 +169,32 @@ func TestExploreDocsListEveryFault(t *testing.T) {
 		}
 	}
 }
+
+// A draw's regular compactions end before its liveness window: each is a
+// fault with its own heal, and one inside the window would move the last
+// heal to the run's end and leave liveness nothing to judge. The window
+// is the bound and the waiters' slack after the last heal.
+func TestExploreCompactionsLeaveTheLivenessWindow(t *testing.T) {
+	d := drawer{fam: exploreFamilyOf(FamilyLock), space: Space{}.withDefaults()}
+	checked := 0
+	for i := range 300 {
+		x := d.draw(seed.Seed(7).Rand(exploreStream + uint64(i)))
+		if x.CompactEvery == 0 {
+			continue
+		}
+		tl, err := d.timeline(x, "L")
+		if err != nil {
+			t.Fatalf("draw %d: %v", i, err)
+		}
+		window := x.Duration.D() - x.livenessBound() - x.slack()
+		for _, st := range tl.Steps {
+			if st.Fault.String() == "compact" && st.At > window {
+				t.Fatalf("draw %d compacts at %v, inside its liveness window from %v", i, st.At, window)
+			}
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no draw with regular compactions in 300")
+	}
+}
