@@ -234,3 +234,45 @@ func BenchmarkLongRunPage(b *testing.B) {
 		b.Errorf("browser: %s", fmt.Sprint(br.problems))
 	}
 }
+
+// TestFindingsPageInBrowser opens an exploration's findings page in a real
+// headless Chromium: no console error, no request leaving the file; a
+// section per group, and each group's link opens its run's page, which
+// links back.
+func TestFindingsPageInBrowser(t *testing.T) {
+	dir := copyDir(t, "testdata/findings")
+	if err := reports.RenderFindings(dir); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := scenarios.ReadExploreReport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	b.open(t, filepath.Join(dir, reports.FindingsPage))
+	if got := evaluate[int](t, b, `document.querySelectorAll('section.finding').length`); got != len(rep.Groups) {
+		t.Errorf("%d finding sections, want %d", got, len(rep.Groups))
+	}
+	if got := evaluate[int](t, b, `document.querySelectorAll('ol.toc a').length`); got != len(rep.Groups) {
+		t.Errorf("%d entries in the list of ways, want %d", got, len(rep.Groups))
+	}
+	hrefs := evaluate[[]string](t, b, `[...document.querySelectorAll('a.page')].map(a => a.href)`)
+	b.check(t, reports.FindingsPage)
+	b.screenshot(t, "findings.png")
+	if len(hrefs) != len(rep.Groups) {
+		t.Fatalf("%d links to run pages, want %d", len(hrefs), len(rep.Groups))
+	}
+	for _, h := range hrefs {
+		if err := chromedp.Do(b.ctx, chromedp.Navigate(h)); err != nil {
+			t.Fatalf("opening %s: %v", h, err)
+		}
+		if n := evaluate[int](t, b, `document.querySelectorAll('#tl .viol').length`); n == 0 {
+			t.Errorf("%s highlights no operation of its violation", h)
+		}
+		back := evaluate[string](t, b, `document.querySelector('a[href$="findings.html"]')?.href ?? ""`)
+		if !strings.HasSuffix(back, "/"+reports.FindingsPage) {
+			t.Errorf("%s links back to %q, want the findings page", h, back)
+		}
+		b.check(t, h)
+	}
+}

@@ -11,6 +11,11 @@
 // checker's result in full. Linearizability results get porcupine's own
 // visualization as a sibling file.
 //
+// An exploration's directory (simrun explore) gets findings.html from its
+// findings.json: the distinct ways the recipe broke, each with its
+// sentence, smallest reproduction, seed and replay command, linked to its
+// smallest run's page (RenderFindings).
+//
 // A results directory's page (index.html) shows a scenarios × runs matrix,
 // detection rates, run-time percentiles, and the runs that could not be
 // loaded, with junit.xml and summary.md beside it:

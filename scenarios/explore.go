@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -333,6 +334,9 @@ func (e *explorer) runOne(ctx context.Context, idx int, x draw) ExploreRun {
 	case errors.Is(err, ErrHarness):
 		r.Outcome, r.Note = OutcomeHarness, err.Error()
 		return r
+	case err != nil && x.OwnerCheck == OwnerCheckRead && noOwned(err.Error()):
+		r.Outcome, r.Note = OutcomeNotApplicable, "the recipe's holder cannot say whether it owns the lock (owner check read): "+err.Error()
+		return r
 	case err != nil:
 		// The recipe could not run, panicked or hung: its fault, and the
 		// exploration goes on.
@@ -342,7 +346,9 @@ func (e *explorer) runOne(ctx context.Context, idx int, x draw) ExploreRun {
 	r.Simulated = s.Workload.Duration
 	r.Features = features(res, x)
 	r.RecipeFaults = res.RecipeFaults
-	if res.ScheduleErr != "" {
+	// A schedule stopped because the workload ended (a queue drained, a
+	// barrier passed) healed what was in force and was judged: it ran.
+	if res.ScheduleErr != "" && !strings.Contains(res.ScheduleErr, "the schedule was stopped") {
 		r.Outcome, r.Note = OutcomeNotApplicable, "the fault could not apply: "+res.ScheduleErr
 		return r
 	}
@@ -357,6 +363,10 @@ func (e *explorer) runOne(ctx context.Context, idx int, x draw) ExploreRun {
 	}
 	if r.Outcome == "" {
 		r.Outcome = OutcomeClean
+		if x.OwnerCheck == OwnerCheckRead && slices.ContainsFunc(res.RecipeFaults, noOwned) {
+			r.Outcome, r.Note = OutcomeNotApplicable, "the recipe's holder cannot say whether it owns the lock (owner check read)"
+			return r
+		}
 		if len(res.RecipeFaults) > 0 {
 			r.Outcome = OutcomeRecipeFault
 			r.Note = strings.Join(res.RecipeFaults, "; ")
@@ -448,6 +458,11 @@ func runFreezable(ctx context.Context, s Scenario) (*Result, error, error) {
 		return nil, nil, err
 	}
 }
+
+// noOwned reports whether msg is the workload's refusal of a holder with
+// no Owned method under owner check read (world.owns): a draw the recipe
+// cannot take, not its fault.
+func noOwned(msg string) bool { return strings.Contains(msg, "(lock.Checker)") }
 
 // firstLine is s up to its first newline.
 func firstLine(s string) string {

@@ -68,13 +68,17 @@ type draw struct {
 	Writes  int      `json:"writes,omitempty"`
 	// Threads and Pinned are the lock family's: goroutines of one
 	// process sharing its client, and clients that talk to one member.
-	Threads  int      `json:"threads,omitempty"`
-	Pinned   bool     `json:"pinned,omitempty"`
-	Patience Duration `json:"patience"`
-	Think    Duration `json:"think"`
-	Jitter   Duration `json:"think_jitter,omitempty"`
-	Duration Duration `json:"duration"`
-	Latency  Duration `json:"latency,omitempty"`
+	Threads int  `json:"threads,omitempty"`
+	Pinned  bool `json:"pinned,omitempty"`
+	// OwnerCheck is the lock family's Workload.OwnerCheck: "" (the
+	// holder watches Done) or "read" (it asks the recipe's Owned, as a
+	// library that polls its member does), drawn only for pinned clients.
+	OwnerCheck string   `json:"owner_check,omitempty"`
+	Patience   Duration `json:"patience"`
+	Think      Duration `json:"think"`
+	Jitter     Duration `json:"think_jitter,omitempty"`
+	Duration   Duration `json:"duration"`
+	Latency    Duration `json:"latency,omitempty"`
 	// KeepAlive turns the clients' gRPC pings on (10s, 2s timeout).
 	KeepAlive bool `json:"keepalive,omitempty"`
 	// CompactEvery compacts the keyspace this often; 0 never.
@@ -130,6 +134,10 @@ func (d drawer) draw(rng *rand.Rand) draw {
 		x.Faults = append(x.Faults, d.drawFault(rng, x))
 	}
 	x.Seed = seed.Seed(rng.Uint64())
+	// Drawn last, so that adding it moved no earlier draw of the stream.
+	if x.Pinned && rng.IntN(2) == 0 {
+		x.OwnerCheck = OwnerCheckRead
+	}
 	d.fit(&x)
 	return x
 }
@@ -213,6 +221,14 @@ func (d drawer) drawFault(rng *rand.Rand, x draw) drawnFault {
 		// acquires or in the middle of its hold.
 		df.Target, df.Phase = roleHolder, pick(rng, PhaseAcquire, PhaseHold)
 	}
+	if d.fam.unpinned {
+		if df.Target == rolePinned {
+			df.Target = roleMember
+		}
+		if df.To == rolePinned {
+			df.To = roleFollower
+		}
+	}
 	if x.Members < 3 && df.Target == roleMinority {
 		df.Target = roleLeader // a minority of one or two members is empty
 	}
@@ -232,7 +248,10 @@ func (d drawer) drawFault(rng *rand.Rand, x draw) drawnFault {
 			df.Phase = PhaseAcquire
 		} else {
 			df.Target = roleHolder
-			df.For = Duration(ttl + pick(rng, -200*time.Millisecond, -50*time.Millisecond, 50*time.Millisecond, 200*time.Millisecond))
+			// Just short of the TTL, just past it, or well past it: a
+			// recipe's own give-up (its keep-alive's deadline, its
+			// session's) may lie anywhere from the TTL to twice it.
+			df.For = Duration(ttl + pick(rng, -200*time.Millisecond, -50*time.Millisecond, 50*time.Millisecond, 200*time.Millisecond, ttl/2, ttl))
 		}
 	}
 	df.At = Duration(300*time.Millisecond + time.Duration(rng.Int64N(int64(x.Duration.D()/2))))
@@ -248,6 +267,7 @@ func (d drawer) drawFault(rng *rand.Rand, x draw) drawnFault {
 // than no time at all, an expiry phase a lasting fault, and the run lasts
 // past the last step's heal.
 func (d drawer) fit(x *draw) {
+	x.Latency = max(x.Latency, Duration(d.fam.minLatency))
 	for i := range x.Faults {
 		f := &x.Faults[i]
 		if f.Phase == PhaseInFlight && x.Latency == 0 {
@@ -260,6 +280,18 @@ func (d drawer) fit(x *draw) {
 			f.Client = "c1"
 		}
 		f.Member = min(f.Member, x.Members-1)
+	}
+	// An expiry-phase fault lands on a holder as it acquires: its hold
+	// outlasts the fault by a TTL, or the hold would end before its lease
+	// could expire, and the phase would test nothing; and it writes at
+	// least every half TTL, so that a holder that works on is seen.
+	for _, f := range x.Faults {
+		if f.Phase == PhaseExpiry && x.Hold < f.For+x.TTL {
+			x.Hold = f.For + x.TTL
+			if d.fam.writes {
+				x.Writes = max(x.Writes, int(2*x.Hold/x.TTL))
+			}
+		}
 	}
 	// A standing delay on a client's links would overlap a fault aimed at
 	// clients at a drawn instant: the fault wins.
@@ -286,7 +318,24 @@ func (d drawer) fit(x *draw) {
 		}
 		last = max(last, at+f.For.D()+f.Every.D()*6)
 	}
-	x.Duration = max(x.Duration, Duration(last+x.livenessBound()+time.Second))
+	// A stretch the judge counts starts once the waiters notice, which may
+	// take a patience, a think and a TTL after the heal: the run leaves
+	// room for that before the bound.
+	x.Duration = max(x.Duration, Duration(last+x.livenessBound()+x.slack()))
+}
+
+// slack is how long the waiters of x may take to notice after the last
+// heal: a patience, a think and a TTL, and a second.
+func (x draw) slack() time.Duration {
+	return x.Patience.D() + x.Think.D() + x.Jitter.D() + x.TTL.D() + time.Second
+}
+
+// compactUntil is when x's regular compactions stop: where the liveness
+// window begins. A compaction is a fault of the history with its own
+// heal, and one in the window would move the last heal to the run's end
+// and leave liveness nothing to judge.
+func (x draw) compactUntil() time.Duration {
+	return x.Duration.D() - x.livenessBound() - x.slack()
 }
 
 // stepPhase reports whether a fault of phase p lands at a drawn instant,
@@ -357,7 +406,7 @@ func (d drawer) timeline(x draw, key string) (*faults.Timeline, error) {
 		tl.Steps = append(tl.Steps, faults.At(0, x.Duration.D()-time.Second, faults.Delay(faults.Client(ld.Client), ld.Delay.D(), ld.Jitter.D())))
 	}
 	if x.CompactEvery > 0 {
-		for t := x.CompactEvery.D(); t < x.Duration.D()-time.Second; t += x.CompactEvery.D() {
+		for t := x.CompactEvery.D(); t <= x.compactUntil(); t += x.CompactEvery.D() {
 			tl.Steps = append(tl.Steps, faults.At(t, 0, faults.Compact()))
 		}
 	}
@@ -446,7 +495,7 @@ func (d drawer) scenario(base Scenario, x draw, name string) (Scenario, error) {
 	w := &s.Workload
 	w.Clients, w.TTL, w.Hold, w.Patience, w.Think, w.ThinkJitter, w.Duration = x.Clients, x.TTL, x.Hold, x.Patience, x.Think, x.Jitter, x.Duration
 	if d.fam.writes {
-		w.Writes, w.Threads, w.Pinned = x.Writes, x.Threads, x.Pinned
+		w.Writes, w.Threads, w.Pinned, w.OwnerCheck = x.Writes, x.Threads, x.Pinned, x.OwnerCheck
 	}
 	key := w.Key
 	if key == "" {
@@ -480,6 +529,12 @@ func (x draw) String() string {
 	}
 	if x.Pinned {
 		clients += " pinned"
+	}
+	if x.OwnerCheck != "" {
+		clients += ", owner check " + x.OwnerCheck
+	}
+	if len(fs) == 0 {
+		fs = append(fs, "no fault")
 	}
 	return fmt.Sprintf("%s; %d members, %s, TTL %v, hold %v, patience %v, %s",
 		strings.Join(fs, ", "), x.Members, clients, x.TTL.D(), x.Hold.D(), x.Patience.D(), net)

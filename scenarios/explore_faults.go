@@ -34,6 +34,14 @@ const (
 	// keepsAll: a correct recipe keeps every property through it; the
 	// family's judges all apply, holds judged by who held when.
 	keepsAll loss = iota
+	// signalsLoss: a holder cut off from the cluster but running may lose
+	// its lease, and its own session tells it no later than the server
+	// frees the lock: its client counts the TTL from the last answer it
+	// heard, which came after the server's last renewal. A correct recipe
+	// stops before its successor starts, and exclusion is judged by who
+	// held when, as for keepsAll; only the lock's linearizability, which
+	// a lease lost on the server breaks, is not judged.
+	signalsLoss
 	// mayLoseLease: a holder cut off, paused, crashed or slowed may lose
 	// its lease while it still believes it holds; only the guarded
 	// resource, through its fencing token, can refuse its late writes.
@@ -88,6 +96,7 @@ func one(f func(faults.Target) faults.Fault) func([]faults.Target, faultParams) 
 const (
 	ruleKeepsAll = "a correct recipe keeps every property through it: every judge of the family applies"
 	ruleLease    = "a holder it reaches may lose its lease while it believes it holds: exclusion is judged by the fenced resource"
+	ruleSignals  = "a holder it reaches may lose its lease, but is running and hears no renewal: its session ends no later than the server frees the lock, so exclusion is judged by who held when"
 )
 
 // exploreFaults is the table, in faults.Actions' order.
@@ -96,7 +105,7 @@ var exploreFaults = []exploreFault{
 		build: func([]faults.Target, faultParams) faults.Fault { return faults.Compact() }},
 	{action: "crash", aim: aimClients, loss: mayLoseLease, rule: "a crashed holder never releases; its hold ends when its lease expires, so only the resource can tell its last writes from its successor's",
 		build: one(faults.Crash)},
-	{action: "cut", aim: aimLink, minMembers: 3, loss: mayLoseLease, rule: "a cut link may carry a holder's keep-alives: " + ruleLease,
+	{action: "cut", aim: aimLink, minMembers: 3, loss: signalsLoss, rule: "a cut link may carry a holder's keep-alives: " + ruleSignals,
 		build: func(ts []faults.Target, _ faultParams) faults.Fault { return faults.Cut(ts[0], ts[1]) }},
 	{action: "defrag", aim: aimMembers, instant: true, rule: ruleKeepsAll, build: one(faults.Defrag)},
 	{action: "delay", aim: aimNodes, loss: mayLoseLease, rule: "a slow link may hold back a holder's keep-alives past its TTL: " + ruleLease,
@@ -121,7 +130,7 @@ var exploreFaults = []exploreFault{
 		}},
 	{action: "freeze", aim: aimMembers, loss: mayLoseLease, rule: "a frozen member may hold a holder's keep-alive stream: " + ruleLease,
 		build: one(faults.Freeze)},
-	{action: "isolate", aim: aimNodes, loss: mayLoseLease, rule: "an isolated holder, or its member, cannot renew: " + ruleLease,
+	{action: "isolate", aim: aimNodes, loss: signalsLoss, rule: "an isolated holder, or its member, cannot renew: " + ruleSignals,
 		build: one(faults.Isolate)},
 	{action: "kill", aim: aimMembers, loss: mayLoseLease, rule: "a killed member may have carried a holder's keep-alive stream, which moves only after gRPC notices: " + ruleLease,
 		build: one(faults.Kill)},
@@ -129,16 +138,16 @@ var exploreFaults = []exploreFault{
 		build: func(_ []faults.Target, p faultParams) faults.Fault { return faults.LeaderKillStorm(p.Every.D()) }},
 	{action: "leader-storm", aim: aimNone, minMembers: 3, rule: "a new leader renews every lease as it takes over: " + ruleKeepsAll,
 		build: func(_ []faults.Target, p faultParams) faults.Fault { return faults.LeaderStorm(p.Every.D()) }},
-	{action: "lose-responses", aim: aimClients, loss: mayLoseLease, rule: "a holder that hears no answers cannot renew: " + ruleLease,
+	{action: "lose-responses", aim: aimClients, loss: signalsLoss, rule: "a holder that hears no answers cannot renew: " + ruleSignals,
 		build: one(faults.LoseResponses)},
-	{action: "partition", aim: aimNodes, loss: mayLoseLease, minMembers: 3, rule: "a partition may cut a holder from the quorum that renews its lease: " + ruleLease,
+	{action: "partition", aim: aimNodes, loss: signalsLoss, minMembers: 3, rule: "a partition may cut a holder from the quorum that renews its lease: " + ruleSignals,
 		build: one(faults.Partition)},
 	{action: "pause", aim: aimClients, loss: mayLoseLease, rule: "a paused holder does not renew and wakes believing it holds: " + ruleLease,
 		build: one(faults.Pause)},
 	{action: "put", aim: aimKeys, instant: true, loss: foreignKeys, rule: "a writer outside the recipe overwrites a holder's keys with no lease, so they never expire: nobody can be expected to get the lock past them, and liveness is not judged",
 		build: func(ts []faults.Target, _ faultParams) faults.Fault { return faults.Put(ts[0], "explore") }},
 	{action: "replace", skip: "on the virtual clock a new member joins through real sockets, which hold the bubble's clock still (cluster/vjoin.go); the explorer leaves it out"},
-	{action: "reset", aim: aimClients, loss: mayLoseLease, rule: "a holder whose connections are reset cannot renew: " + ruleLease,
+	{action: "reset", aim: aimClients, loss: signalsLoss, rule: "a holder whose connections are reset cannot renew: " + ruleSignals,
 		build: one(faults.Reset)},
 	{action: "revoke-lease", aim: aimClients, instant: true, loss: endsAtOnce, rule: "a revoked lease ends the hold on the server at once, and the holder learns of it only later: exclusion is judged by the fenced resource, an election by its tokens, not by who led when",
 		build: one(faults.RevokeLease)},

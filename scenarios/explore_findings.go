@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
 	"github.com/etcdsim/etcdsim/internal/runfile"
@@ -50,6 +51,7 @@ func (e *explorer) group(ctx context.Context) {
 			small, g.Shrunk = e.shrink(ctx, s, first, &g)
 		}
 		g.Shape = minimalShape(small)
+		g.Workload = workloadWords(small)
 		if g.Replay == "" && first.Dir != "" {
 			g.Page = filepath.Join(first.Dir, runfile.ResultFile)
 			g.Replay = e.replayPrefix() + " replay " + g.Page
@@ -92,7 +94,7 @@ func (e *explorer) shrink(ctx context.Context, s Scenario, first ExploreRun, g *
 	small, _ := Shrink(ctx, s, ShrinkOptions{Fails: fails})
 	before, after := len(s.Faults.Lines()), len(small.Faults.Lines())
 	how := fmt.Sprintf("%d faults → %d, %d clients → %d, %v → %v in %d runs", before, after,
-		s.Workload.Clients, small.Workload.Clients, s.Workload.Duration.D(), small.Workload.Duration.D(), tries)
+		s.Workload.Clients, small.Workload.Clients, s.Workload.Duration.D().Round(time.Millisecond), small.Workload.Duration.D().Round(time.Millisecond), tries)
 	if lastFail != nil && e.cfg.Out != "" && lastFail.Scenario.Name == small.withDefaults().Name {
 		dir := filepath.Join(e.cfg.Out, "smallest", fmt.Sprintf("%06d", first.Index))
 		lastFail.Dir = dir
@@ -125,7 +127,10 @@ func firstViolation(res *Result, first ExploreRun) string {
 }
 
 // minimalShape is s's faults, one a line, with the timeline's instants left
-// out — the shape, not the moment — and its clients.
+// out — the shape, not the moment. The workload (workloadWords) is not
+// part of it: two findings of one judge and kind under the same faults
+// are one way to break, whether or not the shrink got both down to the
+// same clients.
 func minimalShape(s Scenario) []string {
 	var out []string
 	if tl := s.Faults.Timeline; tl != nil {
@@ -145,7 +150,7 @@ func minimalShape(s Scenario) []string {
 	if len(out) == 0 {
 		out = append(out, "no fault")
 	}
-	return append(out, fmt.Sprintf("%d clients", s.Workload.Clients))
+	return out
 }
 
 // writeRun writes res's files into dir, which it makes.
@@ -154,4 +159,32 @@ func writeRun(dir string, res *Result) error {
 		return err
 	}
 	return runfile.WriteRun(dir, res, res.History())
+}
+
+// workloadWords says s's workload and cluster in one line: with its
+// faults, what a reproduction needs.
+func workloadWords(s Scenario) string {
+	s = s.withDefaults()
+	w, c := s.Workload, s.Cluster
+	out := fmt.Sprintf("%d members, %d clients", c.Members, w.Clients)
+	if w.Threads > 1 {
+		out += fmt.Sprintf(" of %d threads", w.Threads)
+	}
+	if w.Pinned {
+		out += " pinned"
+	}
+	if w.OwnerCheck != "" && w.OwnerCheck != OwnerCheckDone {
+		out += ", owner check " + w.OwnerCheck
+	}
+	out += fmt.Sprintf(", TTL %v, hold %v, patience %v, think %v", w.TTL.D(), w.Hold.D(), w.Patience.D(), w.Think.D())
+	if w.Writes > 0 {
+		out += fmt.Sprintf(", %d writes a hold", w.Writes)
+	}
+	if c.Latency > 0 {
+		out += fmt.Sprintf(", latency %v", c.Latency.D())
+	}
+	if c.ClientKeepAliveTime > 0 {
+		out += ", gRPC keep-alive on"
+	}
+	return out + fmt.Sprintf(", %v run", w.Duration.D().Round(time.Millisecond))
 }

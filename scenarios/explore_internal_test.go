@@ -85,6 +85,14 @@ func firstRecipe(t *testing.T, family string) string {
 		return "rechecked"
 	case FamilyDiscovery:
 		return "keepalive"
+	case FamilyRWMutex, FamilyBarrier:
+		return "checked"
+	case FamilyQueue:
+		return "claimed"
+	case FamilyRegister:
+		return "kv"
+	case FamilySTM:
+		return "serializable"
 	}
 	t.Fatalf("no recipe for %s", family)
 	return ""
@@ -94,7 +102,7 @@ func firstRecipe(t *testing.T, family string) string {
 // cluster, exclusion by the resource under a fault that may cost a holder
 // its lease, no liveness under a foreign write.
 func TestExploreJudgesFollowTheRule(t *testing.T) {
-	lock, election := exploreFamilyOf(FamilyLock), exploreFamilyOf(FamilyElection)
+	lock, election, rw := exploreFamilyOf(FamilyLock), exploreFamilyOf(FamilyElection), exploreFamilyOf(FamilyRWMutex)
 	names := func(cs []Check) []string {
 		var out []string
 		for _, c := range cs {
@@ -120,6 +128,15 @@ func TestExploreJudgesFollowTheRule(t *testing.T) {
 		{"election paused", election, []string{"pause"}, []string{"election-safety", "fencing", "liveness"}},
 		{"election revoked", election, []string{"revoke-lease", "kill"}, []string{"fencing", "liveness"}},
 		{"election deleted", election, []string{"delete"}, []string{"fencing"}},
+		{"rwmutex healthy", rw, nil, []string{"rw-exclusion", "liveness"}},
+		{"rwmutex paused", rw, []string{"pause"}, []string{"liveness"}},
+		{"isolate", lock, []string{"isolate"}, []string{"mutual-exclusion", "fencing", "liveness"}},
+		{"partition and pause", lock, []string{"partition", "pause"}, []string{"mutual-exclusion/resource", "fencing", "liveness"}},
+		{"rwmutex isolated", rw, []string{"isolate"}, []string{"rw-exclusion", "liveness"}},
+		{"queue killed", exploreFamilyOf(FamilyQueue), []string{"kill", "revoke-lease"}, []string{"queue-delivery"}},
+		{"register partitioned", exploreFamilyOf(FamilyRegister), []string{"partition"}, []string{"register-linearizable", "watch-guarantees"}},
+		{"stm paused", exploreFamilyOf(FamilySTM), []string{"pause"}, []string{"bank-total", "serializable"}},
+		{"barrier crashed", exploreFamilyOf(FamilyBarrier), []string{"crash"}, []string{"barrier-safety"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var x draw
@@ -141,7 +158,7 @@ func TestExploreDocsListEveryFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	words := map[loss]string{keepsAll: "keeps all", mayLoseLease: "may lose lease", endsAtOnce: "ends at once", foreignKeys: "foreign keys"}
+	words := map[loss]string{keepsAll: "keeps all", signalsLoss: "signals loss", mayLoseLease: "may lose lease", endsAtOnce: "ends at once", foreignKeys: "foreign keys"}
 	for _, f := range exploreFaults {
 		w := words[f.loss]
 		if f.skip != "" {
@@ -150,5 +167,34 @@ func TestExploreDocsListEveryFault(t *testing.T) {
 		if row := "| `" + f.action + "` | " + w + " |"; !strings.Contains(string(b), row) {
 			t.Errorf("docs/explore.md has no row %q", row)
 		}
+	}
+}
+
+// A draw's regular compactions end before its liveness window: each is a
+// fault with its own heal, and one inside the window would move the last
+// heal to the run's end and leave liveness nothing to judge. The window
+// is the bound and the waiters' slack after the last heal.
+func TestExploreCompactionsLeaveTheLivenessWindow(t *testing.T) {
+	d := drawer{fam: exploreFamilyOf(FamilyLock), space: Space{}.withDefaults()}
+	checked := 0
+	for i := range 300 {
+		x := d.draw(seed.Seed(7).Rand(exploreStream + uint64(i)))
+		if x.CompactEvery == 0 {
+			continue
+		}
+		tl, err := d.timeline(x, "L")
+		if err != nil {
+			t.Fatalf("draw %d: %v", i, err)
+		}
+		window := x.Duration.D() - x.livenessBound() - x.slack()
+		for _, st := range tl.Steps {
+			if st.Fault.String() == "compact" && st.At > window {
+				t.Fatalf("draw %d compacts at %v, inside its liveness window from %v", i, st.At, window)
+			}
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no draw with regular compactions in 300")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/etcdsim/etcdsim/checker"
@@ -90,7 +91,7 @@ type FindingGroup struct {
 	Judge checker.Name          `json:"judge"`
 	Kind  checker.ViolationKind `json:"kind"`
 	// Shape is the smallest schedule found, one fault a line, as a
-	// shrink lists them, and the clients it needs.
+	// shrink lists them.
 	Shape []string `json:"shape"`
 	// Sentence says what happened, from the first violation's message.
 	Sentence string `json:"sentence"`
@@ -99,6 +100,9 @@ type FindingGroup struct {
 	Seed seed.Seed `json:"seed"`
 	// Draw is the first run's draw, in words.
 	Draw string `json:"draw"`
+	// Workload is the smallest failing run's workload and cluster, in
+	// words: with Shape, the smallest reproduction.
+	Workload string `json:"workload,omitempty"`
 	// Replay replays the smallest failing run; Page is its result.json.
 	Replay string `json:"replay,omitempty"`
 	Page   string `json:"page,omitempty"`
@@ -117,7 +121,7 @@ func (r *ExploreReport) Err() error {
 	}
 	var errs []error
 	for _, g := range r.Groups {
-		errs = append(errs, fmt.Errorf("%s %s (%d runs; seed %s): %s\n  smallest: %v\n  replay: %s", g.Judge, g.Kind, len(g.Runs), g.Seed, g.Sentence, g.Shape, g.Replay))
+		errs = append(errs, fmt.Errorf("%s %s (%d runs; seed %s): %s\n  smallest: %v; %s\n  replay: %s", g.Judge, g.Kind, len(g.Runs), g.Seed, g.Sentence, g.Shape, g.Workload, g.Replay))
 	}
 	if len(errs) == 0 {
 		errs = append(errs, fmt.Errorf("%d runs found violations", r.Findings))
@@ -131,7 +135,7 @@ func (r *ExploreReport) write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("scenarios: explore: %w", err)
 	}
-	if err := runfile.WriteJSON(filepath.Join(dir, "findings.json"), r); err != nil {
+	if err := runfile.WriteJSON(filepath.Join(dir, ExploreFindingsFile), r); err != nil {
 		return err
 	}
 	return runfile.Write(filepath.Join(dir, "findings.md"), func(w io.Writer) error {
@@ -147,13 +151,23 @@ func (r *ExploreReport) Markdown() string {
 		mode = "uniform"
 	}
 	s := fmt.Sprintf("# %d distinct ways %s %s breaks\n\n", len(r.Groups), r.Family, r.Recipe)
-	s += fmt.Sprintf("%d runs (%s draws from seed %s, shards %d of %d), %v simulated in %v: %d found a violation, %d draws could not apply, %d recipe faults, %d harness failures.\n\n",
-		r.Total, mode, r.Seed, r.Shard, r.Shards, r.Simulated.D().Round(time.Second), r.Elapsed.D().Round(time.Second),
+	shards := ""
+	switch {
+	case r.Shards > 1 && r.Shard >= 0:
+		shards = fmt.Sprintf(", shard %d of %d", r.Shard, r.Shards)
+	case r.Shards > 1:
+		shards = fmt.Sprintf(", %d shards merged", r.Shards)
+	}
+	s += fmt.Sprintf("%d runs (%s draws from seed %s%s), %v simulated in %v: %d found a violation, %d draws could not apply, %d recipe faults, %d harness failures.\n\n",
+		r.Total, mode, r.Seed, shards, r.Simulated.D().Round(time.Second), r.Elapsed.D().Round(time.Second),
 		r.Findings, r.NotApplicable, r.RecipeFaults, r.Harness)
 	for i, g := range r.Groups {
 		s += fmt.Sprintf("## %d. %s: %s\n\n%s\n\n", i+1, g.Judge, g.Kind, g.Sentence)
 		s += fmt.Sprintf("- runs: %d (first: seed %s)\n- drawn as: %s\n", len(g.Runs), g.Seed, g.Draw)
 		s += "- smallest reproduction:\n"
+		if g.Workload != "" {
+			s += "  - workload: " + g.Workload + "\n"
+		}
 		for _, l := range g.Shape {
 			s += "  - " + l + "\n"
 		}
@@ -318,14 +332,11 @@ func ReadExploreRuns(dir string) (ExploreConfig, []ExploreRun, error) {
 func MergeExplore(out string, dirs ...string) (*ExploreReport, error) {
 	var m *ExploreReport
 	for _, dir := range dirs {
-		b, err := os.ReadFile(filepath.Join(dir, "findings.json"))
+		rp, err := ReadExploreReport(dir)
 		if err != nil {
-			return nil, fmt.Errorf("scenarios: explore merge: %w (is %s a finished exploration?)", err, dir)
+			return nil, fmt.Errorf("scenarios: explore merge: %w", err)
 		}
-		var r ExploreReport
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("scenarios: explore merge: %s: %w", dir, err)
-		}
+		r := *rp
 		if m == nil {
 			c := r
 			c.Groups = nil
@@ -350,6 +361,12 @@ func MergeExplore(out string, dirs ...string) (*ExploreReport, error) {
 			m.FirstFinding, m.FirstFindingAfter = r.FirstFinding, r.FirstFindingAfter
 		}
 		for _, g := range r.Groups {
+			// A shard copied off where it ran (a CI artifact, a Job's
+			// volume) holds its runs under its own directory now.
+			if p := LocateExplorePage(dir, g.Page); p != "" && p != g.Page {
+				g.Replay = strings.Replace(g.Replay, g.Page, p, 1)
+				g.Page = p
+			}
 			m.Groups = mergeGroup(m.Groups, g)
 		}
 	}
@@ -358,6 +375,46 @@ func MergeExplore(out string, dirs ...string) (*ExploreReport, error) {
 	}
 	m.Shard = -1
 	return m, m.write(out)
+}
+
+// ExploreFindingsFile is the findings summary an exploration writes into
+// its directory (ExploreReport).
+const ExploreFindingsFile = "findings.json"
+
+// ReadExploreReport reads the findings summary of the exploration in dir.
+func ReadExploreReport(dir string) (*ExploreReport, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ExploreFindingsFile))
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: explore: %w (is %s a finished exploration?)", err, dir)
+	}
+	var r ExploreReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("scenarios: explore: %s: %w", dir, err)
+	}
+	return &r, nil
+}
+
+// LocateExplorePage finds the result.json a group's Page names, for the
+// exploration in dir: page as written (relative to where the exploration
+// ran), under dir, or — the directory moved since — its smallest/ or runs/
+// part under dir. "" when it is in none of these places.
+func LocateExplorePage(dir, page string) string {
+	if page == "" {
+		return ""
+	}
+	tries := []string{page, filepath.Join(dir, page)}
+	slashed := filepath.ToSlash(page)
+	for _, part := range []string{"smallest/", "runs/"} {
+		if i := strings.LastIndex(slashed, part); i >= 0 {
+			tries = append(tries, filepath.Join(dir, filepath.FromSlash(slashed[i:])))
+		}
+	}
+	for _, p := range tries {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && filepath.Base(p) == runfile.ResultFile {
+			return p
+		}
+	}
+	return ""
 }
 
 // mergeGroup adds g to groups, into the group of the same judge, kind and

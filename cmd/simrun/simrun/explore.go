@@ -4,8 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/etcdsim/etcdsim/reports"
 	"github.com/etcdsim/etcdsim/scenarios"
 	"github.com/etcdsim/etcdsim/seed"
 )
@@ -28,7 +31,7 @@ type exploreFlags struct {
 }
 
 func (f *exploreFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.family, "family", "", "the family: lock, election or discovery")
+	fs.StringVar(&f.family, "family", "", "the family: "+strings.Join(scenarios.ExploreFamilies(), ", "))
 	fs.StringVar(&f.recipe, "recipe", "", "the recipe, by its name in the family's registry or among the program's own")
 	fs.DurationVar(&f.budget, "budget", 0, "stop after this much wall time, such as 5m")
 	fs.IntVar(&f.runs, "runs", 0, "stop after this many runs")
@@ -38,7 +41,7 @@ func (f *exploreFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.parallel, "parallel", 1, "runs at once")
 	fs.BoolVar(&f.guided, "guided", false, "keep and mutate the draws that reach behaviour not seen before (default: every draw afresh, which found the gallery's pitfalls as fast)")
 	fs.IntVar(&f.shrink, "shrink-runs", 12, "runs spent shrinking each group of findings; negative: none")
-	fs.StringVar(&f.out, "out", "", "the directory: explore.jsonl (resumed from if present), runs/, smallest/, findings.json, findings.md")
+	fs.StringVar(&f.out, "out", "", "the directory: explore.jsonl (resumed from if present), runs/, smallest/, findings.json, findings.md, findings.html")
 	fs.BoolVar(&f.untilFound, "until-found", false, "stop at the first run that finds a violation (for a benchmark of time to first finding)")
 	fs.BoolVar(&f.merge, "merge", false, "merge the findings of the shard directories named into -out")
 }
@@ -109,11 +112,16 @@ func runExplore(e *env, args []string) (int, error) {
 	return code, derr
 }
 
-// exploreDone prints what an exploration found: 0 when nothing, 1 when
-// the recipe broke or faulted.
+// exploreDone renders the findings page and prints what an exploration
+// found: 0 when nothing, 1 when the recipe broke or faulted.
 func (e *env) exploreDone(rep *scenarios.ExploreReport, out string) (int, error) {
-	fmt.Fprintf(e.stdout, "%d distinct ways %s %s breaks in %d runs (%d findings, %d draws could not apply, %d recipe faults, %d harness failures); %s/findings.md\n",
-		len(rep.Groups), rep.Family, rep.Recipe, rep.Total, rep.Findings, rep.NotApplicable, rep.RecipeFaults, rep.Harness, out)
+	if err := reports.RenderFindings(out); err != nil {
+		// The JSON and Markdown are written; a page that could not be
+		// drawn loses nothing.
+		fmt.Fprintf(e.stderr, "simrun explore: %v\n", err)
+	}
+	fmt.Fprintf(e.stdout, "%d distinct ways %s %s breaks in %d runs (%d findings, %d draws could not apply, %d recipe faults, %d harness failures); %s\n",
+		len(rep.Groups), rep.Family, rep.Recipe, rep.Total, rep.Findings, rep.NotApplicable, rep.RecipeFaults, rep.Harness, filepath.Join(out, reports.FindingsPage))
 	if rep.FirstFinding > 0 {
 		fmt.Fprintf(e.stdout, "first finding at run %d, %v into this sitting\n", rep.FirstFinding, rep.FirstFindingAfter.D().Round(time.Millisecond))
 	}

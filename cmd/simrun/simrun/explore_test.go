@@ -1,6 +1,8 @@
 package simrun_test
 
 import (
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,5 +36,52 @@ func TestExploreBadInput(t *testing.T) {
 				t.Errorf("first line %q does not begin with simrun explore:", first)
 			}
 		})
+	}
+}
+
+// simrun explore -merge writes the merged findings page beside
+// findings.json and findings.md, each group linked to its run's page —
+// here in shards copied off where they ran, as a CI job's artifacts are.
+func TestExploreMergeWritesTheFindingsPage(t *testing.T) {
+	dir := t.TempDir()
+	var shards []string
+	for _, name := range []string{"shard-0", "shard-1"} {
+		shard := filepath.Join(dir, name)
+		copyTree(t, "../../../reports/testdata/findings", shard)
+		shards = append(shards, shard)
+	}
+	out := filepath.Join(dir, "merged")
+	code, stdout, stderr := simrunRun(t, append([]string{"explore", "-merge", "-out", out}, shards...)...)
+	if code != 1 || !strings.Contains(stdout, "3 distinct ways lock unfenced breaks in 24 runs") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and 3 distinct ways in 24 runs", code, stdout, stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "findings.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), `class="page" href="../shard-0/smallest/`); n != 3 {
+		t.Errorf("the merged page links %d groups to shard-0's runs, want 3:\n%s", n, page)
+	}
+}
+
+// copyTree copies the directory src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
