@@ -29,7 +29,7 @@ import (
 //	exit        exits
 //	garbage     answers with a line that is not JSON
 //	stranger    answers an id that was never sent
-//	late        answers 4s after its deadline
+//	late        answers 4s after its deadline (a minute after a request with none)
 //	silent      never answers
 //	noinit      exits before its first line
 //	sleepy      waits 3s before it reads its first line
@@ -145,7 +145,11 @@ func adapter(mode string) int {
 			case "late":
 				if op == breakOp {
 					wg.Go(func() {
-						time.Sleep(time.Duration(num(m["timeout_ms"]))*time.Millisecond + 4*time.Second)
+						late := time.Duration(num(m["timeout_ms"]))*time.Millisecond + 4*time.Second
+						if num(m["timeout_ms"]) == 0 {
+							late = time.Minute // no deadline: later than any Limit a test gives, however scaled
+						}
+						time.Sleep(late)
 						send(map[string]any{"id": id, "ok": false, "error": "timeout"})
 					})
 					continue

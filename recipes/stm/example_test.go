@@ -29,6 +29,7 @@ func transfer(ctx context.Context, cli *clientv3.Client, from, to string, amount
 // A user's transfer becomes a recipe of the stm family in one line:
 // stm.Transfers makes its constructor, whose Txner runs the transfer and
 // audits through etcd's STM. scenarios.STMSafety takes the recipe.
+// Real clock: an Example has no *testing.T, so it cannot enter a bubble.
 func ExampleTransfers() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
