@@ -87,11 +87,22 @@ func (b *base) untrack(h holder) {
 	b.mu.Unlock()
 }
 
-// drop closes and forgets h after a failed campaign.
+// drop closes and forgets h after a failed campaign. The caller's ctx has
+// often ended — a candidate that gave up is why the campaign failed — and a
+// close under it would fail at once and leave the candidate's key to live
+// out its lease, in the way of every other candidate. So the close runs on
+// a context of its own, kept from ctx's values and bounded by dropTimeout.
 func (b *base) drop(ctx context.Context, h holder) {
-	h.Close(ctx)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dropTimeout)
+	defer cancel()
+	h.Close(cctx)
 	b.untrack(h)
 }
+
+// dropTimeout bounds the close of a failed campaign's lease: long enough
+// for a revoke through a leader change, short enough not to hold the
+// caller long when the cluster cannot answer (the lease then expires).
+const dropTimeout = 2 * time.Second
 
 func (b *base) checkOpen() error {
 	b.mu.Lock()
