@@ -3,6 +3,7 @@ package program_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -34,10 +35,26 @@ func TestUnfencedSurvivesRestart(t *testing.T) {
 		{mode: "unfenced-forgets", says: `a restarted process's recipe declares that it hands out fencing tokens where the client's first declared no fencing token ("this recipe hands out no term"); the first declaration stands for the run`},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			cfg := program.Config{Argv: adapterArgv(tc.mode), Env: append(os.Environ(), "ETCDSIM_TEST_STARTS="+t.TempDir())}
-			s := find(t, scenarios.LockSafety(program.LockWith(tc.mode, cfg)), "/crash-holder")
-			res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
-			require.NoError(t, err)
+			// Real clock: the programs are other OS processes. On a busy
+			// machine the restarted program of "unfenced-forgets" may not
+			// answer init before the run ends, and then it declared
+			// nothing: such a run is tried again, at most three times.
+			var res *scenarios.Result
+			for try := range 3 {
+				starts := t.TempDir()
+				cfg := program.Config{Argv: adapterArgv(tc.mode), Env: append(os.Environ(), "ETCDSIM_TEST_STARTS="+starts)}
+				s := find(t, scenarios.LockSafety(program.LockWith(tc.mode, cfg)), "/crash-holder")
+				var err error
+				res, err = scenarios.Run(context.Background(), s, scenarios.Options{})
+				require.NoError(t, err)
+				if tc.says == "" || answered(starts) {
+					break
+				}
+				if try == 2 {
+					t.Skip("the restarted program answered init after the run ended in 3 runs: nothing to judge on this machine now")
+				}
+				t.Logf("run %d: the restarted program did not answer init before the run ended; again", try+1)
+			}
 			crashes := 0
 			for _, op := range res.History().Ops {
 				if op.Kind == checker.KindCrash {
@@ -96,4 +113,11 @@ func TestExamplesUnfencedAcrossRestart(t *testing.T) {
 			t.Logf("%s: %s; recipe faults %q", s.Name, res.Why, res.RecipeFaults)
 		})
 	}
+}
+
+// answered reports whether a restarted program answered init in the run
+// whose programs kept their starts in dir (answeredAgain).
+func answered(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*.answered"))
+	return len(m) > 0
 }
