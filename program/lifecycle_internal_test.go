@@ -32,7 +32,7 @@ func init() {
 }
 
 // owner starts stubborn and ends as how says: "exit" exits without closing
-// it; "wait" waits to be killed; "thread-exits" starts it from a goroutine
+// it, once a line on its stdin says to; "wait" waits to be killed; "thread-exits" starts it from a goroutine
 // whose OS thread then ends, says whether the program is still running a
 // moment later ("alive" or "dead"), and waits to be killed. "wait" ends
 // on SIGINT or SIGTERM as a run's process does, through a handler of its
@@ -59,6 +59,8 @@ func owner(how string) int {
 	fmt.Println(p.cmd.Process.Pid)
 	switch how {
 	case "exit":
+		// Exits once told to, after the test has seen the program run.
+		bufio.NewReader(os.Stdin).ReadString('\n') //nolint:errcheck // any end of stdin is the word to exit
 		return 0
 	case "thread-exits":
 		time.Sleep(300 * time.Millisecond) // the parent-death signal is sent at once if it is sent at all
@@ -110,6 +112,11 @@ func TestProgramDiesWithItsOwner(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), ownerEnv+"="+tt.how)
+			tell, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tell.Close()
 			out, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -139,6 +146,11 @@ func TestProgramDiesWithItsOwner(t *testing.T) {
 			}
 			if !running(pid) {
 				t.Fatalf("the program %d is not running before its owner ends", pid)
+			}
+			if tt.how == "exit" {
+				if _, err := tell.Write([]byte("exit\n")); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if tt.sig != 0 {
 				if err := cmd.Process.Signal(tt.sig); err != nil {
