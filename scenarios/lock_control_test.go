@@ -22,6 +22,12 @@ func TestLockPitfallsPassWithCorrectRecipe(t *testing.T) {
 		if s.Workload.Family != scenarios.FamilyLock || err != nil || !r.Broken {
 			continue
 		}
+		if strings.HasPrefix(s.Name, "upstream/etcd-21126/") {
+			// One holder whose Mutex session may hold on past the heal to
+			// the run's end: a correct run can leave liveness undecided.
+			// Its registered variant with the fix is its control.
+			continue
+		}
 		// The correct recipe: etcd's Mutex, or where the scenario asks each
 		// holder for a keep-alive answer, the Mutex that asks etcd for one
 		// (KeepAliveOnce), since the plain one has none to give.
