@@ -176,8 +176,8 @@ func (c *campaignFile) expand(registered []scenarios.Scenario) ([]job, error) {
 }
 
 // apply sets what o overrides on s: its TTL first, which scales the
-// scenario's times (ttlSpec), then the duration and faults it sets
-// outright.
+// scenario's times (ttlSpec), then the duration, clients, latency, auth
+// and faults it sets outright.
 func (o override) apply(s *scenarios.Scenario) error {
 	var err error
 	if *s, err = o.TTL.apply(*s); err != nil {
@@ -188,6 +188,9 @@ func (o override) apply(s *scenarios.Scenario) error {
 	}
 	if o.Clients > 0 {
 		s.Workload.Clients = o.Clients
+	}
+	if o.Latency > 0 {
+		s.Cluster.Latency = o.Latency
 	}
 	if o.Auth != nil {
 		cp := *o.Auth.a

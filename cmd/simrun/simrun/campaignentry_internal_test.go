@@ -72,7 +72,7 @@ func TestCampaignFileErrors(t *testing.T) {
 		{"unknown field", "scenarios: [lock/]\nseeds: [1]\nbogus: 3\n",
 			`line 3: unknown field "bogus" in a campaign; valid fields: scenarios, seeds, members, overrides`},
 		{"unknown override field", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - name: x\n    durashun: 3s\n",
-			`line 5: unknown field "durashun" in an override; valid fields: name, duration, clients, ttl, auth, faults`},
+			`line 5: unknown field "durashun" in an override; valid fields: name, duration, clients, ttl, latency, auth, faults`},
 		{"bad duration", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - duration: 3 s\n", `line 4: duration "3 s": want Go's duration text`},
 		{"bad ttl", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - ttl: soon\n", `line 4: `},
 		{"clients not a number", "scenarios: [lock/]\nseeds: [1]\noverrides:\n  - clients: four\n", `line 4: clients: "four": want a whole number of clients`},
@@ -183,5 +183,35 @@ overrides:
 	}
 	if mine := byVariant["mine"]; !mine.Workload.ObservedTTL || mine.Workload.TTL.D() == 6*time.Second {
 		t.Errorf("mine: observed_ttl %v, ttl %v; want the recipe's grants to decide", mine.Workload.ObservedTTL, mine.Workload.TTL)
+	}
+}
+
+// TestCampaignOverrideLatency checks that an override's latency sets every
+// link's delay of the variant it names and leaves the scenario's own in
+// the others, and that a negative one is refused on its line.
+func TestCampaignOverrideLatency(t *testing.T) {
+	jobs := expandYAML(t, `scenarios: [lock/mutex/standard-mix]
+seeds: [1]
+overrides:
+  - name: as-written
+  - name: wire
+    latency: 2ms
+`)
+	byVariant := map[string]scenarios.Scenario{}
+	for _, j := range jobs {
+		byVariant[j.variant] = j.scenario
+	}
+	if d := byVariant["wire"].Cluster.Latency.D(); d != 2*time.Millisecond {
+		t.Errorf("wire: latency %v; want the override's 2ms", d)
+	}
+	if d := byVariant["as-written"].Cluster.Latency.D(); d != 0 {
+		t.Errorf("as-written: latency %v; want the scenario's own 0", d)
+	}
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(f, []byte("scenarios: [lock/]\nseeds: [1]\noverrides:\n  - latency: -2ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readCampaign(f); err == nil || !strings.Contains(err.Error(), "line 4: overrides[0].latency -2ms: must not be negative") {
+		t.Errorf("readCampaign with latency -2ms: %v; want the line and that it must not be negative", err)
 	}
 }

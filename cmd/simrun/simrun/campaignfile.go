@@ -33,6 +33,7 @@ import (
 //	    duration: 6s
 //	    clients: 4
 //	    ttl: 2s                       # the schedule and bounds scale with it; or observed
+//	    latency: 2ms                  # every link's one-way delay, ±half (default the scenario's own)
 //	    auth: jwt:2s                  # etcd's auth on (simple or jwt[:TTL]), each client a user of its own
 //	    faults:                       # replaces the scenario's schedule
 //	      - "at 1s for 2s: kill(leader)"
@@ -156,7 +157,7 @@ func fieldErr(n *yaml.Node, field string, err error, want string) error {
 }
 
 // overrideFields are the fields an override may have.
-var overrideFields = []string{"name", "duration", "clients", "ttl", "auth", "faults"}
+var overrideFields = []string{"name", "duration", "clients", "ttl", "latency", "auth", "faults"}
 
 // override is one variant of a campaign's scenarios.
 type override struct {
@@ -164,6 +165,7 @@ type override struct {
 	Duration scenarios.Duration  `yaml:"duration"`
 	Clients  int                 `yaml:"clients"`
 	TTL      ttlSpec             `yaml:"ttl"`
+	Latency  scenarios.Duration  `yaml:"latency"`
 	Auth     *authSpec           `yaml:"auth"`
 	Faults   *[]lined[faultStep] `yaml:"faults"`
 	line     int                 // the line the override begins on
@@ -201,6 +203,8 @@ func (o *override) UnmarshalYAML(n *yaml.Node) error {
 			}
 			o.TTL = t
 			return "", nil
+		case "latency":
+			return "want Go's duration text such as 2ms", v.Decode(&o.Latency)
 		case "auth":
 			o.Auth = new(authSpec)
 			return "want " + authSpecForm, v.Decode(o.Auth)
@@ -350,7 +354,7 @@ func readCampaign(path string) (*campaignFile, error) {
 			field    string
 			negative bool
 			value    any
-		}{{"duration", o.Duration < 0, o.Duration}, {"clients", o.Clients < 0, o.Clients}} {
+		}{{"duration", o.Duration < 0, o.Duration}, {"clients", o.Clients < 0, o.Clients}, {"latency", o.Latency < 0, o.Latency}} {
 			if v.negative {
 				errs = append(errs, fmt.Errorf("line %d: overrides[%d].%s %v: must not be negative", o.lineOf(v.field), i, v.field, v.value))
 			}
@@ -410,7 +414,7 @@ func (l campaignLines) lineOf(finding string) int {
 		}
 		for _, f := range []struct{ says, field string }{
 			{"faults.timeline", "duration"}, {"workload.duration", "duration"}, {"workload.clients", "clients"},
-			{"workload.ttl", "ttl"}, {"cluster.auth", "auth"}, {"auth", "auth"}, {"step ", "faults"}, {"trigger ", "faults"},
+			{"workload.ttl", "ttl"}, {"cluster.latency", "latency"}, {"cluster.auth", "auth"}, {"auth", "auth"}, {"step ", "faults"}, {"trigger ", "faults"},
 		} {
 			if _, set := o.lines[f.field]; set && strings.Contains(finding, f.says) {
 				return o.lineOf(f.field)

@@ -14,7 +14,7 @@ import (
 
 var runCommand = &command{
 	name:    "run",
-	usage:   "[-f FILE]... [-command 'PROGRAM ARG...' [-recipe NAME]] [-seed N] [-runs N] [-parallel P] [-ttl T|observed] [-duration D] [-members M] [-out DIR] [-run-timeout D] [-inprocess] [NAME...]",
+	usage:   "[-f FILE]... [-command 'PROGRAM ARG...' [-recipe NAME]] [-seed N] [-runs N] [-parallel P] [-ttl T|observed] [-duration D] [-members M] [-latency D] [-out DIR] [-run-timeout D] [-inprocess] [NAME...]",
 	summary: "run the scenarios NAME... (exact names, prefixes such as lock/, or globs such as lock/*/pause-*) and those of scenario files (-f, the JSON simrun shrink writes)",
 	flags:   func(fs *flag.FlagSet) { new(runFlags).register(fs) },
 }
@@ -29,6 +29,7 @@ type runFlags struct {
 	duration time.Duration
 	ttl      string
 	members  int
+	latency  time.Duration
 	files    fileList
 	command  string
 	recipe   string
@@ -47,6 +48,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 0, "how long each workload runs (default each scenario's own, scaled with -ttl)")
 	fs.StringVar(&f.ttl, "ttl", "", "the recipe's lease TTL, a whole number of seconds such as 6s: each scenario is played at it, its times and its judges' bounds scaled by TTL over its own; \"observed\" takes the TTL the recipe grants (default each scenario's own)")
 	fs.IntVar(&f.members, "members", 0, "cluster members (default each scenario's own)")
+	fs.DurationVar(&f.latency, "latency", 0, "every link's one-way delay, each chunk of bytes held back latency±latency/2 (default each scenario's own, most often 0: on the virtual clock a request then takes no time)")
 	fs.Var(&f.files, "f", "a scenario file (JSON, as result.json's \"scenario\" or simrun shrink's output) to run; may be given several times")
 	fs.StringVar(&f.command, "command", "", "run each scenario with a recipe in another process instead, in place of the recipe its name names: this program, one process per client, speaking docs/protocol.md (split on spaces; on the real clock)")
 	fs.StringVar(&f.recipe, "recipe", "process", "with -command, the recipe's name in scenario names and reports")
@@ -78,8 +80,8 @@ func runRun(e *env, args []string) (int, error) {
 			return exitUsage, configErr(fmt.Errorf("-ttl: %w", err))
 		}
 	}
-	if f.duration < 0 || f.members < 0 {
-		return exitUsage, usagef("-duration and -members must not be negative")
+	if f.duration < 0 || f.members < 0 || f.latency < 0 {
+		return exitUsage, usagef("-duration, -members and -latency must not be negative")
 	}
 	var picked []scenarios.Scenario
 	if len(names) > 0 {
@@ -114,6 +116,9 @@ func runRun(e *env, args []string) (int, error) {
 		}
 		if f.members > 0 {
 			s.Cluster.Members = f.members
+		}
+		if f.latency > 0 {
+			s.Cluster.Latency = scenarios.Duration(f.latency)
 		}
 		base := s.Seed
 		if first != nil {
