@@ -224,17 +224,17 @@ func TestPartitionStopsAppendsAndSnapshots(t *testing.T) {
 	cli := client(t, c, "c", lead.Name())
 	put(t, cli, "before", "x")
 	eventually(t, "the victim applies the first write", func() bool {
-		return victim.Etcd().Server.AppliedIndex() >= lead.Etcd().Server.AppliedIndex()
+		return victim.Server().AppliedIndex() >= lead.Server().AppliedIndex()
 	})
 	if err := c.Isolate(victim.Name()); err != nil {
 		t.Fatal(err)
 	}
 	// Entries that crossed just before the cut may still be applying; take
 	// the frozen index once it has stood still for 200ms.
-	frozen := victim.Etcd().Server.AppliedIndex()
+	frozen := victim.Server().AppliedIndex()
 	eventually(t, "the victim's applied index settles after the cut", func() bool {
 		time.Sleep(200 * time.Millisecond)
-		now := victim.Etcd().Server.AppliedIndex()
+		now := victim.Server().AppliedIndex()
 		settled := now == frozen
 		frozen = now
 		return settled
@@ -242,15 +242,15 @@ func TestPartitionStopsAppendsAndSnapshots(t *testing.T) {
 	for i := range 200 { // ten snapshots' worth
 		put(t, cli, fmt.Sprintf("k%03d", i), "v")
 	}
-	if got := victim.Etcd().Server.AppliedIndex(); got != frozen {
+	if got := victim.Server().AppliedIndex(); got != frozen {
 		t.Fatalf("isolated member applied index moved %d → %d: entries leaked through the partition", frozen, got)
 	}
 	if err := c.HealAll(); err != nil {
 		t.Fatal(err)
 	}
-	want := lead.Etcd().Server.AppliedIndex()
+	want := lead.Server().AppliedIndex()
 	eventually(t, "the healed member catches up", func() bool {
-		return victim.Etcd().Server.AppliedIndex() >= want
+		return victim.Server().AppliedIndex() >= want
 	})
 	direct := client(t, c, "v", victim.Name())
 	if got := get(t, direct, "k199"); got != "v" {

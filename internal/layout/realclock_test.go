@@ -20,8 +20,6 @@ var notYetAudited = []string{
 	"cluster/bench_test.go",
 	"cluster/clients_test.go",
 	"cluster/libendpoints_test.go",
-	"cluster/link_test.go",
-	"cluster/member_test.go",
 	"cluster/overlay_test.go",
 	"cluster/partition_test.go",
 	"discovery/badinput_test.go",
