@@ -21,7 +21,6 @@ var notYetAudited = []string{
 	"cluster/clients_test.go",
 	"cluster/libendpoints_test.go",
 	"cluster/overlay_test.go",
-	"cluster/partition_test.go",
 	"discovery/badinput_test.go",
 	"discovery/bench_test.go",
 	"discovery/example_endpoints_test.go",
