@@ -20,7 +20,6 @@ var notYetAudited = []string{
 	"cluster/bench_test.go",
 	"cluster/clients_test.go",
 	"cluster/libendpoints_test.go",
-	"cluster/overlay_test.go",
 	"discovery/badinput_test.go",
 	"discovery/bench_test.go",
 	"discovery/example_endpoints_test.go",
