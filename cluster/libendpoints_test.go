@@ -99,11 +99,12 @@ func TestEndpointsOfVirtual(t *testing.T) {
 	})
 }
 
-// oneMemberLib starts a one-member cluster and returns the addresses
-// EndpointsOf gives a library of its client "lib".
+// oneMemberLib starts a one-member cluster on the virtual clock (its
+// callers run in a bubble) and returns the addresses EndpointsOf gives a
+// library of its client "lib".
 func oneMemberLib(t *testing.T) (*Cluster, []string) {
 	t.Helper()
-	c := New(t, Config{Members: 1})
+	c := New(t, Config{Clock: ClockVirtual, Members: 1})
 	eps, err := EndpointsOf(client(t, c, "lib"), "lib", "no dialer")
 	if err != nil {
 		t.Fatal(err)
