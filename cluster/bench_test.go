@@ -8,7 +8,27 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
+
+// startCtx is a minute, stretched with the machine's load, for a
+// benchmark's cluster to start in; it ends with the benchmark.
+func startCtx(b *testing.B) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
+	b.Cleanup(cancel)
+	return ctx
+}
+
+// The benchmarks here run on the real clock: they measure the wall time
+// of a start, a failover and a lock round trip on loopback sockets, what a
+// run on the real clock costs (bench_virtual_test.go measures the first
+// two on the virtual clock, in wall and virtual time); and
+// BenchmarkLinkOverhead compares a client of the members' own listeners,
+// real sockets the virtual clock does not have, with one through the
+// links. Their waits for a start or a new leader stretch with the
+// machine's load (patience.Scale); what they measure has no deadline, so a
+// long -benchtime runs to its end.
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
@@ -17,8 +37,10 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func BenchmarkLifecycle(b *testing.B) {
 	var start, stop time.Duration
 	for b.Loop() {
+		ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 		t0 := time.Now()
-		c, err := Start(context.Background(), Config{})
+		c, err := Start(ctx, Config{})
+		cancel()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -36,7 +58,7 @@ func BenchmarkLifecycle(b *testing.B) {
 // BenchmarkFailover kills the leader and measures until a write through a
 // client linked to every member succeeds under the new leader.
 func BenchmarkFailover(b *testing.B) {
-	c, err := Start(context.Background(), Config{})
+	c, err := Start(startCtx(b), Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +70,7 @@ func BenchmarkFailover(b *testing.B) {
 	var total time.Duration
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 		if err := c.WaitHealthy(ctx); err != nil {
 			b.Fatal(err)
 		}
@@ -65,7 +87,9 @@ func BenchmarkFailover(b *testing.B) {
 			b.Fatal(err)
 		}
 		for {
-			wctx, wcancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			// Each write waits 100 ms, stretched with the machine's load: on
+			// a loaded machine a fixed 100 ms may be too short for any write.
+			wctx, wcancel := context.WithTimeout(ctx, patience.Scale(100*time.Millisecond))
 			_, err := cli.Put(wctx, "failover", fmt.Sprint(i))
 			wcancel()
 			if err == nil {
@@ -90,7 +114,7 @@ func BenchmarkFailover(b *testing.B) {
 // lock+unlock through a client connected straight to the members' real
 // listeners with the same through a named client's links.
 func BenchmarkLinkOverhead(b *testing.B) {
-	c, err := Start(context.Background(), Config{})
+	c, err := Start(startCtx(b), Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,7 +135,7 @@ func BenchmarkLinkOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	measure := func(cli *clientv3.Client, n int) time.Duration {
-		ctx := context.Background()
+		ctx := context.Background() // however long -benchtime runs
 		s, err := concurrency.NewSession(cli, concurrency.WithTTL(5))
 		if err != nil {
 			b.Fatal(err)
