@@ -64,70 +64,70 @@ func TestBadArguments(t *testing.T) {
 
 // TestMisuse checks the errors of calls out of order: a second Register, a
 // Register after Close, a target naming another service, a Build after
-// Close.
+// Close. It runs on the virtual clock; a bubble cannot hold t.Run, so each
+// recipe's checks are one pass of a loop, its failures named after it.
 func TestMisuse(t *testing.T) {
-	c := cluster.New(t, cluster.Config{})
-	cli := clustertest.Client(t, c, "c1")
-	for _, r := range discovery.Registrars() {
-		t.Run(r.Name, func(t *testing.T) {
-			ctx := clustertest.Context(t)
+	clustertest.Virtual(t, func(t *testing.T) {
+		c := cluster.New(t, cluster.Config{})
+		cli := clustertest.Client(t, c, "c1")
+		ctx := clustertest.Context(t)
+		for _, r := range discovery.Registrars() {
 			reg := register(t, ctx, r.Name, cli, "misuse-"+r.Name, "a:1", discovery.Options{TTL: 5 * time.Second})
 			if err := reg.Register(ctx); !errors.Is(err, discovery.ErrRegistered) {
-				t.Errorf("second Register: got %v, want ErrRegistered", err)
+				t.Errorf("%s: second Register: got %v, want ErrRegistered", r.Name, err)
 			}
 			if err := reg.Close(); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", r.Name, err)
 			}
 			if !clustertest.Closed(reg.Done()) {
-				t.Error("Done open after Close")
+				t.Errorf("%s: Done open after Close", r.Name)
 			}
 			resp, err := cli.Get(ctx, reg.Key())
 			if err != nil || len(resp.Kvs) != 0 {
-				t.Errorf("after Close, %s: %v %v; want it gone", reg.Key(), resp.Kvs, err)
+				t.Errorf("%s: after Close, %s: %v %v; want it gone", r.Name, reg.Key(), resp.Kvs, err)
 			}
 			if err := reg.Register(ctx); !errors.Is(err, discovery.ErrClosed) {
-				t.Errorf("Register after Close: got %v, want ErrClosed", err)
+				t.Errorf("%s: Register after Close: got %v, want ErrClosed", r.Name, err)
 			}
-		})
-	}
-	for _, r := range discovery.Resolvers() {
-		t.Run(r.Name, func(t *testing.T) {
+		}
+		for _, r := range discovery.Resolvers() {
 			res := resolve(t, r.Name, cli, "svc")
 			other := resolver.Target{URL: url.URL{Scheme: "etcd", Path: "/other"}}
 			if _, err := res.Build(other, nil, resolver.BuildOptions{}); !errors.Is(err, discovery.ErrWrongTarget) {
-				t.Errorf("Build(etcd:///other): got %v, want ErrWrongTarget", err)
+				t.Errorf("%s: Build(etcd:///other): got %v, want ErrWrongTarget", r.Name, err)
 			}
 			if err := res.Close(); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", r.Name, err)
 			}
 			own := resolver.Target{URL: url.URL{Scheme: "etcd", Path: "/svc"}}
 			if _, err := res.Build(own, nil, resolver.BuildOptions{}); !errors.Is(err, discovery.ErrClosed) {
-				t.Errorf("Build after Close: got %v, want ErrClosed", err)
+				t.Errorf("%s: Build after Close: got %v, want ErrClosed", r.Name, err)
 			}
 			if _, ok := <-res.Observe(context.Background()); ok {
-				t.Error("Observe after Close sent a state")
+				t.Errorf("%s: Observe after Close sent a state", r.Name)
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestTTLBelowClusterMinimum runs a cluster whose minimum lease TTL is 2s
 // and asks every registrar for 1s: etcd would silently grant 2s; the
-// registrars say so instead.
+// registrars say so instead. It runs on the virtual clock, each registrar
+// one pass of a loop (a bubble cannot hold t.Run).
 func TestTTLBelowClusterMinimum(t *testing.T) {
-	c := cluster.New(t, cluster.Config{HeartbeatInterval: 100 * time.Millisecond, ElectionTimeout: time.Second})
-	cli := clustertest.Client(t, c, "c1")
-	for _, r := range discovery.Registrars() {
-		t.Run(r.Name, func(t *testing.T) {
-			ctx := clustertest.Context(t)
+	clustertest.Virtual(t, func(t *testing.T) {
+		c := cluster.New(t, cluster.Config{HeartbeatInterval: 100 * time.Millisecond, ElectionTimeout: time.Second})
+		cli := clustertest.Client(t, c, "c1")
+		ctx := clustertest.Context(t)
+		for _, r := range discovery.Registrars() {
 			reg, err := r.New(cli, "minttl", "a:1", discovery.Options{TTL: time.Second})
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", r.Name, err)
 			}
-			defer reg.Close()
 			if err := reg.Register(ctx); !errors.Is(err, discovery.ErrBadTTL) {
-				t.Fatalf("got %v, want ErrBadTTL", err)
+				t.Errorf("%s: got %v, want ErrBadTTL", r.Name, err)
 			}
-		})
-	}
+			reg.Close() //nolint:errcheck // only the refusal is checked
+		}
+	})
 }
