@@ -1,6 +1,7 @@
 package discovery_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -8,7 +9,19 @@ import (
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/cluster/clustertest"
 	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
+
+// The benchmarks here run on the real clock: they measure, in wall time,
+// how long a registrar and the resolvers take over loopback sockets. Each
+// round's waits end after clustertest.Patience, stretched with the
+// machine's load (patience.Scale), so a round that never ends fails
+// instead of hanging.
+
+// round returns the context of one round of a benchmark.
+func round(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, patience.Scale(clustertest.Patience))
+}
 
 // BenchmarkReregister measures how long the correct registrar takes to
 // register again after its lease is revoked.
@@ -21,19 +34,24 @@ func BenchmarkReregister(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer reg.Close()
-	if err := reg.Register(ctx); err != nil {
+	rctx, cancel := round(ctx)
+	err = reg.Register(rctx)
+	cancel()
+	if err != nil {
 		b.Fatal(err)
 	}
 	var total time.Duration
 	for b.Loop() {
-		lease := waitKey(b, ctx, admin, reg.Key(), true)
+		rctx, cancel := round(ctx)
+		lease := waitKey(b, rctx, admin, reg.Key(), true)
 		t0 := time.Now()
-		if _, err := admin.Revoke(ctx, lease); err != nil {
+		if _, err := admin.Revoke(rctx, lease); err != nil {
 			b.Fatal(err)
 		}
-		for waitKey(b, ctx, admin, reg.Key(), true) == lease {
+		for waitKey(b, rctx, admin, reg.Key(), true) == lease {
 		}
 		total += time.Since(t0)
+		cancel()
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/reregister")
 }
@@ -51,22 +69,24 @@ func BenchmarkResolverCatchUp(b *testing.B) {
 			var total time.Duration
 			i := 0
 			for b.Loop() {
+				rctx, cancel := round(ctx)
 				addr := fmt.Sprintf("i%d:1", i)
 				i++
 				reg, err := discovery.NewKeepAlive(cli, service, addr, discovery.Options{TTL: 5 * time.Second})
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := reg.Register(ctx); err != nil {
+				if err := reg.Register(rctx); err != nil {
 					b.Fatal(err)
 				}
 				t0 := time.Now()
-				waitState(b, ctx, res, addr, func(s discovery.State) bool { return len(s.Endpoints) == 1 })
+				waitState(b, rctx, res, addr, func(s discovery.State) bool { return len(s.Endpoints) == 1 })
 				total += time.Since(t0)
 				if err := reg.Close(); err != nil {
 					b.Fatal(err)
 				}
-				waitState(b, ctx, res, "none", func(s discovery.State) bool { return len(s.Endpoints) == 0 })
+				waitState(b, rctx, res, "none", func(s discovery.State) bool { return len(s.Endpoints) == 0 })
+				cancel()
 			}
 			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/catchup")
 		})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
@@ -15,8 +16,14 @@ import (
 // given the endpoints of a named client; a fault aimed at that client then
 // reaches it. Isolated, it can no longer keep its lease alive, and its
 // address disappears.
+//
+// The example runs its cluster on the real clock: the registrar dials etcd
+// with a client of its own, and ClientEndpoints gives out loopback
+// addresses, which only the real clock has (on the virtual one its network
+// is in memory). Its deadline stretches with the machine's load
+// (patience.Scale).
 func Example_clientEndpoints() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {

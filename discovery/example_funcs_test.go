@@ -9,12 +9,19 @@ import (
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
+
+// The examples run their cluster on the real clock, as a program that
+// calls cluster.Start outside a test does: an Example has no *testing.T
+// for clustertest.Virtual, and what hosts a bubble without one is internal
+// to etcdsim, not code a reader could copy. Their deadlines stretch with
+// the machine's load (patience.Scale).
 
 // A library's register and deregister — two etcd calls stand for them
 // here — make a Registrar with Funcs.
 func ExampleFuncs() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	must(err)
@@ -47,7 +54,7 @@ func ExampleFuncs() {
 // A library that sends its listings on a channel — one listing of the
 // prefix stands for its watcher here — makes a Resolver with Relay.
 func ExampleRelay() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	must(err)

@@ -9,13 +9,20 @@ import (
 
 	"github.com/etcdsim/etcdsim/cluster"
 	"github.com/etcdsim/etcdsim/discovery"
+	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
 // Three echo instances register under "echo"; a client dials
 // etcd:///echo and its calls go round the three. One instance leaves, and
 // the calls go round the two that are left.
+//
+// The example runs its cluster on the real clock: an Example has no
+// *testing.T for clustertest.Virtual, and its echo backends listen on
+// loopback sockets (StartBackend), which only the real clock has. Its
+// deadline stretches with the machine's load (patience.Scale).
 func Example() {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
+	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Config{})
 	must(err)
 	defer c.Close()

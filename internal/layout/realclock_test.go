@@ -17,10 +17,6 @@ import (
 // clock and do not yet say why. The list only shrinks: a file that says
 // why, or no longer starts a real-clock cluster, must leave it.
 var notYetAudited = []string{
-	"discovery/bench_test.go",
-	"discovery/example_endpoints_test.go",
-	"discovery/example_funcs_test.go",
-	"discovery/example_test.go",
 	"scenarios/bench_test.go",
 }
 
