@@ -17,6 +17,11 @@ import (
 // acquire and release recorded (with a fault Env observing the recorder)
 // and once without, alternating so that both see the same machine. It
 // reports the mean round of each and the overhead of recording in percent.
+//
+// It runs on the real clock: what it measures is the wall time of a round
+// over loopback sockets, and in a bubble time.Now would read the virtual
+// clock, which stands still while the recorder works. Its rounds have no
+// deadline, so a long -benchtime runs to its end.
 func BenchmarkLockLoopRecording(b *testing.B) {
 	ctx := b.Context()
 	c := cluster.New(b, cluster.Config{})

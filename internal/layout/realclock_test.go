@@ -16,9 +16,7 @@ import (
 // notYetAudited lists the test files that start a cluster on the real
 // clock and do not yet say why. The list only shrinks: a file that says
 // why, or no longer starts a real-clock cluster, must leave it.
-var notYetAudited = []string{
-	"scenarios/bench_test.go",
-}
+var notYetAudited = []string{}
 
 // A test on the real clock races the wall clock against a CPU it shares,
 // so it is the exception: a test file that starts a cluster outside a
