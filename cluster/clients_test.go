@@ -149,72 +149,74 @@ func TestClientEndpointsErrors(t *testing.T) {
 // lease's second passes in the bubble's time; a bubble cannot hold t.Run,
 // so the bad names are one loop.
 func TestCrashClientLetsItsLeaseExpire(t *testing.T) {
-	bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) {
-		c := New(t, Config{Clock: ClockVirtual})
-		ctx := testCtx(t)
-		cli := client(t, c, "c1")
-		observer := client(t, c, "obs")
-		lease, err := cli.Grant(ctx, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		acks, err := cli.KeepAlive(context.Background(), lease.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := <-acks; !ok {
-			t.Fatal("the keepalive ended before its first renewal")
-		}
-		watch := cli.Watch(context.Background(), "k")
-		if err := c.CrashClient("c1"); err != nil {
-			t.Fatal(err)
-		}
-		// Both channels close with the client: its keep-alive and watch stopped.
-		for range acks {
-		}
-		for range watch {
-		}
-		eventually(t, "the crashed client's lease expires on the server", func() bool {
-			resp, err := observer.TimeToLive(ctx, lease.ID)
-			return err == nil && resp.TTL == -1
-		})
-		if got := c.ClientNames(); !slices.Contains(got, "c1") {
-			t.Errorf("ClientNames %v lacks the crashed c1: faults could no longer aim at it", got)
-		}
-		if _, err := c.Client("c1"); !errors.Is(err, ErrCrashed) {
-			t.Errorf("Client(c1) while crashed: %v, want ErrCrashed", err)
-		}
-		if err := c.CrashClient("c1"); !errors.Is(err, ErrCrashed) {
-			t.Errorf("CrashClient(c1) twice: %v, want ErrCrashed", err)
-		}
+	bubble.Test(t, bubble.Options{Name: t.Name()}, crashClientLetsItsLeaseExpire)
+}
 
-		fresh, err := c.RestartClient("c1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fresh == cli {
-			t.Fatal("RestartClient returned the crashed client")
-		}
-		if got, err := c.Client("c1"); err != nil || got != fresh {
-			t.Errorf("Client(c1) after restart = %p, %v; want the fresh client %p", got, err, fresh)
-		}
-		put(t, fresh, "k", "after restart")
-		if _, err := c.RestartClient("c1"); err == nil || !contains(err.Error(), "not crashed") {
-			t.Errorf("RestartClient of a running client: %v, want not crashed", err)
-		}
-		for _, tc := range []struct {
-			name string
-			call func() error
-		}{
-			{"crash unknown", func() error { return c.CrashClient("nobody") }},
-			{"restart unknown", func() error { _, err := c.RestartClient("nobody"); return err }},
-			{"crash a member", func() error { return c.CrashClient("m0") }},
-		} {
-			if err := tc.call(); !errors.Is(err, ErrUnknownNode) {
-				t.Errorf("%s: got %v, want ErrUnknownNode", tc.name, err)
-			}
-		}
+func crashClientLetsItsLeaseExpire(t *testing.T) {
+	c := New(t, Config{Clock: ClockVirtual})
+	ctx := testCtx(t)
+	cli := client(t, c, "c1")
+	observer := client(t, c, "obs")
+	lease, err := cli.Grant(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acks, err := cli.KeepAlive(context.Background(), lease.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := <-acks; !ok {
+		t.Fatal("the keepalive ended before its first renewal")
+	}
+	watch := cli.Watch(context.Background(), "k")
+	if err := c.CrashClient("c1"); err != nil {
+		t.Fatal(err)
+	}
+	// Both channels close with the client: its keep-alive and watch stopped.
+	for range acks {
+	}
+	for range watch {
+	}
+	eventually(t, "the crashed client's lease expires on the server", func() bool {
+		resp, err := observer.TimeToLive(ctx, lease.ID)
+		return err == nil && resp.TTL == -1
 	})
+	if got := c.ClientNames(); !slices.Contains(got, "c1") {
+		t.Errorf("ClientNames %v lacks the crashed c1: faults could no longer aim at it", got)
+	}
+	if _, err := c.Client("c1"); !errors.Is(err, ErrCrashed) {
+		t.Errorf("Client(c1) while crashed: %v, want ErrCrashed", err)
+	}
+	if err := c.CrashClient("c1"); !errors.Is(err, ErrCrashed) {
+		t.Errorf("CrashClient(c1) twice: %v, want ErrCrashed", err)
+	}
+
+	fresh, err := c.RestartClient("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh == cli {
+		t.Fatal("RestartClient returned the crashed client")
+	}
+	if got, err := c.Client("c1"); err != nil || got != fresh {
+		t.Errorf("Client(c1) after restart = %p, %v; want the fresh client %p", got, err, fresh)
+	}
+	put(t, fresh, "k", "after restart")
+	if _, err := c.RestartClient("c1"); err == nil || !contains(err.Error(), "not crashed") {
+		t.Errorf("RestartClient of a running client: %v, want not crashed", err)
+	}
+	for _, tc := range []struct {
+		name string
+		call func() error
+	}{
+		{"crash unknown", func() error { return c.CrashClient("nobody") }},
+		{"restart unknown", func() error { _, err := c.RestartClient("nobody"); return err }},
+		{"crash a member", func() error { return c.CrashClient("m0") }},
+	} {
+		if err := tc.call(); !errors.Is(err, ErrUnknownNode) {
+			t.Errorf("%s: got %v, want ErrUnknownNode", tc.name, err)
+		}
+	}
 }
 
 // A crash cuts off code that dials etcd itself through ClientEndpoints, and

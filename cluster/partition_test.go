@@ -234,90 +234,94 @@ func (s *renewalStream) RecvMsg(m any) error {
 // the append stream or a snapshot, until the cut heals; then it catches up
 // (here by snapshot: the leader's log is compacted meanwhile).
 func TestPartitionStopsAppendsAndSnapshots(t *testing.T) {
-	eachClock(t, func(t *testing.T, clock Clock) {
-		c := New(t, Config{Clock: clock, SnapshotCount: 20})
-		lead := leader(t, c)
-		victim := followers(c, lead)[0]
-		cli := client(t, c, "c", lead.Name())
-		put(t, cli, "before", "x")
-		eventually(t, "the victim applies the first write", func() bool {
-			return victim.Server().AppliedIndex() >= lead.Server().AppliedIndex()
-		})
-		if err := c.Isolate(victim.Name()); err != nil {
-			t.Fatal(err)
-		}
-		// Entries that crossed just before the cut may still be applying; take
-		// the frozen index once it has stood still for 200ms.
-		frozen := victim.Server().AppliedIndex()
-		eventually(t, "the victim's applied index settles after the cut", func() bool {
-			time.Sleep(200 * time.Millisecond)
-			now := victim.Server().AppliedIndex()
-			settled := now == frozen
-			frozen = now
-			return settled
-		})
-		for i := range 200 { // ten snapshots' worth
-			put(t, cli, fmt.Sprintf("k%03d", i), "v")
-		}
-		if got := victim.Server().AppliedIndex(); got != frozen {
-			t.Fatalf("isolated member applied index moved %d → %d: entries leaked through the partition", frozen, got)
-		}
-		if err := c.HealAll(); err != nil {
-			t.Fatal(err)
-		}
-		want := lead.Server().AppliedIndex()
-		eventually(t, "the healed member catches up", func() bool {
-			return victim.Server().AppliedIndex() >= want
-		})
-		direct := client(t, c, "v", victim.Name())
-		if got := get(t, direct, "k199"); got != "v" {
-			t.Errorf("healed member reads k199=%q, want v", got)
-		}
+	eachClock(t, partitionStopsAppendsAndSnapshots)
+}
+
+func partitionStopsAppendsAndSnapshots(t *testing.T, clock Clock) {
+	c := New(t, Config{Clock: clock, SnapshotCount: 20})
+	lead := leader(t, c)
+	victim := followers(c, lead)[0]
+	cli := client(t, c, "c", lead.Name())
+	put(t, cli, "before", "x")
+	eventually(t, "the victim applies the first write", func() bool {
+		return victim.Server().AppliedIndex() >= lead.Server().AppliedIndex()
 	})
+	if err := c.Isolate(victim.Name()); err != nil {
+		t.Fatal(err)
+	}
+	// Entries that crossed just before the cut may still be applying; take
+	// the frozen index once it has stood still for 200ms.
+	frozen := victim.Server().AppliedIndex()
+	eventually(t, "the victim's applied index settles after the cut", func() bool {
+		time.Sleep(200 * time.Millisecond)
+		now := victim.Server().AppliedIndex()
+		settled := now == frozen
+		frozen = now
+		return settled
+	})
+	for i := range 200 { // ten snapshots' worth
+		put(t, cli, fmt.Sprintf("k%03d", i), "v")
+	}
+	if got := victim.Server().AppliedIndex(); got != frozen {
+		t.Fatalf("isolated member applied index moved %d → %d: entries leaked through the partition", frozen, got)
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+	want := lead.Server().AppliedIndex()
+	eventually(t, "the healed member catches up", func() bool {
+		return victim.Server().AppliedIndex() >= want
+	})
+	direct := client(t, c, "v", victim.Name())
+	if got := get(t, direct, "k199"); got != "v" {
+		t.Errorf("healed member reads k199=%q, want v", got)
+	}
 }
 
 func TestIsolatedLeaderIsReplacedAndCannotCommit(t *testing.T) {
-	eachClock(t, func(t *testing.T, clock Clock) {
-		c := New(t, Config{Clock: clock})
-		old := leader(t, c)
-		oldTerm := old.Term()
-		stuck := client(t, c, "stuck", old.Name())
-		if err := c.Isolate(old.Name()); err != nil {
-			t.Fatal(err)
+	eachClock(t, isolatedLeaderIsReplacedAndCannotCommit)
+}
+
+func isolatedLeaderIsReplacedAndCannotCommit(t *testing.T, clock Clock) {
+	c := New(t, Config{Clock: clock})
+	old := leader(t, c)
+	oldTerm := old.Term()
+	stuck := client(t, c, "stuck", old.Name())
+	if err := c.Isolate(old.Name()); err != nil {
+		t.Fatal(err)
+	}
+	// The isolated member drops its client links too; give the client its
+	// own links back so only the peer cut is tested.
+	if err := c.SetLinks("stuck", old.Name(), Healthy); err != nil {
+		t.Fatal(err)
+	}
+	var next *Member
+	eventually(t, "the majority elects a new leader", func() bool {
+		m := c.agreedLeader()
+		if m != nil && m != old {
+			next = m
+			return true
 		}
-		// The isolated member drops its client links too; give the client its
-		// own links back so only the peer cut is tested.
-		if err := c.SetLinks("stuck", old.Name(), Healthy); err != nil {
-			t.Fatal(err)
-		}
-		var next *Member
-		eventually(t, "the majority elects a new leader", func() bool {
-			m := c.agreedLeader()
-			if m != nil && m != old {
-				next = m
-				return true
-			}
-			return false
-		})
-		// Term is the term of the last applied entry, so it moves once the new
-		// leader's first entry commits, not at the election itself.
-		eventually(t, "the new leader's term passes the old one", func() bool {
-			return next.Term() > oldTerm
-		})
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		_, err := stuck.Put(ctx, "lost", "x")
-		cancel()
-		if err == nil {
-			t.Fatal("a write through the isolated old leader committed")
-		}
-		if err := c.HealAll(); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.WaitHealthy(testCtx(t)); err != nil {
-			t.Fatal(err)
-		}
-		put(t, stuck, "after", "heal")
+		return false
 	})
+	// Term is the term of the last applied entry, so it moves once the new
+	// leader's first entry commits, not at the election itself.
+	eventually(t, "the new leader's term passes the old one", func() bool {
+		return next.Term() > oldTerm
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	_, err := stuck.Put(ctx, "lost", "x")
+	cancel()
+	if err == nil {
+		t.Fatal("a write through the isolated old leader committed")
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitHealthy(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	put(t, stuck, "after", "heal")
 }
 
 // Partitions, isolation and heals set the links they name and no other,
@@ -326,80 +330,82 @@ func TestIsolatedLeaderIsReplacedAndCannotCommit(t *testing.T) {
 // checks one write, which the link tests check on both clocks; a bubble
 // cannot hold t.Run, so the bad inputs are one loop.
 func TestPartitionGroupsAndBadNames(t *testing.T) {
-	bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) {
-		c := New(t, Config{Clock: ClockVirtual})
-		c1 := client(t, c, "c1")
-		if err := c.Partition([]string{"m0", "c1"}, []string{"m1", "m2"}); err != nil {
-			t.Fatal(err)
-		}
-		links := c.Links()
-		// m0↔m1, m0↔m2, c1↔m1, c1↔m2: eight directed links.
-		if len(links) != 8 {
-			t.Errorf("partition cut %d links, want 8: %v", len(links), links)
-		}
-		for _, l := range links {
-			if l.Condition.Mode != Blackhole {
-				t.Errorf("link %v: want blackhole", l)
-			}
-		}
-		if got, _ := c.LinkCondition("c1", "m0"); got != Healthy {
-			t.Errorf("c1→m0 is %v inside one group, want up", got)
-		}
-		if err := c.HealAll(); err != nil {
-			t.Fatal(err)
-		}
-		if got := c.Links(); len(got) != 0 {
-			t.Errorf("after HealAll, faulty links remain: %v", got)
-		}
+	bubble.Test(t, bubble.Options{Name: t.Name()}, partitionGroupsAndBadNames)
+}
 
-		// Heal undoes Isolate for one node and leaves the others' faults.
-		if err := c.Isolate("c1"); err != nil {
-			t.Fatal(err)
+func partitionGroupsAndBadNames(t *testing.T) {
+	c := New(t, Config{Clock: ClockVirtual})
+	c1 := client(t, c, "c1")
+	if err := c.Partition([]string{"m0", "c1"}, []string{"m1", "m2"}); err != nil {
+		t.Fatal(err)
+	}
+	links := c.Links()
+	// m0↔m1, m0↔m2, c1↔m1, c1↔m2: eight directed links.
+	if len(links) != 8 {
+		t.Errorf("partition cut %d links, want 8: %v", len(links), links)
+	}
+	for _, l := range links {
+		if l.Condition.Mode != Blackhole {
+			t.Errorf("link %v: want blackhole", l)
 		}
-		if err := c.SetLink("m1", "m2", Rejecting()); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Heal("c1"); err != nil {
-			t.Fatal(err)
-		}
-		if got := c.Links(); len(got) != 1 || got[0].From != "m1" || got[0].To != "m2" {
-			t.Errorf("after Heal(c1), faulty links are %v; want only m1→m2", got)
-		}
-		put(t, client(t, c, "c3"), "k", "v")
-		if got := get(t, c1, "k"); got != "v" {
-			t.Errorf("healed c1 reads k=%q, want v", got)
-		}
-		if err := c.HealAll(); err != nil {
-			t.Fatal(err)
-		}
+	}
+	if got, _ := c.LinkCondition("c1", "m0"); got != Healthy {
+		t.Errorf("c1→m0 is %v inside one group, want up", got)
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Links(); len(got) != 0 {
+		t.Errorf("after HealAll, faulty links remain: %v", got)
+	}
 
-		for _, tc := range []struct {
-			name string
-			call func() error
-			want string
-		}{
-			{"unknown member", func() error { return c.SetLink("m0", "m7", Blackholed()) }, `no member or client named "m7"`},
-			{"heal unknown", func() error { return c.Heal("m7") }, `no member or client named "m7"`},
-			{"unknown client", func() error { return c.Isolate("nobody") }, `no member or client named "nobody"`},
-			{"client to client", func() error { client(t, c, "c2"); return c.SetLink("c1", "c2", Blackholed()) }, "never two clients"},
-			{"self link", func() error { return c.SetLink("m1", "m1", Blackholed()) }, "to itself"},
-			{"delay on blackhole", func() error { return c.SetLink("m0", "m1", Condition{Mode: Blackhole, Delay: time.Second}) }, "cannot have a delay"},
-			{"negative delay", func() error { return c.SetLink("m0", "m1", Delayed(-time.Second, 0)) }, "must not be negative"},
-			{"jitter without delay", func() error { return c.SetLink("m0", "m1", Condition{Jitter: time.Millisecond}) }, "needs a delay"},
-			{"bad mode", func() error { return c.SetLink("m0", "m1", Condition{Mode: 9}) }, "unknown link mode"},
-			{"one group", func() error { return c.Partition([]string{"m0", "m1", "m2"}) }, "at least two groups"},
-			{"node twice", func() error { return c.Partition([]string{"m0"}, []string{"m0", "m1"}) }, "in partition groups 0 and 1"},
-			{"empty group", func() error { return c.Partition([]string{"m0"}, nil) }, "group 1 is empty"},
-			{"unknown member name", func() error { _, err := c.Member("m9"); return err }, `no member or client named "m9"`},
-			{"client named like a member", func() error { _, err := c.NewClient("m4", ClientConfig{}); return err }, "not a member name"},
-			{"client bad name", func() error { _, err := c.NewClient("", ClientConfig{}); return err }, "bad client name"},
-			{"client twice", func() error { _, err := c.NewClient("c1", ClientConfig{}); return err }, "exists already"},
-			{"client to unknown member", func() error { _, err := c.NewClient("c9", ClientConfig{Members: []string{"m5"}}); return err }, `"m5"`},
-			{"client with no members", func() error { _, err := c.NewClient("c8", ClientConfig{Members: []string{}}); return err }, "Members is empty"},
-		} {
-			if err := tc.call(); err == nil || !contains(err.Error(), tc.want) {
-				t.Errorf("%s: got error %v, want one saying %q", tc.name, err, tc.want)
-			}
+	// Heal undoes Isolate for one node and leaves the others' faults.
+	if err := c.Isolate("c1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetLink("m1", "m2", Rejecting()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Heal("c1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Links(); len(got) != 1 || got[0].From != "m1" || got[0].To != "m2" {
+		t.Errorf("after Heal(c1), faulty links are %v; want only m1→m2", got)
+	}
+	put(t, client(t, c, "c3"), "k", "v")
+	if got := get(t, c1, "k"); got != "v" {
+		t.Errorf("healed c1 reads k=%q, want v", got)
+	}
+	if err := c.HealAll(); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"unknown member", func() error { return c.SetLink("m0", "m7", Blackholed()) }, `no member or client named "m7"`},
+		{"heal unknown", func() error { return c.Heal("m7") }, `no member or client named "m7"`},
+		{"unknown client", func() error { return c.Isolate("nobody") }, `no member or client named "nobody"`},
+		{"client to client", func() error { client(t, c, "c2"); return c.SetLink("c1", "c2", Blackholed()) }, "never two clients"},
+		{"self link", func() error { return c.SetLink("m1", "m1", Blackholed()) }, "to itself"},
+		{"delay on blackhole", func() error { return c.SetLink("m0", "m1", Condition{Mode: Blackhole, Delay: time.Second}) }, "cannot have a delay"},
+		{"negative delay", func() error { return c.SetLink("m0", "m1", Delayed(-time.Second, 0)) }, "must not be negative"},
+		{"jitter without delay", func() error { return c.SetLink("m0", "m1", Condition{Jitter: time.Millisecond}) }, "needs a delay"},
+		{"bad mode", func() error { return c.SetLink("m0", "m1", Condition{Mode: 9}) }, "unknown link mode"},
+		{"one group", func() error { return c.Partition([]string{"m0", "m1", "m2"}) }, "at least two groups"},
+		{"node twice", func() error { return c.Partition([]string{"m0"}, []string{"m0", "m1"}) }, "in partition groups 0 and 1"},
+		{"empty group", func() error { return c.Partition([]string{"m0"}, nil) }, "group 1 is empty"},
+		{"unknown member name", func() error { _, err := c.Member("m9"); return err }, `no member or client named "m9"`},
+		{"client named like a member", func() error { _, err := c.NewClient("m4", ClientConfig{}); return err }, "not a member name"},
+		{"client bad name", func() error { _, err := c.NewClient("", ClientConfig{}); return err }, "bad client name"},
+		{"client twice", func() error { _, err := c.NewClient("c1", ClientConfig{}); return err }, "exists already"},
+		{"client to unknown member", func() error { _, err := c.NewClient("c9", ClientConfig{Members: []string{"m5"}}); return err }, `"m5"`},
+		{"client with no members", func() error { _, err := c.NewClient("c8", ClientConfig{Members: []string{}}); return err }, "Members is empty"},
+	} {
+		if err := tc.call(); err == nil || !contains(err.Error(), tc.want) {
+			t.Errorf("%s: got error %v, want one saying %q", tc.name, err, tc.want)
 		}
-	})
+	}
 }
