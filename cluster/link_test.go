@@ -23,6 +23,7 @@ import (
 // wait for something to happen stretches with the machine's load
 // (testCtx, patience.Scale), while a request that must hang keeps a short
 // deadline, which bounds only how long the test waits to see it fail.
+
 func TestBlackholedRequestsHangAndHealResumes(t *testing.T) {
 	eachClock(t, blackholedRequestsHangAndHealResumes)
 }

@@ -16,6 +16,7 @@ import (
 // their own way. The real clock is here for that implementation, which
 // Config.Clock: ClockReal and simrun -clock real run; its waits (testCtx,
 // eventually, put, get) stretch with the machine's load (patience.Scale).
+
 func TestKillLeaderThenRestartRejoins(t *testing.T) { eachClock(t, killLeaderThenRestartRejoins) }
 
 func killLeaderThenRestartRejoins(t *testing.T, clock Clock) {
