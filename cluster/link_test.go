@@ -64,8 +64,9 @@ func oneWayCutLosesResponsesOnly(t *testing.T, clock Clock) {
 		t.Fatal(err)
 	}
 	// Long enough for the request to reach m0 and be applied however
-	// slow the machine is: only its response is lost.
-	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Second))
+	// slow the machine is (half a second on an idle one): only its
+	// response is lost.
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(500*time.Millisecond))
 	_, err := cli.Put(ctx, "k", "applied-unheard")
 	cancel()
 	if err == nil {
