@@ -117,7 +117,7 @@ func startVirtual(cfg *embed.Config, n *memnet.Net, gate *requestGate) (_ server
 		Handler:  etcdhttp.NewPeerHandler(scfg.Logger, s.srv),
 		ErrorLog: log.New(io.Discard, "", 0),
 	}
-	s.grpc = v3rpc.Server(s.srv, nil, nil, append(grpcOptions(cfg), grpc.NumStreamWorkers(streamWorkers))...)
+	s.grpc = v3rpc.Server(s.srv, nil, nil, grpcOptions(cfg)...)
 	s.v3c = v3client.New(s.srv)
 	v3electionpb.RegisterElectionServer(s.grpc, v3election.NewElectionServer(s.v3c))
 	v3lockpb.RegisterLockServer(s.grpc, v3lock.NewLockServer(s.v3c))
@@ -151,16 +151,6 @@ func (s *vserver) serveErr(what string, err error) {
 	default:
 	}
 }
-
-// streamWorkers is how many goroutines of a virtual member's gRPC server
-// take its incoming streams, each one after another, instead of a new
-// goroutine for each: a new goroutine starts on a small stack and grows it
-// again for every call (etcd's handlers run deep), which cost a simulated
-// run about a fiftieth of its CPU time. A stream that finds every worker
-// busy — the watch and keep-alive streams hold theirs for their whole
-// life — gets a goroutine of its own, as without workers; the workers end
-// when the server stops.
-const streamWorkers = 8
 
 // grpcOptions are the gRPC server options embed derives from cfg
 // (embed/etcd.go, serveClients).
