@@ -154,6 +154,9 @@ func LockSafety(r lock.Recipe) []Scenario {
 	pause.Description = r.Name + ": the holder is paused between its last check and its write, past its TTL; the token refuses its late write"
 	pause.Faults.Timeline = pauseHolder(2500 * time.Millisecond)
 	pause.Checkers = byResource
+	// The pause ends 2.5s after the first acquire, near the start; its
+	// liveness window, 5s after that heal, ends well before 8s.
+	pause.Workload.Duration = Duration(8 * time.Second)
 
 	kill := base
 	kill.Name = "lock/" + r.Name + "/leader-kill"
@@ -169,6 +172,10 @@ func LockSafety(r lock.Recipe) []Scenario {
 	crash.Description = r.Name + ": the first holder crashes without releasing; its lease expires and a waiter takes the lock"
 	crash.Faults.Timeline = &faults.Timeline{Triggers: []faults.Trigger{crashHolder()}}
 	crash.Checkers = byResource
+	// The crash heals a second after the first acquire, near the start,
+	// and the lease expires a TTL later; the liveness window, 5s after
+	// the heal, ends well before 8s.
+	crash.Workload.Duration = Duration(8 * time.Second)
 
 	contend := contended(base)
 	contend.Name = "lock/" + r.Name + "/contention"

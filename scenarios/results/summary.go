@@ -14,8 +14,8 @@ import (
 // SummaryVersion is the version of summary.json this package writes, and
 // the newest it reads. Version 2 added Reused; version 3 DetectionSeeds,
 // InterruptedRuns, and a run's Retry, Retried and Interrupted; version 4
-// a run's RecipeFaults and NotApplied.
-const SummaryVersion = 4
+// a run's RecipeFaults and NotApplied; version 5 ProcStats.CPU.
+const SummaryVersion = 5
 
 // Summary is what summary.json holds: every finished run of a batch —
 // simrun run, gallery, campaign (or one shard of it), merge — and, per
@@ -166,6 +166,10 @@ func (r SummaryRun) ViolationCount() int {
 // whether goroutines or memory pile up from run to run:
 //
 //	jq -r '.runs[] | [.process.goroutines, .process.heap_inuse_bytes, .process.rss_bytes] | @tsv' summary.json
+//
+// and what each run cost in CPU, whatever else the machine was doing:
+//
+//	jq -r '.runs[] | [.process.cpu, .name] | @tsv' summary.json
 type ProcStats struct {
 	Goroutines int `json:"goroutines"`
 	// HeapInUse is the Go heap's in-use spans (runtime.MemStats.HeapInuse).
@@ -175,6 +179,11 @@ type ProcStats struct {
 	// FDs counts the open file descriptors; 0 (left out) where /proc is
 	// not.
 	FDs int `json:"fds,omitempty"`
+	// CPU is the user and system CPU time the run's child process used,
+	// from start to exit, read by its parent once it had exited: what the
+	// run cost, whatever else the machine was doing. 0 (left out) for a
+	// run in simrun's own process, and in the parent's figures.
+	CPU scenarios.Duration `json:"cpu,omitempty"`
 }
 
 // NewSummaryRun is how summary.json lists the run res, which ran in the

@@ -125,6 +125,9 @@ func (r runner) runChild(ctx context.Context, j job, dir, replay string, limit t
 		werr, _ = stopChild(pid, waited, r.hard, false)
 	}
 	stats := readProcStats(filepath.Join(dir, processFile))
+	if stats != nil && cmd.ProcessState != nil {
+		stats.CPU = durationOf(cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime())
+	}
 	said := childSaid(dir, logPath)
 	if stopped != "" {
 		return nil, stats, harness("%s; the child process %d %s%s; its files are in %s", stopped, pid, exitText(werr), said, dir)

@@ -15,7 +15,8 @@ import (
 
 // execute runs jobs as r says, parallel at a time, into out, telling p
 // about each run as it finishes, and returns the outcomes of the runs it
-// started, each job's runs together, in the order of jobs: a run the
+// started, each job's runs together, in the order of jobs (though it
+// starts them costliest first: dispatchOrder): a run the
 // interrupt stopped before it had a verdict is among them, marked
 // Interrupted. A job that may try more seeds than one (job.seeds)
 // and whose run misses its expectation, with a verdict, is run again on
@@ -56,7 +57,7 @@ func execute(ctx context.Context, r runner, jobs []job, parallel int, out string
 	}
 	go func() {
 		defer close(todo)
-		for i := range jobs {
+		for _, i := range dispatchOrder(jobs) {
 			if ctx.Err() != nil {
 				return
 			}

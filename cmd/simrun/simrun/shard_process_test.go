@@ -81,6 +81,9 @@ seeds: [1, 2, 3]
 		if r.Process == nil || r.Process.Goroutines == 0 {
 			t.Errorf("merged run %s: no process stats: %+v", r.Dir, r.Process)
 		}
+		if r.Process != nil && r.Process.CPU <= 0 {
+			t.Errorf("merged run %s: its child process's CPU time is %v, want more than none", r.Dir, r.Process.CPU)
+		}
 	}
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
