@@ -39,12 +39,7 @@ func TestLivenessBlamesTheKeptKey(t *testing.T) {
 			Leases: []FinalLease{{ID: 7, TTL: 3 * time.Second, Remaining: remaining, Keys: []string{"/jobs/L"}}}}
 	}
 	const guess = "either that release left the key in etcd or the waiters missed its deletion"
-	tests := []struct {
-		name  string
-		h     History
-		want  []string // pieces of the starvation sentence
-		unsay []string // pieces it must not say
-	}{
+	starvationCases(t, opts, []starvationCase{
 		{
 			name: "the key stayed on a lease renewed after the release",
 			h:    base(held(30, 2*time.Second)),
@@ -71,24 +66,45 @@ func TestLivenessBlamesTheKeptKey(t *testing.T) {
 			want:  []string{"its last holder c1 released at 11.200s: " + guess},
 			unsay: []string{"orphaned"},
 		},
-	}
-	for _, tc := range tests {
+	})
+}
+
+// starvationCase is a history Liveness is to find a starvation in, and
+// what its sentence must and must not say.
+type starvationCase struct {
+	name  string
+	h     History
+	want  []string // pieces of the starvation sentence
+	unsay []string // pieces it must not say
+}
+
+// starvationCases runs Liveness with opts on each case's history, a
+// subtest each (starvationSays).
+func starvationCases(t *testing.T, opts LivenessOptions, cases []starvationCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Liveness(tc.h, opts)
-			if res.Verdict != VerdictViolation || len(res.Violations) == 0 {
-				t.Fatalf("verdict %s (%s), want the starvation", res.Verdict, res.Summary)
-			}
-			msg := res.Violations[0].Message
-			for _, w := range tc.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("the sentence does not say %q:\n%s", w, msg)
-				}
-			}
-			for _, u := range tc.unsay {
-				if strings.Contains(msg, u) {
-					t.Errorf("the sentence says %q:\n%s", u, msg)
-				}
-			}
+			starvationSays(t, Liveness(tc.h, opts), tc.want, tc.unsay)
 		})
+	}
+}
+
+// starvationSays requires res to find a starvation whose first sentence
+// says every piece of want and none of unsay.
+func starvationSays(t *testing.T, res Result, want, unsay []string) {
+	t.Helper()
+	if res.Verdict != VerdictViolation || len(res.Violations) == 0 {
+		t.Fatalf("verdict %s (%s), want the starvation", res.Verdict, res.Summary)
+	}
+	msg := res.Violations[0].Message
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("the sentence does not say %q:\n%s", w, msg)
+		}
+	}
+	for _, u := range unsay {
+		if strings.Contains(msg, u) {
+			t.Errorf("the sentence says %q:\n%s", u, msg)
+		}
 	}
 }

@@ -42,13 +42,7 @@ func TestUnfencedSurvivesRestart(t *testing.T) {
 			s := find(t, scenarios.LockSafety(program.LockWith(tc.mode, cfg)), "/crash-holder")
 			res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
 			require.NoError(t, err)
-			crashes := 0
-			for _, op := range res.History().Ops {
-				if op.Kind == checker.KindCrash {
-					crashes++
-				}
-			}
-			require.Positive(t, crashes, "the holder's client never crashed: nothing was restarted")
+			require.Positive(t, crashes(res), "the holder's client never crashed: nothing was restarted")
 			for _, c := range res.Checks {
 				require.NotEqual(t, checker.CheckerFencing, c.Checker, "fencing judged (%s: %s) after the client's restart", c.Verdict, c.Summary)
 			}
@@ -74,25 +68,13 @@ func TestExamplesUnfencedAcrossRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("12-second real-clock runs")
 	}
-	for _, tc := range []struct {
-		name string
-		argv []string
-	}{
-		{"npm-etcd3", nodeAdapter},
-		{"python-etcd3", pythonAdapter},
-	} {
+	for _, tc := range examples {
 		t.Run(tc.name, func(t *testing.T) {
 			needExample(t, tc.argv)
 			s := find(t, scenarios.LockSafety(program.Lock(tc.name, tc.argv...)), "/crash-holder")
 			res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
 			require.NoError(t, err)
-			crashes := 0
-			for _, op := range res.History().Ops {
-				if op.Kind == checker.KindCrash {
-					crashes++
-				}
-			}
-			require.Positive(t, crashes, "the holder's client never crashed")
+			require.Positive(t, crashes(res), "the holder's client never crashed")
 			for _, c := range res.Checks {
 				require.NotEqual(t, checker.CheckerFencing, c.Checker, "fencing judged (%s: %s) after the client's restart", c.Verdict, c.Summary)
 			}
