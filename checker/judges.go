@@ -113,7 +113,7 @@ var judges = observedTTL([]Judge{
 	},
 	{
 		Name:    CheckerLiveness,
-		Reads:   []Kind{KindAcquire, KindRelease, KindRLock, KindRUnlock, KindCampaign, KindResign, KindCrash, KindPut, KindDeleteRange},
+		Reads:   []Kind{KindAcquire, KindRelease, KindLost, KindRLock, KindRUnlock, KindCampaign, KindResign, KindCrash, KindPut, KindDeleteRange},
 		Reports: []ViolationKind{ViolationStarvation, ViolationLeaderless},
 		Summary: "after the last heal, waiting clients get the lock and some candidate leads, within a bound.",
 		Run: func(h History, o JudgeOptions) Result {

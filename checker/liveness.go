@@ -328,6 +328,11 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 	if freedBy.give >= 0 && freedBy.at <= from {
 		g := &h.Ops[freedBy.give]
 		ops = append(ops, g)
+		var kept string
+		var keptOps []*Operation
+		if !freedBy.crash && g.Outcome == OutcomeOK {
+			kept, keptOps = lv.keptKey(p, holder, g, &h.Ops[freedBy.op])
+		}
 		switch {
 		case freedBy.crash && h.Ops[freedBy.op].Output.Lease != 0:
 			parts = append(parts, sprintf("its last %s %s crashed at %s, so its lease %x (TTL %s) should have taken its key by %s: "+
@@ -358,6 +363,9 @@ func (lv *livenessRun) holder(p pairKinds, kh keyHolds, waits []livenessWait, fr
 					g.Kind, g.Client, p.take)
 			}
 			parts = append(parts, part)
+		case kept != "":
+			ops = append(ops, keptOps...)
+			parts = append(parts, sprintf("its last %s %s %s at %s%s", holder, g.Client, p.gave, fmtTime(g.Return), kept))
 		case len(orphans) > 0:
 			parts = append(parts, sprintf("its last %s %s %s at %s", holder, g.Client, p.gave, fmtTime(g.Return)))
 		default:
@@ -486,7 +494,7 @@ func (lv *livenessRun) orphans(p pairKinds, kh keyHolds, waits []livenessWait, f
 				break
 			}
 		}
-		if cleanedUp(h, op, again) == nil {
+		if cleanedUp(h, op, again) == nil && !wroteNothing(h, op) {
 			out = append(out, i)
 		}
 	}

@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
@@ -29,12 +28,7 @@ func TestLivenessOrphanCheckedAgainstDeletes(t *testing.T) {
 	del := func(client, key string, call float64) Operation {
 		return mk(client, KindDeleteRange, key, call, call+0.05, withOut(Output{Count: 1}))
 	}
-	tests := []struct {
-		name  string
-		h     History
-		want  []string // pieces of the starvation sentence
-		unsay []string // pieces it must not say
-	}{
+	starvationCases(t, opts, []starvationCase{
 		{
 			name: "no delete, and etcd still held the key at the end: an orphan",
 			h: func() History {
@@ -71,24 +65,5 @@ func TestLivenessOrphanCheckedAgainstDeletes(t *testing.T) {
 			h:    base(del("c2", "/jobs/c2a", 15)),
 			want: []string{"an orphaned waiter key"},
 		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			res := Liveness(tc.h, opts)
-			if res.Verdict != VerdictViolation || len(res.Violations) == 0 {
-				t.Fatalf("verdict %s (%s), want the starvation", res.Verdict, res.Summary)
-			}
-			msg := res.Violations[0].Message
-			for _, w := range tc.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("the sentence does not say %q:\n%s", w, msg)
-				}
-			}
-			for _, u := range tc.unsay {
-				if strings.Contains(msg, u) {
-					t.Errorf("the sentence says %q:\n%s", u, msg)
-				}
-			}
-		})
-	}
+	})
 }

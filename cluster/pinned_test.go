@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/etcdsim/etcdsim/internal/bubble"
 )
 
@@ -14,24 +16,13 @@ import (
 // renewals although the client still reaches the other two.
 func TestPinnedMemberCarriesTheKeepAlive(t *testing.T) {
 	bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) {
-		c := New(t, Config{Clock: ClockVirtual, Latency: time.Millisecond})
-		ctx := testCtx(t)
-		cli := client(t, c, "c1")
+		c, ctx, cli := withClient(t)
 		if _, err := c.PinnedMember("c1"); err == nil || !strings.Contains(err.Error(), "no open lease keepalive") {
 			t.Fatalf("PinnedMember of a client with no stream and 3 links: %v, want an error saying it has no stream", err)
 		}
-		lease, err := cli.Grant(ctx, 6)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kctx, stop := context.WithCancel(ctx)
-		defer stop()
-		acks, err := cli.KeepAlive(kctx, lease.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-acks
+		acks := keptAlive(t, ctx, cli)
 		var pinned string
+		var err error
 		eventually(t, "the keepalive stream is seen", func() bool {
 			pinned, err = c.PinnedMember("c1")
 			return err == nil
@@ -91,4 +82,31 @@ func TestPinnedMemberOfAOneLinkClient(t *testing.T) {
 			t.Error("PinnedMember of an unknown client: no error")
 		}
 	})
+}
+
+// withClient starts a cluster on the virtual clock, every link 1ms long,
+// and its client c1 linked to every member; ctx is the test's.
+func withClient(t *testing.T) (c *Cluster, ctx context.Context, cli *clientv3.Client) {
+	t.Helper()
+	c = New(t, Config{Clock: ClockVirtual, Latency: time.Millisecond})
+	return c, testCtx(t), client(t, c, "c1")
+}
+
+// keptAlive grants cli a lease of 6s and keeps it alive until the test
+// ends, and returns the keep-alive's channel once its first answer has
+// come: the client then has a stream open on one member.
+func keptAlive(t *testing.T, ctx context.Context, cli *clientv3.Client) <-chan *clientv3.LeaseKeepAliveResponse {
+	t.Helper()
+	lease, err := cli.Grant(ctx, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kctx, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	acks, err := cli.KeepAlive(kctx, lease.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-acks
+	return acks
 }

@@ -2,9 +2,7 @@ package cluster
 
 import (
 	"bytes"
-	"context"
 	"testing"
-	"time"
 
 	"github.com/etcdsim/etcdsim/internal/bubble"
 )
@@ -13,20 +11,8 @@ import (
 // its receive loop; when the client goes, both go.
 func TestKeepAliveGoroutinesPerMember(t *testing.T) {
 	bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) {
-		c := New(t, Config{Clock: ClockVirtual, Latency: time.Millisecond})
-		ctx := testCtx(t)
-		cli := client(t, c, "c1")
-		lease, err := cli.Grant(ctx, 6)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kctx, stop := context.WithCancel(ctx)
-		defer stop()
-		acks, err := cli.KeepAlive(kctx, lease.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-acks
+		c, ctx, cli := withClient(t)
+		keptAlive(t, ctx, cli)
 		sum := func() (streams, handlers, loops int) {
 			t.Helper()
 			samples, err := c.KeepAliveGoroutines()

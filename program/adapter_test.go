@@ -118,9 +118,6 @@ func adapter(mode string) int {
 		}
 		if op == "init" {
 			send(a.init(id, m))
-			if restarted && mode == "unfenced-forgets" {
-				answeredAgain(m["client"])
-			}
 			continue
 		}
 		if op == breakOp {
@@ -344,13 +341,6 @@ func (a *goAdapter) serve(op string, m map[string]any) map[string]any {
 }
 
 // startedBefore reports whether a program for client has started before
-// answeredAgain records, in $ETCDSIM_TEST_STARTS, that a restarted program
-// of client answered init: the run had time to hear its declaration.
-func answeredAgain(client any) {
-	path := filepath.Join(os.Getenv("ETCDSIM_TEST_STARTS"), fmt.Sprint(client)+".answered")
-	os.WriteFile(path, nil, 0o600) //nolint:errcheck // a test program: a failed write reads as never answered
-}
-
 // in this test, as a file per client in $ETCDSIM_TEST_STARTS records; it
 // records this one.
 func startedBefore(client any) bool {

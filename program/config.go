@@ -9,6 +9,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/etcdsim/etcdsim/cluster"
 )
 
 // Config is the program a process recipe runs, one process per simulated
@@ -106,8 +108,12 @@ func begin(cfg Config, cli *clientv3.Client, init request, onEvent func(answer))
 	if warm {
 		p.setOnEvent(onEvent)
 	} else {
+		// A cold start — no program was started for the client ahead, or
+		// none of this Config — is still the client's: init names it, and
+		// its stderr file is kept under its name.
+		_, name, _ := cluster.OwnerOf(cli)
 		var err error
-		if p, err = start(cfg, "", onEvent); err != nil {
+		if p, err = start(cfg, name, onEvent); err != nil {
 			return nil, err
 		}
 	}

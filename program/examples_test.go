@@ -23,6 +23,16 @@ var (
 	pythonAdapter = []string{"/usr/bin/python3", "../examples/python/adapter.py"}
 )
 
+// examples are the examples' adapters, each with the name its lock recipe
+// takes.
+var examples = []struct {
+	name string
+	argv []string
+}{
+	{"npm-etcd3", nodeAdapter},
+	{"python-etcd3", pythonAdapter},
+}
+
 // needExample skips unless the example's runtime and library are here,
 // saying what to install.
 func needExample(t *testing.T, argv []string) {
@@ -76,13 +86,7 @@ func TestExamplesFindings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("12-second real-clock runs")
 	}
-	for _, tc := range []struct {
-		name string
-		argv []string
-	}{
-		{"npm-etcd3", nodeAdapter},
-		{"python-etcd3", pythonAdapter},
-	} {
+	for _, tc := range examples {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // each run mostly waits, on a cluster of its own
 			needExample(t, tc.argv)

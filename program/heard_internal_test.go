@@ -14,8 +14,9 @@ import (
 	"github.com/etcdsim/etcdsim/lock"
 )
 
-// TestProgramsAreToldAndHeard starts, for client c1, a program that says
-// on stderr which client init named, refuses init, or gives up at its
+// TestProgramsAreToldAndHeard starts, for client c1 — ahead of the run, or
+// cold when the constructor asks — a program that says on stderr which
+// client init named, refuses init, or gives up at its
 // second acquire, and requires the error or the crash report to name the
 // client and quote the last lines of its stderr, and the run's directory
 // to keep all of it. Real clock: the program is another OS process on
@@ -33,11 +34,15 @@ func TestProgramsAreToldAndHeard(t *testing.T) {
 		saysNot  []string
 		kept     []string // in the kept stderr file
 		crashAt2 bool     // the report is a crash at the second acquire, not an init error
+		cold     bool     // no program started ahead: the constructor starts one, still the client's
 	}{
 		{name: "refused init", mode: "refuse",
 			says:    []string{"(client c1)", "refused init: unavailable: no credentials", "its stderr ended: adapter: stderr line 3 | ", "adapter: stderr line 12 (all of it in "},
 			saysNot: []string{"stderr line 2 |"},
 			kept:    []string{"adapter: I am client c1\n", "adapter: stderr line 1\n", "adapter: stderr line 12\n"}},
+		{name: "refused init, started cold", mode: "refuse", cold: true,
+			says: []string{"(client c1)", "refused init: unavailable: no credentials"},
+			kept: []string{"adapter: I am client c1\n"}},
 		{name: "crash", mode: "exit", crashAt2: true,
 			says: []string{"(client c1)", "exited (exit status 1)", "its stderr ended: adapter: giving up (all of it in "},
 			kept: []string{"adapter: giving up\n"}},
@@ -46,11 +51,14 @@ func TestProgramsAreToldAndHeard(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			cfg := Config{Argv: []string{os.Args[0], "-test.run=^$", "etcdsim-test-adapter", tt.mode}, StderrDir: dir}
-			st, err := Prestart(context.Background(), cfg, map[string]*clientv3.Client{"c1": cli})
-			if err != nil {
-				t.Fatal(err)
+			var st *Started // nil has nothing to close
+			if !tt.cold {
+				st, err = Prestart(context.Background(), cfg, map[string]*clientv3.Client{"c1": cli})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
 			}
-			defer st.Close()
 			l, err := newLocker(cfg, cli, "L", lock.Options{TTL: 2 * time.Second})
 			if err != nil {
 				t.Fatal(err)

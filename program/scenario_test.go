@@ -105,13 +105,8 @@ func brokenJudged(t *testing.T, s scenarios.Scenario, op string) {
 	res, err := scenarios.Run(context.Background(), s, scenarios.Options{})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Checks)
-	var crashes int
-	for _, op := range res.History().Ops {
-		if op.Kind == checker.KindCrash {
-			crashes++
-		}
-	}
-	require.Positive(t, crashes)
+	crashed := crashes(res)
+	require.Positive(t, crashed)
 	var exits int
 	for _, ev := range res.Faults {
 		if ev.Action == "program-exit" {
@@ -120,7 +115,7 @@ func brokenJudged(t *testing.T, s scenarios.Scenario, op string) {
 			require.Contains(t, ev.Detail, `"op":"`+op+`"`)
 		}
 	}
-	require.Equal(t, crashes, exits)
+	require.Equal(t, crashed, exits)
 }
 
 // TestReadyBeforeTheClock: a program that takes 3s to start reading
@@ -203,4 +198,15 @@ func TestABypassingProgramIsNamedInTheResult(t *testing.T) {
 		found = found || strings.Contains(f, "bypasses the faults") && strings.Contains(f, "client c1")
 	}
 	require.True(t, found, "recipe faults: %q", res.RecipeFaults)
+}
+
+// crashes counts the crashes of clients a run recorded.
+func crashes(res *scenarios.Result) int {
+	n := 0
+	for _, op := range res.History().Ops {
+		if op.Kind == checker.KindCrash {
+			n++
+		}
+	}
+	return n
 }

@@ -38,25 +38,10 @@ var galleryCheckRows = []string{
 //
 //	go test -run '^$' -bench GalleryCheck -benchtime 200x ./scenarios/
 func BenchmarkGalleryCheck(b *testing.B) {
-	type run struct {
-		s scenarios.Scenario
-		h checker.History
-	}
-	var runs []run
+	runs := galleryRuns(b, galleryCheckRows)
 	ops := 0
-	for _, name := range galleryCheckRows {
-		s, err := scenarios.Lookup(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		res, err := scenarios.Run(ctx, s, scenarios.Options{})
-		cancel()
-		if err != nil {
-			b.Fatal(err)
-		}
-		runs = append(runs, run{res.Scenario, res.History()})
-		ops += len(res.History().Ops)
+	for _, r := range runs {
+		ops += len(r.h.Ops)
 	}
 	var rounds []time.Duration
 	cpu0 := checkCPU(b)
@@ -75,6 +60,33 @@ func BenchmarkGalleryCheck(b *testing.B) {
 	b.ReportMetric(float64(rounds[0].Microseconds()), "µs/check-min")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(len(rounds)), "cpu-µs/check")
 	b.ReportMetric(float64(ops), "ops")
+}
+
+// galleryRun is what one run of a registered scenario ran and recorded.
+type galleryRun struct {
+	s scenarios.Scenario
+	h checker.History
+}
+
+// galleryRuns runs each of the registered scenarios called names once, on
+// its own seed, for a benchmark of their checks.
+func galleryRuns(b *testing.B, names []string) []galleryRun {
+	b.Helper()
+	var runs []galleryRun
+	for _, name := range names {
+		s, err := scenarios.Lookup(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		res, err := scenarios.Run(ctx, s, scenarios.Options{})
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs = append(runs, galleryRun{res.Scenario, res.History()})
+	}
+	return runs
 }
 
 // checkCPU is the CPU time the process has used, user and system.

@@ -1,7 +1,8 @@
+//go:build unix
+
 package scenarios_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -16,29 +17,20 @@ import (
 // calls the clients' connections record, History.Calls, nor its end state,
 // and without keys-on-leases) and as they are now (the whole history, every
 // check). overhead-% is the added check time over all the scenarios, from the medians of the rounds
-// (overhead-min-%: from the fastest rounds).
+// (overhead-min-%: from the fastest rounds). The runs come from
+// galleryRuns, in BenchmarkGalleryCheck's file, which stays whole so that
+// it runs at any commit; it is unix-only, and so is this one.
 func BenchmarkKeysOnLeasesOverhead(b *testing.B) {
 	type run struct {
 		s          scenarios.Scenario
 		now, older checker.History
 	}
 	var runs []run
-	for _, name := range []string{"lock/mutex/standard-mix", "election/rechecked/standard-mix",
-		"discovery/keepalive/standard-mix", "rwmutex/checked/standard-mix"} {
-		s, err := scenarios.Lookup(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		res, err := scenarios.Run(ctx, s, scenarios.Options{})
-		cancel()
-		if err != nil {
-			b.Fatal(err)
-		}
-		now := res.History()
-		older := now
+	for _, g := range galleryRuns(b, []string{"lock/mutex/standard-mix", "election/rechecked/standard-mix",
+		"discovery/keepalive/standard-mix", "rwmutex/checked/standard-mix"}) {
+		older := g.h
 		older.Calls, older.Final = nil, nil
-		runs = append(runs, run{res.Scenario, now, older})
+		runs = append(runs, run{g.s, g.h, older})
 	}
 	check := func(s scenarios.Scenario, h checker.History, skip checker.Name) time.Duration {
 		t0 := time.Now()

@@ -72,6 +72,15 @@ type Scenario struct {
 	// Upstream is, for a scenario that reproduces a report against etcd
 	// itself, that report and what the run shows of it; nil otherwise.
 	Upstream *Upstream `json:"upstream,omitempty"`
+	// Control names the registered scenario that is this one's control
+	// when the usual one proves nothing: the lock pitfalls' control runs
+	// etcd's Mutex in place of a broken recipe, on the same schedule, and
+	// expects a pass, which a schedule with one holder that may hold on to
+	// the run's end leaves undecided (no acquire after the heal for
+	// liveness to judge). Such a scenario names its registered fixed
+	// variant instead. "" means the usual control. It is the registry's,
+	// not a run's: JSON does not carry it.
+	Control string `json:"-"`
 }
 
 // Cluster shapes the run's cluster. The zero Cluster is 3 in-memory members
