@@ -186,7 +186,7 @@ func (d drawer) drawShape(rng *rand.Rand, x *draw) {
 	if d.fam.writes {
 		x.Writes = pick(rng, 1, 1, 2, 4, 8)
 		x.Threads = pick(rng, 1, 1, 1, 2, 3)
-		x.Pinned = rng.IntN(4) == 0
+		x.Pinned = rng.IntN(3) == 0
 	}
 	x.Patience = Duration(pick(rng, 2*ttl, x.Hold.D()/4, x.Hold.D()/2, 2*x.Hold.D(), 10*time.Second))
 	x.Patience = max(x.Patience, Duration(minPatience))
@@ -251,6 +251,11 @@ func (d drawer) drawFault(rng *rand.Rand, x draw) drawnFault {
 				df.Target = pick(rng, roleMinority, roleLeader)
 			}
 			df.Every = Duration(pick(rng, 200*time.Millisecond, 500*time.Millisecond, time.Second))
+		}
+		if ef.aim == aimNodes && x.Pinned && rng.IntN(3) == 0 {
+			// A pinned client depends on its one member for everything,
+			// reads included: that member is aimed at more often.
+			df.Target = rolePinned
 		}
 	case aimLink:
 		// A cut is between members: the holder's member and the leader,
