@@ -521,12 +521,20 @@ func (d drawer) timeline(x draw, key string) (*faults.Timeline, error) {
 }
 
 // loss is the most a correct recipe may lose under x: the worst loss of
-// its faults. A standing link delay (at most 20ms, and as much jitter)
-// loses nothing: a keep-alive held back that long still reaches the server
-// long before a TTL of a second runs out, and a lease guard counts its
-// deadline from when it sent the renewal. The delay fault's hundreds of
-// milliseconds to a second are another matter (its row of the table).
+// its faults and of its standing link delays. A standing delay (at most
+// 20ms, and as much jitter) signals loss, no worse: a keep-alive held back
+// that long still reaches the server long before a TTL of a second runs
+// out, and a lease guard counts its deadline from when it sent the
+// renewal, so exclusion is judged by who held when. (It could keep all;
+// the lock's linearizability is left out all the same, as its search on
+// a long history of impatient waiters froze a run's clock for ten
+// minutes: the search's time budget is read on the run's virtual clock.)
+// The delay fault's hundreds of milliseconds to a second are another
+// matter (its row of the table).
 func (x draw) loss() (l loss, foreign bool) {
+	if len(x.LinkDelay) > 0 {
+		l = signalsLoss
+	}
 	for _, f := range x.Faults {
 		ef, err := exploreFaultOf(f.Action)
 		if err != nil {

@@ -202,8 +202,8 @@ func TestExploreCompactionsLeaveTheLivenessWindow(t *testing.T) {
 
 // Under a fault that signals loss exclusion is judged by who held when,
 // so a drawn holder looks at least every quarter TTL, as a careful holder
-// must to end its hold before its lease could expire; and a draw's
-// standing link delays lose nothing.
+// must to end its hold before its lease could expire; a draw's standing
+// link delays signal loss, no worse.
 func TestExploreSignalsLossHoldersLookEveryQuarterTTL(t *testing.T) {
 	d := drawer{fam: exploreFamilyOf(FamilyLock), space: Space{}.withDefaults()}
 	checked := 0
@@ -221,8 +221,8 @@ func TestExploreSignalsLossHoldersLookEveryQuarterTTL(t *testing.T) {
 		t.Fatal("no draw that signals loss in 600")
 	}
 	x := draw{LinkDelay: []linkDelay{{Client: "c1", Delay: Duration(20 * time.Millisecond), Jitter: Duration(20 * time.Millisecond)}}}
-	if l, _ := x.loss(); l != keepsAll {
-		t.Errorf("a standing link delay alone loses %d, want keeps all", l)
+	if l, _ := x.loss(); l != signalsLoss {
+		t.Errorf("a standing link delay alone loses %d, want signals loss", l)
 	}
 }
 
