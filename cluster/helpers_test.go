@@ -122,7 +122,7 @@ func clientWithPrefix() clientv3.OpOption { return clientv3.WithPrefix() }
 // CPU: its peers start an election, and then another, and a start sees
 // term after term and is never ready.
 func loadProof(cfg Config) Config {
-	hb := max(patience.Scale(10*time.Millisecond).Round(time.Millisecond), 10*time.Millisecond)
+	hb := patience.Heartbeat()
 	cfg.HeartbeatInterval, cfg.ElectionTimeout = hb, 10*hb
 	return cfg
 }

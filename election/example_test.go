@@ -20,7 +20,7 @@ import (
 func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{})
+	c, err := cluster.Start(ctx, cluster.Config{HeartbeatInterval: patience.Heartbeat()}) // leaders that last on a loaded machine
 	must(err)
 	defer c.Close()
 	aliceCli, err := c.Client("alice")

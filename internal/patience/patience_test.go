@@ -45,3 +45,13 @@ func TestScaleMultipliesByTheFactor(t *testing.T) {
 		t.Errorf("Scale(1s) with %s=2 = %v, want between 2s and %ds", Env, d, 2*MaxFactor)
 	}
 }
+
+// Heartbeat is whole milliseconds, at least the default 10 ms, and grows
+// with the factor.
+func TestHeartbeatIsWholeMillisecondsAndScales(t *testing.T) {
+	t.Setenv(Env, "3")
+	hb := Heartbeat()
+	if hb%time.Millisecond != 0 || hb < 30*time.Millisecond {
+		t.Errorf("Heartbeat() = %v at %s=3; want whole milliseconds, at least 30ms", hb, Env)
+	}
+}

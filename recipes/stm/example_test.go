@@ -11,6 +11,7 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/etcdsim/etcdsim/cluster"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/recipes/stm"
 )
 
@@ -33,7 +34,7 @@ func transfer(ctx context.Context, cli *clientv3.Client, from, to string, amount
 func ExampleTransfers() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{})
+	c, err := cluster.Start(ctx, cluster.Config{HeartbeatInterval: patience.Heartbeat()}) // leaders that last on a loaded machine
 	if err != nil {
 		log.Fatal(err)
 	}
