@@ -8,9 +8,11 @@ GO ?= go
 #   program, two packages at a time (most tests run on the virtual clock),
 #   then the tests that run the whole scenario registry without the
 #   detector, four at once, with the short exploration that must find a
-#   lock pitfall and flag no careful lock. Under -race those tests run a
-#   sample, one scenario of each family (the detector slows a CPU-bound
-#   run about tenfold).
+#   lock pitfall and flag no careful lock, and the tests that run less
+#   under -race. Under -race those tests skip or run one case of several
+#   (the detector slows a CPU-bound run about tenfold); a run of each
+#   family (TestRecipeCloseEveryFamily, TestRecipeClose) is the
+#   detector's look at the families' workloads, recorders and checkers.
 # - test-wait, mostly waiting on programs and the real clock: the program
 #   package's race-enabled tests, then its real-clock scenario runs
 #   without the detector (they skip under -race: the detector slows the
@@ -18,9 +20,11 @@ GO ?= go
 #   Measured, the program package takes a minute of CPU for each four to
 #   five of wall time, so beside the CPU-bound line it costs that line
 #   little, and the two lines end at about the same time.
-# A test in package program checks that every test that skips under -race
-# is named here or runs in make examples.
-REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall
+# A test in package program checks that every test there that skips
+# under -race is named in PROCESS_TESTS or runs in make examples; one in
+# package scenarios, that every test there that runs less under -race is
+# named in REGISTRY_TESTS.
+REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall|TestRecipeClose|TestHAManagerAtItsOwnTTL
 PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart
 # The cluster tests that run one seed under -race and every seed here.
 CLUSTER_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero
