@@ -9,10 +9,12 @@ GO ?= go
 #   then the tests that run the whole scenario registry without the
 #   detector, four at once, with the short exploration that must find a
 #   lock pitfall and flag no careful lock, and the tests that run less
-#   under -race. Under -race those tests skip or run one case of several
-#   (the detector slows a CPU-bound run about tenfold); a run of each
-#   family (TestRecipeCloseEveryFamily, TestRecipeClose) is the
-#   detector's look at the families' workloads, recorders and checkers.
+#   under -race (REGISTRY_TESTS, SAMPLED_TESTS). Under -race those skip
+#   or run a sample — one case of several, one seed, one clock, fewer
+#   rounds — since the detector slows a CPU-bound run about tenfold; a
+#   run of each family (TestRecipeCloseEveryFamily, TestRecipeClose) is
+#   the detector's look at the families' workloads, recorders and
+#   checkers.
 # - test-wait, mostly waiting on programs and the real clock: the program
 #   package's race-enabled tests, then its real-clock scenario runs
 #   without the detector (they skip under -race: the detector slows the
@@ -26,14 +28,15 @@ GO ?= go
 # named in REGISTRY_TESTS.
 REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall|TestRecipeClose|TestHAManagerAtItsOwnTTL
 PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart
-# The cluster tests that run one seed under -race and every seed here.
-CLUSTER_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero
+# The tests of other packages that run less under -race — one seed, one
+# clock a fault, ten rounds, nothing — and whole here.
+SAMPLED_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero|TestEveryFaultOnBothClocks|TestMutualExclusion|TestShrinkFindsTheFaultThatMatters
 test:
 	$(GO) vet ./...
 	$(MAKE) --no-print-directory -j2 -Oline test-cpu test-wait
 
 test-cpu: race-cpu
-	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(CLUSTER_TESTS))$$' ./scenarios ./cluster
+	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(SAMPLED_TESTS))$$' ./scenarios ./cluster ./faults ./lock ./cmd/simrun/simrun
 
 test-wait: race-wait
 	$(GO) test -count=1 -parallel 4 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./program
