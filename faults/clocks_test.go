@@ -239,9 +239,11 @@ var clockCases = []clockCase{
 // the fast profile's 100 ms election timeout, elect leader after leader
 // and some never start (seen at load 27 under -race).
 //
-// Under -race each fault runs on one clock, the virtual and the real in
-// turn, so that the detector sees every fault and both clocks (a cluster
-// start a case, under a detector that slows it about tenfold); make test
+// Under -race every fault runs on the virtual clock and only the first on
+// the real one as well, so that the detector sees every fault and both
+// clocks: the real-clock cases are most of the test's time (at load 25,
+// 13 of them took 200 s, 14 virtual ones 32 s), and what they add, the
+// same effect on both clocks, the detector does not change. make test
 // runs every case on both clocks once more without it (the Makefile's
 // SAMPLED_TESTS).
 func TestEveryFaultOnBothClocks(t *testing.T) {
@@ -255,8 +257,8 @@ func TestEveryFaultOnBothClocks(t *testing.T) {
 			t.Fatal(err)
 		}
 		covered[strings.SplitN(f.String(), "(", 2)[0]] = true
-		for j, clock := range cluster.Clocks() {
-			if patience.RaceEnabled && i%2 != j%2 {
+		for _, clock := range cluster.Clocks() {
+			if patience.RaceEnabled && clock == cluster.ClockReal && i > 0 {
 				continue
 			}
 			t.Run(cc.fault+"/"+string(clock), func(t *testing.T) {
