@@ -42,3 +42,14 @@ func raceLeavesOut(t *testing.T, coveredBy string) {
 		t.Skip("race detector on: make test runs this without it (REGISTRY_TESTS); under it, " + coveredBy)
 	}
 }
+
+// parallelWithoutRace runs a test beside the others, as the registry's
+// runs are, without the race detector; under it, one at a time: four
+// race-slowed clusters side by side on a loaded machine stalled one run's
+// virtual clock past its watchdog (seen at load 25).
+func parallelWithoutRace(t *testing.T) {
+	t.Helper()
+	if !scenarios.RaceDetector {
+		t.Parallel()
+	}
+}

@@ -235,6 +235,7 @@ func TestRecipeCloseEveryFamily(t *testing.T) {
 				continue
 			}
 			t.Run(name, func(t *testing.T) {
+				parallelWithoutRace(t)
 				lc := &lifecycle{panics: panics}
 				s := tt.scenario(t, lc)
 				s.Workload.Duration = scenarios.Duration(3 * time.Second)

@@ -160,6 +160,7 @@ func TestRecipeClose(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			parallelWithoutRace(t)
 			if tt.raceOut {
 				raceLeavesOut(t, `the "slow" case waits out the same 10 s`)
 			}
