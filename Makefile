@@ -40,7 +40,7 @@ test:
 	$(MAKE) --no-print-directory -j3 -Oline test-cpu test-wait examples
 
 test-cpu: race-cpu
-	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(SAMPLED_TESTS))$$' ./scenarios ./cluster ./faults ./lock ./cmd/simrun/simrun
+	$(GO) test -count=1 -parallel 4 -timeout 14m -run '$(REGISTRY_TESTS)|^($(SAMPLED_TESTS))$$' ./scenarios ./cluster ./faults ./lock ./cmd/simrun/simrun
 
 test-wait: race-wait
 	$(GO) test -count=1 -parallel 4 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./program
