@@ -3,37 +3,47 @@ GO ?= go
 
 .PHONY: test test-cpu test-wait test-race race-cpu race-wait test-short bench lint sim soak pitfalls examples examples-vitess explore-bench
 
-# Vet, then two lines of work side by side (make -j2):
+# Vet, then three lines of work side by side (make -j3):
 # - test-cpu, CPU-bound: the race-enabled tests of every package but
 #   program, two packages at a time (most tests run on the virtual clock),
 #   then the tests that run the whole scenario registry without the
 #   detector, four at once, with the short exploration that must find a
-#   lock pitfall and flag no careful lock. Under -race those tests run a
-#   sample, one scenario of each family (the detector slows a CPU-bound
-#   run about tenfold).
+#   lock pitfall and flag no careful lock, and the tests that run less
+#   under -race (REGISTRY_TESTS, SAMPLED_TESTS). Under -race those skip
+#   or run a sample — one case of several, one seed, one clock, fewer
+#   rounds — since the detector slows a CPU-bound run about tenfold; a
+#   run of each family (TestRecipeCloseEveryFamily, TestRecipeClose) is
+#   the detector's look at the families' workloads, recorders and
+#   checkers.
 # - test-wait, mostly waiting on programs and the real clock: the program
 #   package's race-enabled tests, then its real-clock scenario runs
 #   without the detector (they skip under -race: the detector slows the
-#   test programs past the runs' timing), then the example modules.
-#   Measured, the program package takes a minute of CPU for each four to
-#   five of wall time, so beside the CPU-bound line it costs that line
-#   little, and the two lines end at about the same time.
-# A test in package program checks that every test that skips under -race
-# is named here or runs in make examples.
-REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall
+#   test programs past the runs' timing).
+# - examples: the example modules, also mostly waiting (go-zero's and the
+#   programs' runs are on the real clock).
+# The program package takes a minute of CPU for each four to five of wall
+# time, and the example modules little more, so beside the CPU-bound line
+# they cost it little. As one line (about 160 s of program race tests,
+# 175 s of its real-clock runs, 190 s of examples in CI) they ended only
+# with the CPU line; as two they end before it.
+# A test in package program checks that every test there that skips
+# under -race is named in PROCESS_TESTS or runs in make examples; one in
+# package scenarios, that every test there that runs less under -race is
+# named in REGISTRY_TESTS.
+REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall|TestRecipeClose|TestHAManagerAtItsOwnTTL
 PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart
-# The cluster tests that run one seed under -race and every seed here.
-CLUSTER_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero
+# The tests of other packages that run less under -race — one seed, one
+# clock a fault, ten rounds, nothing — and whole here.
+SAMPLED_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero|TestEveryFaultOnBothClocks|TestMutualExclusion|TestShrinkFindsTheFaultThatMatters
 test:
 	$(GO) vet ./...
-	$(MAKE) --no-print-directory -j2 -Oline test-cpu test-wait
+	$(MAKE) --no-print-directory -j3 -Oline test-cpu test-wait examples
 
 test-cpu: race-cpu
-	$(GO) test -count=1 -parallel 4 -timeout 10m -run '$(REGISTRY_TESTS)|^($(CLUSTER_TESTS))$$' ./scenarios ./cluster
+	$(GO) test -count=1 -parallel 4 -timeout 14m -run '$(REGISTRY_TESTS)|^($(SAMPLED_TESTS))$$' ./scenarios ./cluster ./faults ./lock ./cmd/simrun/simrun
 
 test-wait: race-wait
 	$(GO) test -count=1 -parallel 4 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./program
-	$(MAKE) --no-print-directory examples
 
 # Vet and the race-enabled tests of every package, in the same two lines.
 # The slowest packages are named first, so they start first (go test
@@ -52,8 +62,11 @@ race-cpu:
 	$(GO) test -race -count=1 -p 2 -parallel 4 -timeout 14m $(SLOW_FIRST) \
 	  $$($(GO) list ./... | grep -v -x -e '$(subst ./,github.com/etcdsim/etcdsim/,$(WAITING))')
 
+# The program package's tests of the example programs (TestExamples...)
+# run in make examples, after its npm ci, which in make test runs beside
+# this line: here they would find node_modules half written.
 race-wait:
-	$(GO) test -race -count=1 -parallel 4 -timeout 14m $(WAITING)
+	$(GO) test -race -count=1 -parallel 4 -timeout 14m -skip '^TestExamples' $(WAITING)
 
 # The example modules, each a module of its own that uses etcdsim's public
 # API only: a user's own recipes (examples/myrecipes) and go-zero's

@@ -22,7 +22,7 @@ import (
 // Each seed is a minute of a CPU-bound virtual cluster. Under -race only
 // the first runs (the detector slows it about tenfold and judges the same
 // code on every seed); make test runs all four once more without it, in
-// the registry's step (the Makefile's CLUSTER_TESTS).
+// the registry's step (the Makefile's SAMPLED_TESTS).
 func TestHealthyClusterKeepsLeaseAtLatencyZero(t *testing.T) {
 	const ttl = 6 // seconds: clientv3 renews every TTL/3, checked each 500 ms
 	runs := 4

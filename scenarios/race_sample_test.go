@@ -1,8 +1,6 @@
 package scenarios_test
 
 import (
-	"cmp"
-	"slices"
 	"testing"
 
 	"github.com/etcdsim/etcdsim/scenarios"
@@ -12,44 +10,46 @@ import (
 // controls, TestUpstreamReproduces) are what makes the scenarios package
 // slow: a hundred-odd runs of etcd members, most of them CPU-bound on the
 // virtual clock, which the race detector slows about tenfold. Under -race
-// they run a sample — the shortest scenario of each family, enough to
-// put every family's workload, recorder and checkers under the detector —
-// and `make test` runs them all once more without it. What they prove is
-// verdicts, which the detector does not change.
+// they skip, and `make test` runs them all once more without it. What
+// they prove is verdicts, which the detector does not change. The
+// detector sees every family's workload, recorder and checkers in
+// TestRecipeCloseEveryFamily (one run of each family but lock, each
+// family's first safety scenario, 3 s of it) and TestRecipeClose (the
+// lock family's): a run of a registered scenario is the same code with
+// another schedule. (A sample of the registry, the shortest scenario of
+// each family, took half the package's time under -race, nine runs of
+// up to four minutes each at load 20.)
 
-// raceSample returns list as it is, or under -race the shortest scenario
-// of each family in it (the first by name among equals), logging what it
-// left out.
-func raceSample(t *testing.T, list []scenarios.Scenario) []scenarios.Scenario {
-	t.Helper()
-	if !scenarios.RaceDetector {
-		return list
-	}
-	best := map[string]scenarios.Scenario{}
-	for _, s := range list {
-		f := s.Workload.Family
-		b, ok := best[f]
-		if !ok || s.Workload.Duration < b.Workload.Duration ||
-			(s.Workload.Duration == b.Workload.Duration && s.Name < b.Name) {
-			best[f] = s
-		}
-	}
-	var out []scenarios.Scenario
-	for _, s := range best {
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b scenarios.Scenario) int { return cmp.Compare(a.Name, b.Name) })
-	t.Logf("race detector on: %d of %d scenarios, the shortest of each family; make test runs them all without it",
-		len(out), len(list))
-	return out
-}
-
-// skipUnderRace skips a test that only runs registered scenarios again
-// with another recipe or expectation: under -race, raceSample's runs
-// cover the same workloads, and `make test` runs this test without it.
+// skipUnderRace skips a test that runs registered scenarios, or runs them
+// again with another recipe or expectation: `make test` runs it without
+// the detector (REGISTRY_TESTS).
 func skipUnderRace(t *testing.T) {
 	t.Helper()
 	if scenarios.RaceDetector {
-		t.Skip("race detector on: the registry's runs go without it (make test runs them); the sample in TestRegistered covers these workloads")
+		t.Skip("race detector on: the registry's runs go without it (make test runs them); TestRecipeCloseEveryFamily and TestRecipeClose run every family under it")
+	}
+}
+
+// raceLeavesOut skips under -race a test, or one case of one, whose runs
+// judge what the detector does not change (a verdict, a sentence) while
+// another test already puts the same code under the detector — named in
+// coveredBy. Make test runs it without the detector: its name is in the
+// Makefile's REGISTRY_TESTS, which TestRaceLeftOutTestsRunInMakeTest
+// checks.
+func raceLeavesOut(t *testing.T, coveredBy string) {
+	t.Helper()
+	if scenarios.RaceDetector {
+		t.Skip("race detector on: make test runs this without it (REGISTRY_TESTS); under it, " + coveredBy)
+	}
+}
+
+// parallelWithoutRace runs a test beside the others, as the registry's
+// runs are, without the race detector; under it, one at a time: four
+// race-slowed clusters side by side on a loaded machine stalled one run's
+// virtual clock past its watchdog (seen at load 25).
+func parallelWithoutRace(t *testing.T) {
+	t.Helper()
+	if !scenarios.RaceDetector {
+		t.Parallel()
 	}
 }

@@ -14,6 +14,7 @@ func TestRegistered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every registered scenario against real clusters")
 	}
+	skipUnderRace(t)
 	var list []scenarios.Scenario
 	for _, s := range scenarios.All() {
 		if s.Upstream != nil && s.Upstream.Shows == scenarios.ShowsReport {
@@ -21,7 +22,7 @@ func TestRegistered(t *testing.T) {
 		}
 		list = append(list, s)
 	}
-	for _, s := range raceSample(t, list) {
+	for _, s := range list {
 		if s.Expect.Pass() {
 			scenarios.TestParallel(t, s)
 		} else {

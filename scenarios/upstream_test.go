@@ -189,7 +189,7 @@ func TestUpstreamReproduces(t *testing.T) {
 	if raceDetector {
 		// See race_sample_test.go: the registry's runs go without the
 		// detector, and make test runs this test so.
-		t.Skip("race detector on: the reproductions run without it (make test runs them); TestRegistered's sample covers their workloads")
+		t.Skip("race detector on: the reproductions run without it (make test runs them); TestRecipeCloseEveryFamily and TestRecipeClose run every family under it")
 	}
 	etcd := etcdInGoMod(t)
 	for _, s := range upstreamOf(t) {

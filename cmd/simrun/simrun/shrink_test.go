@@ -15,6 +15,7 @@ import (
 	"github.com/etcdsim/etcdsim/cmd/simrun/simrun"
 	"github.com/etcdsim/etcdsim/election"
 	"github.com/etcdsim/etcdsim/faults"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/scenarios"
 	"github.com/etcdsim/etcdsim/scenarios/results"
 )
@@ -104,9 +105,17 @@ func failingRun(t *testing.T, s scenarios.Scenario, dir string) string {
 	return filepath.Join(dir, "result.json")
 }
 
+// Under -race it skips: its dozen runs are CPU-bound clusters in this
+// process, which the detector slows about tenfold, and
+// TestShrinkInterrupted puts the same shrink, its original run and a
+// candidate, under the detector. make test runs it without the detector
+// (the Makefile's SAMPLED_TESTS).
 func TestShrinkFindsTheFaultThatMatters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real clusters, a dozen times")
+	}
+	if patience.RaceEnabled {
+		t.Skip("race detector on: make test runs this without it (SAMPLED_TESTS); TestShrinkInterrupted runs the shrink under it")
 	}
 	input := failingRun(t, noisyPitfall(t), filepath.Join(t.TempDir(), "run"))
 	out := filepath.Join(t.TempDir(), "shrunk")
