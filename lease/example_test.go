@@ -28,7 +28,7 @@ import (
 func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{HeartbeatInterval: patience.Heartbeat()}) // leaders that last on a loaded machine
+	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func (h *ownHolder) Unlock(ctx context.Context) error { return h.g.Close(ctx) }
 func Example_lock() {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{HeartbeatInterval: patience.Heartbeat()}) // leaders that last on a loaded machine
+	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}

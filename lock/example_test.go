@@ -25,7 +25,7 @@ import (
 func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{HeartbeatInterval: patience.Heartbeat()}) // leaders that last on a loaded machine
+	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 func ExampleDoubleBarrier() {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{HeartbeatInterval: patience.Heartbeat()}) // leaders that last on a loaded machine
+	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func ExampleDoubleBarrier() {
 func ExampleBarrier() {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Scale(time.Minute))
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{HeartbeatInterval: patience.Heartbeat()}) // leaders that last on a loaded machine
+	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}

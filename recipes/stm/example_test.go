@@ -11,7 +11,6 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/etcdsim/etcdsim/cluster"
-	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/recipes/stm"
 )
 
@@ -34,7 +33,7 @@ func transfer(ctx context.Context, cli *clientv3.Client, from, to string, amount
 func ExampleTransfers() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{HeartbeatInterval: patience.Heartbeat()}) // leaders that last on a loaded machine
+	c, err := cluster.Start(ctx, cluster.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
