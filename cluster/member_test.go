@@ -4,8 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/etcdsim/etcdsim/internal/bubble"
-
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 )
@@ -95,17 +93,7 @@ func moveLeader(t *testing.T, clock Clock) {
 // A member joins and leaves alike on both clocks: on the virtual one, the
 // join's bootstrap requests cross from real sockets into the in-memory
 // network (joinBridge).
-func TestAddAndRemoveMembers(t *testing.T) {
-	for _, clock := range Clocks() {
-		t.Run(string(clock), func(t *testing.T) {
-			if clock == ClockVirtual {
-				bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) { addAndRemove(t, clock) })
-				return
-			}
-			addAndRemove(t, clock)
-		})
-	}
-}
+func TestAddAndRemoveMembers(t *testing.T) { eachClock(t, addAndRemove) }
 
 func addAndRemove(t *testing.T, clock Clock) {
 	cfg := Config{Clock: clock}
