@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/etcdsim/etcdsim/internal/wallclock"
 )
 
 // defaultLinTimeout bounds a linearizability search when LinOptions leaves
@@ -19,7 +21,9 @@ const defaultLinTimeout = 10 * time.Second
 // LinOptions configures the linearizability checkers. The zero value
 // searches for at most 10 s and keeps 20 violations.
 type LinOptions struct {
-	// Timeout bounds the whole search, over every partition. 0 means 10 s;
+	// Timeout bounds the whole search, over every partition, in wall time
+	// (in a synctest bubble too, whose clock stands still while the search
+	// computes). 0 means 10 s;
 	// negative means no limit (the problem is NP-hard: a large history may
 	// then run for a very long time). Partitions the search did not finish
 	// make the verdict unknown, never ok.
@@ -51,8 +55,9 @@ type LinResult struct {
 // linVis is what Visualize needs to run porcupine over the checked
 // partitions, verbosely. It is built only when Visualize is called.
 type linVis struct {
-	timeout time.Duration
-	build   func() (porcupine.Model, [][]porcupine.Operation, []porcupine.Annotation)
+	timeout   time.Duration
+	undecided bool // the check's own search ran out of time on a partition
+	build     func() (porcupine.Model, [][]porcupine.Operation, []porcupine.Annotation)
 }
 
 // linPart is one independently checked part of a history: the operations
@@ -93,14 +98,17 @@ func checkLinearizable[S comparable, O any](h *History, rep *report, noun string
 	budget := opts.budget()
 	var deadline time.Time
 	if budget > 0 {
-		deadline = time.Now().Add(budget)
+		// The budget is wall time, so that it runs out in a synctest
+		// bubble too: the search only computes, and the bubble's clock
+		// stands still while it does.
+		deadline = wallclock.Now().Add(budget)
 	}
 	var undecidedKeys []string
 	var culprits []linCulprit
 	legal, ops := 0, 0
 	for _, p := range parts {
 		ops += len(p.ops)
-		if !deadline.IsZero() && !time.Now().Before(deadline) {
+		if !deadline.IsZero() && !wallclock.Now().Before(deadline) {
 			undecidedKeys = append(undecidedKeys, p.key)
 			continue
 		}
@@ -135,7 +143,7 @@ func checkLinearizable[S comparable, O any](h *History, rep *report, noun string
 		undecided = sprintf("no %s operations", noun)
 	}
 	summary := sprintf("%s in %s", plural(ops, "operation"), plural(len(parts), noun))
-	vis := &linVis{timeout: budget, build: func() (porcupine.Model, [][]porcupine.Operation, []porcupine.Annotation) {
+	vis := &linVis{timeout: budget, undecided: len(undecidedKeys) > 0, build: func() (porcupine.Model, [][]porcupine.Operation, []porcupine.Annotation) {
 		return linPorcupine(h, noun, m, parts, culprits)
 	}}
 	return LinResult{Result: rep.done(summary, undecided), vis: vis}
@@ -228,9 +236,18 @@ func explainIllegal[O any](ops []linOp[O], longest []int) int {
 // partition with its (partial) linearizations, the fault windows in a
 // "faults" row, and the violating operations highlighted. It runs
 // porcupine's search again, verbosely, within the check's time budget.
+//
+// porcupine bounds its search with a timer of the time package, which in a
+// synctest bubble is virtual and does not fire while the search computes.
+// There Visualize draws only a check whose own search decided every
+// partition, since porcupine's search takes the same steps, and it refuses
+// one that ran out of time: call it outside the bubble for that.
 func (r LinResult) Visualize(w io.Writer) error {
 	if r.vis == nil {
 		return errors.New("checker: visualize: the history was not checked for linearizability")
+	}
+	if r.vis.undecided && wallclock.Virtual() {
+		return errors.New("checker: visualize: the check's search ran out of time, and in a synctest bubble porcupine's would run without limit (its timer is on the bubble's clock, which stands still while it computes): visualize outside the bubble")
 	}
 	model, parts, annotations := r.vis.build()
 	var flat []porcupine.Operation

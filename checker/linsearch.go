@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/etcdsim/etcdsim/internal/wallclock"
 )
 
 // linModel is a sequential specification for linSearch: a state S, small
@@ -73,7 +75,7 @@ const (
 //
 // If ops are not linearizable it also returns the longest partial
 // linearization it met (indexes in ops), the first it found of that length.
-// A zero deadline means no limit.
+// deadline is on the wall clock (wallclock.Now); zero means no limit.
 func linSearch[S comparable, O any](m *linModel[S, O], ops []linOp[O], deadline time.Time) (linAnswer, []int) {
 	n := len(ops)
 	if n == 0 {
@@ -165,7 +167,7 @@ func linSearch[S comparable, O any](m *linModel[S, O], ops []linOp[O], deadline 
 	state := m.init
 	c := next[0]
 	for steps := 0; next[0] != 0; steps++ {
-		if steps&1023 == 0 && !deadline.IsZero() && time.Now().After(deadline) {
+		if steps&1023 == 0 && !deadline.IsZero() && wallclock.Now().After(deadline) {
 			return linTimedOut, nil
 		}
 		if match[c] != 0 {

@@ -2,8 +2,9 @@ package bubble
 
 import (
 	"context"
-	"syscall"
 	"time"
+
+	"github.com/etcdsim/etcdsim/internal/wallclock"
 )
 
 // cancelPoll is how often, in virtual time, a bubble's context looks at
@@ -45,11 +46,5 @@ func Context(outer context.Context) (context.Context, context.CancelFunc) {
 }
 
 // WallNow reads the wall clock, even in a bubble, whose time.Now is
-// virtual: the system call bypasses the time package.
-func WallNow() time.Time {
-	var tv syscall.Timeval
-	if err := syscall.Gettimeofday(&tv); err != nil {
-		return time.Now()
-	}
-	return time.Unix(tv.Unix())
-}
+// virtual (wallclock.Now).
+func WallNow() time.Time { return wallclock.Now() }
