@@ -146,11 +146,17 @@ func Start(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	if c.token, err = tokenPicker(c.token, peers); err != nil {
 		return nil, err
 	}
+	res, err := c.reserveFirstStart()
+	if err != nil {
+		return nil, err
+	}
 	var g errgroup.Group
 	for _, m := range c.members {
 		g.Go(func() error { return m.start("new") })
 	}
-	if err := g.Wait(); err != nil {
+	err = g.Wait()
+	res.release()
+	if err != nil {
 		return nil, err
 	}
 	for _, m := range c.members {

@@ -1,0 +1,143 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/etcdsim/etcdsim/internal/bubble"
+)
+
+// reservable skips t where this process may not bind port 1, as a join
+// on the virtual clock skips it.
+func reservable(t *testing.T, addr string) {
+	t.Helper()
+	fd, err := bindOnly(addr)
+	if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) {
+		t.Skipf("binding %s takes privilege this process lacks: %v", addr, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(fd)
+}
+
+// A reserved address refuses connections at once, as an address nobody
+// holds does, and no listener can bind it until the last holder releases
+// it.
+func TestReservedPeerAddressRefusesAndExcludes(t *testing.T) {
+	const addr = "127.0.99.1:1" // an address no in-memory network hands out
+	reservable(t, addr)
+	a, err := reservePeers([]string{addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := reservePeers([]string{addr}) // a second cluster starting at once shares it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := net.DialTimeout("tcp", addr, 10*time.Second); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("dialing a reserved address: %v, want a refused connection", err)
+	}
+	if ln, err := net.Listen("tcp", addr); !errors.Is(err, syscall.EADDRINUSE) {
+		if err == nil {
+			ln.Close()
+		}
+		t.Errorf("listening at a reserved address: %v, want address in use", err)
+	}
+	a.release()
+	if ln, err := net.Listen("tcp", addr); !errors.Is(err, syscall.EADDRINUSE) {
+		if err == nil {
+			ln.Close()
+		}
+		t.Errorf("listening at an address one of two holders released: %v, want address in use", err)
+	}
+	b.release()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("listening at an address both holders released: %v", err)
+	}
+	ln.Close()
+	var none *peerReservation
+	none.release()
+}
+
+// squat listens for real at addrs, accepts, and never answers, as a
+// cluster whose join is stuck holds its join bridge open; it returns the
+// function that ends it.
+func squat(t *testing.T, addrs []string) func() {
+	t.Helper()
+	var lns []net.Listener
+	var conns []net.Conn
+	var mu sync.Mutex // guards conns
+	var wg sync.WaitGroup
+	for _, addr := range addrs {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, ln := range lns {
+				ln.Close()
+			}
+			t.Skipf("cannot listen at %s for the test: %v", addr, err)
+		}
+		lns = append(lns, ln)
+		wg.Go(func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+			}
+		})
+	}
+	return func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+}
+
+// A cluster's first start on the virtual clock is never answered by
+// another program listening at its members' in-memory peer addresses.
+// Before the reservation, each fresh member's etcd asked that program
+// whether it was bootstrapped, over real TCP under NewServer, and waited
+// on the real socket: the bubble's clock stood still at 0 for good (in
+// net/http.send), and the watchdog called the run frozen a minute later.
+// Now the start waits reserveWait for the program to leave, and then
+// fails, naming the address.
+func TestFirstStartIsNotAnsweredByAStrangerAtAPeerAddress(t *testing.T) {
+	var addrs []string
+	for i := 1; i <= 12; i++ { // the first addresses every in-memory network hands out
+		addrs = append(addrs, fmt.Sprintf("127.0.10.%d:1", i))
+	}
+	reservable(t, addrs[0])
+	old := reserveWait
+	reserveWait = 300 * time.Millisecond // other programs' starts meanwhile wait this one out
+	defer func() { reserveWait = old }()
+	stop := squat(t, addrs)
+	var err error
+	bubble.Test(t, bubble.Options{Name: t.Name()}, func(t *testing.T) {
+		var c *Cluster
+		c, err = Start(context.Background(), Config{Clock: ClockVirtual})
+		c.Close()
+	})
+	stop()
+	if err == nil || !strings.Contains(err.Error(), "another program has listened there") {
+		t.Fatalf("starting a cluster while another program held its peer addresses: %v; want an error that names the address", err)
+	}
+	t.Log(err)
+}
