@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -372,7 +373,7 @@ func (c *Cluster) retargetClients(member, addr string) {
 }
 
 // closeClients closes every client's *clientv3.Client, for Close.
-func (c *Cluster) closeClients() {
+func (c *Cluster) closeClients() error {
 	c.endLives()
 	c.mu.Lock()
 	var clis []*clientv3.Client
@@ -385,9 +386,11 @@ func (c *Cluster) closeClients() {
 		clis = append(clis, h)
 	}
 	c.mu.Unlock()
+	var errs []error
 	for _, cli := range clis {
-		cli.Close()
+		errs = append(errs, closeClient(cli))
 	}
+	return errors.Join(errs...)
 }
 
 // quietLogger keeps clientv3's own logging out of test output.

@@ -305,7 +305,7 @@ func (c *Cluster) Close() error {
 		members := c.members
 		c.mu.Unlock()
 		var errs []error
-		c.closeClients()
+		errs = append(errs, c.closeClients())
 		var wg sync.WaitGroup
 		errc := make(chan error, len(members))
 		for _, m := range members {

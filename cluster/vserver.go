@@ -24,6 +24,7 @@ import (
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3lock"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3lock/v3lockpb"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
+	"go.uber.org/zap"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
 
@@ -61,7 +62,9 @@ func (s *vserver) halt() {
 	s.gate.close()
 	s.srv.HardStop()
 	s.grpc.Stop()
-	s.v3c.Close()
+	if err := closeClient(s.v3c); err != nil {
+		s.srv.Logger().Warn("closing the in-process client of the lock and election services", zap.Error(err))
+	}
 	s.peerHTTP.Close()
 	s.peerLn.Close()
 	s.clientLn.Close()
