@@ -23,7 +23,9 @@ package cluster
 // no join elsewhere can answer in its place. A reservation costs a file
 // descriptor and no goroutine, so clusters in different bubbles of one
 // process share it (reserved counts them); a join bridge that holds an
-// address is waited out, as joins wait out each other (listenBusy).
+// address is waited out, as joins wait out each other (listenBusy), and a
+// join of this process that waits for an address takes it before any new
+// reservation (joining).
 //
 // Binding port 1 takes the privilege a join takes (vjoin.go); without it
 // nothing is reserved, and nothing can be: a join bridge elsewhere could
@@ -49,7 +51,11 @@ var reserved = struct {
 	// fds maps a reserved address to its socket and how many starting
 	// clusters hold it.
 	fds map[string]*reservation
-}{fds: map[string]*reservation{}}
+	// joins counts, by address, the joins of this process waiting to
+	// listen there (joinBridge): no new reservation is taken meanwhile,
+	// so that overlapping starts cannot keep a join out.
+	joins map[string]int
+}{fds: map[string]*reservation{}, joins: map[string]int{}}
 
 type reservation struct {
 	fd   int
@@ -79,51 +85,74 @@ func (c *Cluster) reserveFirstStart() (*peerReservation, error) {
 }
 
 // reservePeers reserves every address in addrs (host:port, IPv4) for real
-// until release. It waits up to reserveWait of wall time for a listener
+// until release, all at once or none, so that it never holds some while it
+// waits for others. It waits up to reserveWait of wall time for a listener
 // of another program to leave an address, and then fails, naming it.
 func reservePeers(addrs []string) (*peerReservation, error) {
-	r := &peerReservation{}
-	for _, addr := range addrs {
-		held, err := reserve(addr)
-		if err != nil {
-			r.release()
-			return nil, err
-		}
-		if held {
-			r.addrs = append(r.addrs, addr)
-		}
-	}
-	return r, nil
-}
-
-// reserve reserves addr, or reports false when this process may not bind
-// it (no privilege for its port).
-func reserve(addr string) (bool, error) {
 	start := wallclock.Now() // the bubble's clock stands still while this waits
 	for {
-		reserved.mu.Lock()
-		if r := reserved.fds[addr]; r != nil {
-			r.refs++
-			reserved.mu.Unlock()
-			return true, nil
-		}
-		fd, err := bindOnly(addr)
-		if err == nil {
-			reserved.fds[addr] = &reservation{fd: fd, refs: 1}
-		}
-		reserved.mu.Unlock()
+		r, busy, err := tryReserve(addrs)
 		switch {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM):
-			return false, nil
-		case !errors.Is(err, syscall.EADDRINUSE):
-			return false, fmt.Errorf("cluster: reserving the in-memory peer address %s for real while the members start: %w", addr, err)
+		case err != nil:
+			return nil, fmt.Errorf("cluster: reserving the in-memory peer address %s for real while the members start: %w", busy, err)
+		case busy == "":
+			return r, nil
 		case wallclock.Since(start) >= reserveWait:
-			return false, fmt.Errorf("cluster: the members' first start asks their peers for real at the in-memory address %s, and another program has listened there for %v (another cluster's join on the virtual clock, stuck?): "+
-				"starting now could have a member wait on that program for good; stop it, or use the real clock (Config.Clock: ClockReal, simrun -clock real)", addr, reserveWait)
+			return nil, fmt.Errorf("cluster: the members' first start asks their peers for real at the in-memory address %s, and another program has listened there for %v (another cluster's join on the virtual clock, stuck?): "+
+				"starting now could have a member wait on that program for good; stop it, or use the real clock (Config.Clock: ClockReal, simrun -clock real)", busy, reserveWait)
 		}
 		wallSleep(10 * time.Millisecond)
+	}
+}
+
+// tryReserve reserves every address in addrs, or none and names the first
+// that is busy (or failed, with err). An address this process may not bind
+// (no privilege for its port) is left out.
+func tryReserve(addrs []string) (_ *peerReservation, busy string, err error) {
+	reserved.mu.Lock()
+	defer reserved.mu.Unlock()
+	r := &peerReservation{}
+	for _, addr := range addrs {
+		var fd int
+		var err error
+		if reserved.joins[addr] > 0 {
+			err = syscall.EADDRINUSE // a join of this process waits for the address: let it in first
+		} else if res := reserved.fds[addr]; res != nil {
+			res.refs++
+		} else if fd, err = bindOnly(addr); err == nil {
+			reserved.fds[addr] = &reservation{fd: fd, refs: 1}
+		}
+		switch {
+		case err == nil:
+			r.addrs = append(r.addrs, addr)
+		case errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM):
+		default:
+			r.releaseLocked()
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return nil, addr, nil
+			}
+			return nil, addr, err
+		}
+	}
+	return r, "", nil
+}
+
+// joining marks addrs as wanted by a join of this process until the
+// returned function is called: reservations wait for the join.
+func joining(addrs []string) (done func()) {
+	reserved.mu.Lock()
+	defer reserved.mu.Unlock()
+	for _, a := range addrs {
+		reserved.joins[a]++
+	}
+	return func() {
+		reserved.mu.Lock()
+		defer reserved.mu.Unlock()
+		for _, a := range addrs {
+			if reserved.joins[a]--; reserved.joins[a] == 0 {
+				delete(reserved.joins, a)
+			}
+		}
 	}
 }
 
@@ -135,6 +164,10 @@ func (r *peerReservation) release() {
 	}
 	reserved.mu.Lock()
 	defer reserved.mu.Unlock()
+	r.releaseLocked()
+}
+
+func (r *peerReservation) releaseLocked() {
 	for _, addr := range r.addrs {
 		res := reserved.fds[addr]
 		if res.refs--; res.refs == 0 {

@@ -141,3 +141,48 @@ func TestFirstStartIsNotAnsweredByAStrangerAtAPeerAddress(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// A reservation takes all its addresses or none, and a join of this
+// process that waits for an address goes before any new reservation.
+func TestReservationIsAllOrNoneAndLetsAJoinFirst(t *testing.T) {
+	const a, b = "127.0.99.2:1", "127.0.99.3:1"
+	reservable(t, a)
+	old := reserveWait
+	reserveWait = 50 * time.Millisecond
+	defer func() { reserveWait = old }()
+
+	ln, err := net.Listen("tcp", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reservePeers([]string{a, b}); err == nil || !strings.Contains(err.Error(), b) {
+		t.Errorf("reserving two addresses, one of them listened at: %v; want an error naming %s", err, b)
+	}
+	ln.Close()
+	if ln, err := net.Listen("tcp", a); err != nil {
+		t.Errorf("the address a failed reservation would have taken first is still held: %v", err)
+	} else {
+		ln.Close()
+	}
+
+	held, err := reservePeers([]string{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := joining([]string{a})
+	if _, err := reservePeers([]string{a}); err == nil {
+		t.Error("a reservation shared an address a join of this process waits for")
+	}
+	held.release()
+	ln, err = net.Listen("tcp", a) // the join listens once the earlier holder is gone
+	if err != nil {
+		t.Fatalf("the join could not listen after the reservation it waited for was released: %v", err)
+	}
+	ln.Close()
+	done()
+	r, err := reservePeers([]string{a})
+	if err != nil {
+		t.Fatalf("reserving after the join: %v", err)
+	}
+	r.release()
+}

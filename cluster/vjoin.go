@@ -57,6 +57,7 @@ func needsJoinBridge(existing bool, dataDir string) bool {
 // the joining member from's peers.
 func bridgeJoin(n *memnet.Net, from string, addrs []string) (*joinBridge, error) {
 	b := &joinBridge{n: n, from: from}
+	defer joining(addrs)() // first starts of other clusters here wait for the bridge
 	for _, addr := range addrs {
 		ln, err := listenBusy(addr)
 		if err != nil {
