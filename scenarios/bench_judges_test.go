@@ -12,7 +12,8 @@ import (
 )
 
 // BenchmarkKeysOnLeasesOverhead measures what watching the recipe's leases
-// and keys costs the check of a gallery run: each scenario runs once; then
+// and keys costs the check of a gallery run: each row of galleryCheckRows
+// (the standard mixes and pitfalls of four families) runs once; then
 // its checks are timed as they were before (the history without the
 // calls the clients' connections record, History.Calls, nor its end state,
 // and without keys-on-leases) and as they are now (the whole history, every
@@ -26,8 +27,7 @@ func BenchmarkKeysOnLeasesOverhead(b *testing.B) {
 		now, older checker.History
 	}
 	var runs []run
-	for _, g := range galleryRuns(b, []string{"lock/mutex/standard-mix", "election/rechecked/standard-mix",
-		"discovery/keepalive/standard-mix", "rwmutex/checked/standard-mix"}) {
+	for _, g := range galleryRuns(b, galleryCheckRows) {
 		older := g.h
 		older.Calls, older.Final = nil, nil
 		runs = append(runs, run{g.s, g.h, older})
