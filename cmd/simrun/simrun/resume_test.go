@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +92,13 @@ func resumeInterrupted(t *testing.T, file, whole, broken string) {
 	}}
 	if code := campaign(ctx, broken, stderr); code != 130 {
 		t.Fatalf("the interrupted campaign: exit %d, want 130", code)
+	}
+	// It gives the prompt back without drawing the pages, and says how.
+	if _, err := os.Stat(filepath.Join(broken, "index.html")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the interrupted campaign drew its pages (%v); want them left to the resume", err)
+	}
+	if !strings.Contains(stderr.String(), "simrun report "+broken) {
+		t.Errorf("the interrupted campaign's stderr does not say how to draw the pages:\n%s", stderr)
 	}
 	sum, err := results.ReadSummary(filepath.Join(broken, results.SummaryFile))
 	if err != nil {
