@@ -26,10 +26,12 @@ GO ?= go
 # they cost it little. As one line (about 160 s of program race tests,
 # 175 s of its real-clock runs, 190 s of examples in CI) they ended only
 # with the CPU line; as two they end before it.
-# A test in package program checks that every test there that skips
-# under -race is named in PROCESS_TESTS or runs in make examples; one in
-# package scenarios, that every test there that runs less under -race is
-# named in REGISTRY_TESTS.
+# internal/layout's TestRaceListsAreKept checks, in every package, that
+# a test that runs less under -race (a sample, some cases, or nothing)
+# runs whole in a go test of make test without the detector (named in
+# REGISTRY_TESTS, SAMPLED_TESTS or PROCESS_TESTS, or one of make
+# examples' TestExamples), and that every name in those lists is such a
+# test.
 REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall|TestRecipeClose|TestHAManagerAtItsOwnTTL
 PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart
 # The tests of other packages that run less under -race — one seed, one
