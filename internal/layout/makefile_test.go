@@ -20,13 +20,16 @@ var (
 	varLine  = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*) *[?:]?= *(.*)$`)
 	ruleLine = regexp.MustCompile(`^([A-Za-z0-9_.-]+):([^=].*)?$`)
 	varRef   = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+	// A backslash at the end of a line and the blanks around it are one
+	// space to make.
+	continuation = regexp.MustCompile(`[ \t]*\\\n[ \t]*`)
 )
 
 // parseMakefile reads the variables, rules and recipe lines of a Makefile
 // written the way ours is: no includes, no pattern rules, no define.
 func parseMakefile(text string) makefile {
 	mk := makefile{vars: map[string]string{}, deps: map[string][]string{}, lines: map[string][]string{}}
-	text = strings.ReplaceAll(text, "\\\n", " ")
+	text = continuation.ReplaceAllString(text, " ")
 	rule := ""
 	for line := range strings.Lines(text) {
 		line = strings.TrimRight(line, "\n")

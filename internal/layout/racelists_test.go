@@ -95,11 +95,14 @@ func TestRaceListsAreKept(t *testing.T) {
 	}
 }
 
-// The check is shown a Makefile that breaks each rule before it is trusted.
+// The check is shown a Makefile that breaks each rule before it is trusted
+// (a list continued on the next line gets a space inside its pattern, so
+// the name after it matches nothing).
 func TestRaceListFindingsCatchEachMistake(t *testing.T) {
 	mk := parseMakefile(`GO ?= go
 REGISTRY_TESTS = TestRegistered|TestGone
-SAMPLED_TESTS = TestSampled
+SAMPLED_TESTS = TestSampled|\
+  TestWrapped
 test:
 	$(MAKE) -j2 test-cpu examples
 test-cpu:
@@ -120,6 +123,7 @@ test-short:
 		{pkg: "program", file: "d_test.go", name: "TestExamplesNode", lessRace: true},
 		{pkg: "program", file: "d_test.go", name: "TestExamplesSkipped", lessRace: true},
 		{pkg: "cluster", file: "e_test.go", name: "TestShortOnly", lessRace: true},
+		{pkg: "faults", file: "b_test.go", name: "TestWrapped", lessRace: true},
 	}
 	got, err := raceListFindings(mk, tests)
 	if err != nil {
@@ -129,8 +133,10 @@ test-short:
 		"lock: TestSampled (c_test.go) runs less under -race and runs whole in no step of make test without it: name it in one of the Makefile's lists (REGISTRY_TESTS, SAMPLED_TESTS, PROCESS_TESTS) that a go test of package lock runs",
 		"program: TestExamplesSkipped (d_test.go) runs less under -race and runs whole in no step of make test without it: name it in one of the Makefile's lists (REGISTRY_TESTS, SAMPLED_TESTS, PROCESS_TESTS) that a go test of package program runs",
 		"cluster: TestShortOnly (e_test.go) runs less under -race and runs whole in no step of make test without it: name it in one of the Makefile's lists (REGISTRY_TESTS, SAMPLED_TESTS, PROCESS_TESTS) that a go test of package cluster runs",
+		"faults: TestWrapped (b_test.go) runs less under -race and runs whole in no step of make test without it: name it in one of the Makefile's lists (REGISTRY_TESTS, SAMPLED_TESTS, PROCESS_TESTS) that a go test of package faults runs",
 		"scenarios: TestRegisteredTwice (a_test.go) runs whole under -race and again in make test's rule test-cpu, whose -run (the Makefile's lists) catches it: anchor the name that matches it",
-		"the Makefile's REGISTRY_TESTS names TestGone, which matches no test that runs less under -race",
+		`the Makefile's REGISTRY_TESTS names "TestGone", which matches no test that runs less under -race`,
+		`the Makefile's SAMPLED_TESTS names " TestWrapped", which matches no test that runs less under -race`,
 	}
 	if !slices.Equal(want, got) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -181,7 +187,7 @@ func raceListFindings(mk makefile, tests []pkgTest) ([]string, error) {
 				return nil, fmt.Errorf("the Makefile's %s: %q: %w", list, alt, err)
 			}
 			if !slices.ContainsFunc(tests, func(pt pkgTest) bool { return pt.lessRace && re.MatchString(pt.name) }) {
-				findings = append(findings, fmt.Sprintf("the Makefile's %s names %s, which matches no test that runs less under -race", list, alt))
+				findings = append(findings, fmt.Sprintf("the Makefile's %s names %q, which matches no test that runs less under -race", list, alt))
 			}
 		}
 	}
