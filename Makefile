@@ -1,7 +1,7 @@
 # etcdsim — the commands a new user runs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-cpu test-wait test-race race-cpu race-wait test-short bench lint sim soak pitfalls examples examples-vitess explore-bench
+.PHONY: test test-cpu test-wait test-children test-race race-cpu race-wait test-short bench lint sim soak pitfalls examples examples-vitess explore-bench
 
 # Vet, then three lines of work side by side (make -j3):
 # - test-cpu, CPU-bound: the race-enabled tests of every package but
@@ -32,20 +32,23 @@ GO ?= go
 # REGISTRY_TESTS, SAMPLED_TESTS or PROCESS_TESTS, or one of make
 # examples' TestExamples), and that every name in those lists is such a
 # test.
-REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall|TestRecipeClose|TestHAManagerAtItsOwnTTL
-PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart
+REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall|TestRecipeClose|TestHAManagerAtItsOwnTTL|TestUserTransferCarefulPasses
+PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart|TestChildProcessFailures|TestReplayInChildProcess|TestReplayInProcessLogsToTheRunsFile|TestNothingOutlivesARun|TestShardedCampaignAsItRuns|TestInterrupt|TestInterruptTwice|TestASpinningRunSaysHowFarItGot
 # The tests of other packages that run less under -race — one seed, one
 # clock a fault, ten rounds, nothing — and whole here.
 SAMPLED_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero|TestEveryFaultOnBothClocks|TestMutualExclusion|TestShrinkFindsTheFaultThatMatters
 test:
 	$(GO) vet ./...
-	$(MAKE) --no-print-directory -j3 -Oline test-cpu test-wait examples
+	$(MAKE) --no-print-directory -j3 -Oline test-cpu test-wait examples test-children
 
 test-cpu: race-cpu
 	$(GO) test -count=1 -parallel 4 -timeout 14m -run '$(REGISTRY_TESTS)|^($(SAMPLED_TESTS))$$' ./scenarios ./cluster ./faults ./lock ./cmd/simrun/simrun
 
 test-wait: race-wait
 	$(GO) test -count=1 -parallel 4 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./program
+
+test-children:
+	$(GO) test -count=1 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./cmd/simrun/simrun
 
 # Vet and the race-enabled tests of every package, in the same two lines.
 # The slowest packages are named first, so they start first (go test
