@@ -6,12 +6,12 @@ import (
 	"github.com/etcdsim/etcdsim/internal/patience"
 )
 
-// skipUnderRace skips, under the race detector, a test whose runs all go
-// on in programs it builds and starts (simrun, badsim): go build makes
-// them without the detector, so under -race it watches only the test's
-// exec and wait, while the programs' clusters take the race line's time.
-// make test runs the test without the detector, beside the program
-// package's process tests (the Makefile's PROCESS_TESTS).
+// skipUnderRace skips, under the race detector, a test (or a case of one)
+// whose runs all go on in programs it builds and starts (simrun, badsim):
+// go build makes them without the detector, so under -race it watches only
+// the test's exec and wait, while the programs' clusters take the race
+// line's time. make test runs the test without the detector, in its own
+// line (test-children, the Makefile's PROCESS_TESTS).
 func skipUnderRace(t *testing.T) {
 	t.Helper()
 	if patience.RaceEnabled {

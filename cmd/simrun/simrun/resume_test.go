@@ -62,7 +62,10 @@ func TestCampaignResumes(t *testing.T) {
 		}
 	}
 	t.Run("interrupted", func(t *testing.T) { resumeInterrupted(t, file, whole, filepath.Join(dir, "broken")) })
-	t.Run("killed", func(t *testing.T) { resumeKilled(t, bin, file, whole, filepath.Join(dir, "killed")) })
+	t.Run("killed", func(t *testing.T) {
+		skipUnderRace(t) // the binary's campaign, killed and resumed: no run in this process
+		resumeKilled(t, bin, file, whole, filepath.Join(dir, "killed"))
+	})
 }
 
 // resumeInterrupted interrupts the campaign in file after a few runs (its
