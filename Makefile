@@ -36,7 +36,7 @@ REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReprod
 PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart|TestChildProcessFailures|TestReplayInChildProcess|TestReplayInProcessLogsToTheRunsFile|TestNothingOutlivesARun|TestShardedCampaignAsItRuns|TestInterrupt|TestInterruptTwice|TestASpinningRunSaysHowFarItGot|TestCampaignResumes
 # The tests of other packages that run less under -race — one seed, one
 # clock a fault, ten rounds, nothing — and whole here.
-SAMPLED_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero|TestEveryFaultOnBothClocks|TestMutualExclusion|TestShrinkFindsTheFaultThatMatters
+SAMPLED_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero|TestEveryFaultOnBothClocks|TestMutualExclusion|TestShrinkFindsTheFaultThatMatters|TestRunAtTheRecipesTTL
 test:
 	$(GO) vet ./...
 	$(MAKE) --no-print-directory -j3 -Oline test-cpu test-wait examples test-children
