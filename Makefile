@@ -1,7 +1,7 @@
 # etcdsim — the commands a new user runs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-cpu test-wait test-children test-race race-cpu race-wait test-short bench lint sim soak pitfalls examples examples-vitess explore-bench
+.PHONY: test test-cpu test-wait test-children test-race race-cpu race-wait test-short short-cpu short-wait bench lint sim soak pitfalls examples examples-vitess explore-bench
 
 # Vet, then three lines of work side by side (make -j3):
 # - test-cpu, CPU-bound: the race-enabled tests of every package but
@@ -100,7 +100,14 @@ examples-vitess:
 # .ci/run).
 test-short:
 	$(GO) vet ./...
-	$(GO) test -short -count=1 -parallel 4 ./...
+	$(MAKE) --no-print-directory -j2 -Oline short-cpu short-wait
+
+short-cpu:
+	$(GO) test -short -count=1 -parallel 4 \
+	  $$($(GO) list ./... | grep -v -x -e '$(subst ./,github.com/etcdsim/etcdsim/,$(WAITING))')
+
+short-wait:
+	$(GO) test -short -count=1 -parallel 16 $(WAITING)
 
 # Benchmarks with their metrics (start-ms, close-ms, failover-ms, ...).
 bench:
