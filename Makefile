@@ -67,7 +67,7 @@ test-wait: race-wait
 	$(GO) test -count=1 -parallel 4 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./program
 
 test-children:
-	$(GO) test -count=1 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./cmd/simrun/simrun
+	$(GO) test -count=1 -parallel 3 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./cmd/simrun/simrun
 
 # Vet and the race-enabled tests of every package, in two lines.
 # The slowest packages are named first, so they start first (go test

@@ -21,7 +21,7 @@ func TestNothingOutlivesARun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds simrun and runs real clusters")
 	}
-	skipUnderRace(t)
+	childProcessTest(t)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("the stubborn program needs python3")
 	}

@@ -18,3 +18,13 @@ func skipUnderRace(t *testing.T) {
 		t.Skip("race detector on: its runs are in programs built without it; make test runs it without the detector (PROCESS_TESTS)")
 	}
 }
+
+// childProcessTest is for a test whose runs are all in programs it builds:
+// it skips under the race detector (skipUnderRace); without it, the test
+// runs beside the other such tests, since each mostly waits on its
+// children (their run timeouts, their signals' graces, the real clock).
+func childProcessTest(t *testing.T) {
+	t.Helper()
+	skipUnderRace(t)
+	t.Parallel()
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/etcdsim/etcdsim/cmd/simrun/simrun"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
@@ -37,6 +38,11 @@ seeds: [1, 2]
 func TestCampaignResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a campaign of real clusters five times")
+	}
+	if !patience.RaceEnabled {
+		// Without the detector (make test's test-children) its campaigns
+		// run beside the other tests of programs they build.
+		t.Parallel()
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "campaign.yaml")
