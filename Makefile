@@ -36,10 +36,12 @@ GO ?= go
 # the race packages scenarios 277 s, cmd/simrun/simrun 265 s, cluster
 # 104 s, faults 58 s, lock 36 s, the registry's step 86 s; program's race
 # tests 157 s and real-clock runs 146 s; the examples about 180 s.
-# Measured here (go test -json, on a machine shared with other work, load
-# 15-20): simrun's race tests 587 s wall, 182 s of CPU, of which the
-# child-process tests now in test-children took 274 s of wall (and the
-# -ttl 6s case, now in the registry's line, 31 s).
+# Measured here (go test -json, on a machine shared with other work):
+# simrun's race tests took 587 s of wall and 182 s of CPU at load 15-20,
+# 274 s of that wall in the child-process tests now in test-children and
+# 31 s in the -ttl 6s case now in test-registry; after, 365 s and 98 s at
+# load 21-25, 223 s of it TestCampaignResumes's in-process campaign.
+# test-children takes 154 s of wall, 78 s of CPU, at load 19-29.
 # internal/layout's TestRaceListsAreKept checks, in every package, that
 # a test that runs less under -race (a sample, some cases, or nothing)
 # runs whole in a go test of make test without the detector (named in
