@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/etcdsim/etcdsim/cmd/simrun/simrun"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
@@ -38,6 +39,11 @@ seeds: [1, 2]
 func TestCampaignResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a campaign of real clusters five times")
+	}
+	if !patience.RaceEnabled {
+		// Without the detector (make test's test-children) its campaigns
+		// run beside the other tests of programs they build.
+		t.Parallel()
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "campaign.yaml")
@@ -63,7 +69,10 @@ func TestCampaignResumes(t *testing.T) {
 		}
 	}
 	t.Run("interrupted", func(t *testing.T) { resumeInterrupted(t, file, whole, filepath.Join(dir, "broken")) })
-	t.Run("killed", func(t *testing.T) { resumeKilled(t, bin, file, whole, filepath.Join(dir, "killed")) })
+	t.Run("killed", func(t *testing.T) {
+		skipUnderRace(t) // the binary's campaign, killed and resumed: no run in this process
+		resumeKilled(t, bin, file, whole, filepath.Join(dir, "killed"))
+	})
 }
 
 // resumeInterrupted interrupts the campaign in file after a few runs (its
