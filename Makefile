@@ -1,17 +1,15 @@
 # etcdsim — the commands a new user runs. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test test-cpu test-wait test-race race-cpu race-wait test-short bench lint sim soak pitfalls examples examples-vitess explore-bench
+.PHONY: test test-cpu test-registry test-wait test-children test-race race-cpu race-wait test-short short-cpu short-wait bench lint sim soak pitfalls examples examples-vitess explore-bench
 
-# Vet, then three lines of work side by side (make -j3):
-# - test-cpu, CPU-bound: the race-enabled tests of every package but
-#   program, two packages at a time (most tests run on the virtual clock),
-#   then the tests that run the whole scenario registry without the
-#   detector, four at once, with the short exploration that must find a
-#   lock pitfall and flag no careful lock, and the tests that run less
-#   under -race (REGISTRY_TESTS, SAMPLED_TESTS). Under -race those skip
-#   or run a sample — one case of several, one seed, one clock, fewer
-#   rounds — since the detector slows a CPU-bound run about tenfold; a
+# Vet, then five lines of work, three at a time (make -j3), the long
+# ones first:
+# - race-cpu, CPU-bound: the race-enabled tests of every package but
+#   program, two packages at a time (most tests run on the virtual
+#   clock). Tests that run many clusters in this process skip under -race
+#   or run a sample (one case of several, one seed, one clock, fewer
+#   rounds), since the detector slows a CPU-bound run about tenfold; a
 #   run of each family (TestRecipeCloseEveryFamily, TestRecipeClose) is
 #   the detector's look at the families' workloads, recorders and
 #   checkers.
@@ -21,38 +19,67 @@ GO ?= go
 #   test programs past the runs' timing).
 # - examples: the example modules, also mostly waiting (go-zero's and the
 #   programs' runs are on the real clock).
-# The program package takes a minute of CPU for each four to five of wall
-# time, and the example modules little more, so beside the CPU-bound line
-# they cost it little. As one line (about 160 s of program race tests,
-# 175 s of its real-clock runs, 190 s of examples in CI) they ended only
-# with the CPU line; as two they end before it.
-# A test in package program checks that every test there that skips
-# under -race is named in PROCESS_TESTS or runs in make examples; one in
-# package scenarios, that every test there that runs less under -race is
-# named in REGISTRY_TESTS.
-REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall|TestRecipeClose|TestHAManagerAtItsOwnTTL
-PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart
+# - test-children, when a line ends (examples, first): simrun's tests
+#   whose runs are all in a simrun or badsim they build, without the
+#   detector (under -race it would watch only their exec and wait; the
+#   programs are built without it), mostly waiting on child processes.
+# - test-registry, when the next line ends: the whole scenario registry
+#   without the detector, four runs at once, with the short exploration
+#   that must find a lock pitfall and flag no careful lock, and every
+#   test that runs less under -race (REGISTRY_TESTS, SAMPLED_TESTS). It
+#   is CPU-bound and fills the cores race-cpu leaves while its last,
+#   serial, package (scenarios) runs.
+# The waiting lines take a minute of CPU for each four to five of wall
+# time, so beside the CPU-bound ones they cost them little. In CI at
+# 2f29179, before these five lines (race-cpu and the registry one after
+# the other, simrun's child-process tests under -race): make test 603 s,
+# the race packages scenarios 277 s, cmd/simrun/simrun 265 s, cluster
+# 104 s, faults 58 s, lock 36 s, the registry's step 86 s; program's race
+# tests 157 s and real-clock runs 146 s; the examples about 180 s.
+# Measured here (go test -json, on a machine shared with other work):
+# simrun's race tests took 587 s of wall and 182 s of CPU at load 15-20,
+# 274 s of that wall in the child-process tests now in test-children and
+# 31 s in the -ttl 6s case now in test-registry; after, 365 s and 98 s at
+# load 21-25, 223 s of it TestCampaignResumes's in-process campaign.
+# test-children takes 154 s of wall, 78 s of CPU, at load 19-29.
+# internal/layout's TestRaceListsAreKept checks, in every package, that
+# a test that runs less under -race (a sample, some cases, or nothing)
+# runs whole in a go test of make test without the detector (named in
+# REGISTRY_TESTS, SAMPLED_TESTS or PROCESS_TESTS, or one of make
+# examples' TestExamples), and that every name in those lists is such a
+# test.
+REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall|TestRecipeClose|TestHAManagerAtItsOwnTTL|TestUserTransferCarefulPasses
+PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart|TestChildProcessFailures|TestReplayInChildProcess|TestReplayInProcessLogsToTheRunsFile|TestNothingOutlivesARun|TestShardedCampaignAsItRuns|TestInterrupt|TestInterruptTwice|TestASpinningRunSaysHowFarItGot|TestCampaignResumes
 # The tests of other packages that run less under -race — one seed, one
-# clock a fault, ten rounds, nothing — and whole here.
-SAMPLED_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero|TestEveryFaultOnBothClocks|TestMutualExclusion|TestShrinkFindsTheFaultThatMatters
+# clock a fault, ten rounds, one case, nothing — and whole in
+# test-registry.
+SAMPLED_TESTS = TestHealthyClusterKeepsLeaseAtLatencyZero|TestEveryFaultOnBothClocks|TestMutualExclusion|TestShrinkFindsTheFaultThatMatters|TestRunAtTheRecipesTTL
 test:
 	$(GO) vet ./...
-	$(MAKE) --no-print-directory -j3 -Oline test-cpu test-wait examples
+	$(MAKE) --no-print-directory -j3 -Oline race-cpu test-wait examples test-children test-registry
 
+# The CPU-bound part alone: the race-enabled tests, then the registry's.
 test-cpu: race-cpu
+	$(MAKE) --no-print-directory test-registry
+
+test-registry:
 	$(GO) test -count=1 -parallel 4 -timeout 14m -run '$(REGISTRY_TESTS)|^($(SAMPLED_TESTS))$$' ./scenarios ./cluster ./faults ./lock ./cmd/simrun/simrun
 
 test-wait: race-wait
 	$(GO) test -count=1 -parallel 4 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./program
 
-# Vet and the race-enabled tests of every package, in the same two lines.
+test-children:
+	$(GO) test -count=1 -parallel 3 -timeout 10m -run '^($(PROCESS_TESTS))$$' ./cmd/simrun/simrun
+
+# Vet and the race-enabled tests of every package, in two lines.
 # The slowest packages are named first, so they start first (go test
 # starts packages in the order given, each once): two at a time, the long
 # ones overlap the short ones instead of running alone at the end. The
-# order is a measured ranking (-race -json, load ~20): scenarios and
-# cmd/simrun/simrun over 600 s, faults and lock about 440 s, cluster
-# 400 s; every other package under 70 s.
-SLOW_FIRST = ./scenarios ./cmd/simrun/simrun ./faults ./lock ./cluster
+# order is CI's ranking at 2f29179 less what has left -race since:
+# scenarios about 270 s, cmd/simrun/simrun about 130 s (265 s with its
+# child-process tests), cluster 104 s, faults 58 s, lock 36 s; every
+# other package under 20 s.
+SLOW_FIRST = ./scenarios ./cmd/simrun/simrun ./cluster ./faults ./lock
 WAITING = ./program
 test-race:
 	$(GO) vet ./...
@@ -90,12 +117,24 @@ examples-vitess:
 	cd examples/vitess && $(GO) vet ./... && $(GO) test -count=1 -parallel 2 -timeout 15m ./...
 
 # The quick loop: vet, and every package's tests with the slowest cases
-# skipped, no race detector (about two minutes of CPU on 2 cores). CI runs
-# it on the next Go release (GOTOOLCHAIN=go1.27.3 make test-short, see
-# .ci/run).
+# skipped, no race detector. CI runs it on the next Go release
+# (GOTOOLCHAIN=go1.27.3 make test-short, see .ci/run): 190 s at 2f29179,
+# the compile included, program 97 s of it, scenarios 47 s, cluster 29 s.
+# The program package mostly waits on its programs (measured here at load
+# 20: 137 s of wall for 30 s of CPU, 62 s of it TestBadInput's fifty
+# cases, four at a time, each waiting for a broken program), so it runs
+# on a line of its own beside the others, its cases all at once (82 s of
+# wall, 22 s of CPU at load 25).
 test-short:
 	$(GO) vet ./...
-	$(GO) test -short -count=1 -parallel 4 ./...
+	$(MAKE) --no-print-directory -j2 -Oline short-cpu short-wait
+
+short-cpu:
+	$(GO) test -short -count=1 -parallel 4 \
+	  $$($(GO) list ./... | grep -v -x -e '$(subst ./,github.com/etcdsim/etcdsim/,$(WAITING))')
+
+short-wait:
+	$(GO) test -short -count=1 -parallel 16 $(WAITING)
 
 # Benchmarks with their metrics (start-ms, close-ms, failover-ms, ...).
 bench:

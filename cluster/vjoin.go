@@ -70,9 +70,10 @@ func bridgeJoin(n *memnet.Net, from string, addrs []string) (*joinBridge, error)
 	return b, nil
 }
 
-// listenBusy listens at addr, waiting out another cluster's join at the
-// same in-memory address (each cluster numbers its addresses from the
-// same start) for up to two seconds of wall time.
+// listenBusy listens at addr, waiting out another join at the same
+// address for up to two seconds of wall time: each in-memory network has
+// addresses of its own (memnet's blocks), but another process's may, very
+// rarely, have come to the same block.
 func listenBusy(addr string) (net.Listener, error) {
 	for try := 0; ; try++ {
 		ln, err := net.Listen("tcp", addr)

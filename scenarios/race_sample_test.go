@@ -34,7 +34,7 @@ func skipUnderRace(t *testing.T) {
 // judge what the detector does not change (a verdict, a sentence) while
 // another test already puts the same code under the detector — named in
 // coveredBy. Make test runs it without the detector: its name is in the
-// Makefile's REGISTRY_TESTS, which TestRaceLeftOutTestsRunInMakeTest
+// Makefile's REGISTRY_TESTS, which internal/layout's TestRaceListsAreKept
 // checks.
 func raceLeavesOut(t *testing.T, coveredBy string) {
 	t.Helper()

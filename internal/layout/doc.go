@@ -8,5 +8,11 @@
 // imports it, so it stands above everything, its own library beside it
 // included (cmd/simrun imports cmd/simrun/simrun).
 //
-// The package has no code; its test reads the import graph with go list.
+// Beside it: a test file that starts a cluster on the real clock says why
+// (TestRealClockTestsSayWhy), and a test that runs less under the race
+// detector runs whole in a step of make test without it, named in one of
+// the Makefile's lists (TestRaceListsAreKept).
+//
+// The package has no code; its tests read the import graph with go list,
+// the test files' syntax and the Makefile.
 package layout

@@ -9,7 +9,7 @@
 // pumps, as on the real clock; memnet only carries their bytes.
 //
 //	n := memnet.New()
-//	ln, err := n.Listen("")                      // 127.0.X.Y:1, in memory
+//	ln, err := n.Listen("")                      // 127.B.C.D:1, in memory
 //	c, err := n.DialAs(ctx, ln.Addr().String(), "m0")
 //	// the accepted end's From() is "m0"
 package memnet

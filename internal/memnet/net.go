@@ -10,9 +10,11 @@ import (
 // Net is an in-memory network: listeners at made-up loopback addresses
 // and dials matched to them. Create one with New.
 type Net struct {
-	mu   sync.Mutex // guards ls and next
-	ls   map[string]*memListener
-	next int
+	mu    sync.Mutex // guards ls, next, block and used
+	ls    map[string]*memListener
+	next  int // dials so far, which number their local addresses
+	block int // the block Listen takes addresses from (block.go)
+	used  int // addresses taken from it; 0 before the first
 }
 
 // New returns an empty network.
@@ -21,15 +23,18 @@ func New() *Net { return &Net{ls: make(map[string]*memListener)} }
 // BufSize is each direction's buffer of one connection.
 const BufSize = 256 << 10
 
-// Listen opens a listener at addr, or at a new address 127.0.X.Y:1 if addr
-// is "": port 1 of loopback refuses at once, should a real dial of one
-// escape.
+// Listen opens a listener at addr, or at a new address 127.B.C.D:1 of the
+// network's own if addr is "" (block.go says why no two networks share
+// one).
 func (n *Net) Listen(addr string) (net.Listener, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if addr == "" {
-		n.next++
-		addr = fmt.Sprintf("127.0.%d.%d:1", 10+n.next/250, 1+n.next%250)
+		if n.used == 0 || n.used == blockSize {
+			n.block, n.used = newBlock(), 0
+		}
+		n.used++
+		addr = blockAddr(n.block, n.used)
 	}
 	if _, taken := n.ls[addr]; taken {
 		return nil, fmt.Errorf("memnet: %s is in use on the in-memory network", addr)

@@ -161,7 +161,14 @@ func (e *env) batch(jobs []job, b batchFlags, sum results.Summary, done map[int]
 	table(e.stdout, &sum)
 	fmt.Fprintf(e.stdout, "summary: %s\n", filepath.Join(b.out, results.SummaryFile))
 	// The pages are a view of the JSON: a run that cannot be drawn is
-	// reported, and changes no verdict.
+	// reported, and changes no verdict. An interrupted batch does not draw
+	// them: reading back every run's history takes a minute or more for a
+	// few thousand runs, and whoever pressed Ctrl-C wants the prompt back;
+	// the resume, or simrun report, draws them.
+	if sum.Interrupted {
+		fmt.Fprintf(e.stderr, "simrun: interrupted: the pages are not drawn; the same command resumes the runs and draws them, or simrun report %s draws them now\n", b.out)
+		return exitCode(&sum), nil
+	}
 	if err := reports.RenderDir(b.out); err != nil {
 		fmt.Fprintf(e.stderr, "simrun: report: %v\n", err)
 	}

@@ -23,6 +23,7 @@ func TestChildProcessFailures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program and runs real clusters in child processes for about 15s")
 	}
+	childProcessTest(t)
 	dir, bin := buildBadsim(t)
 	tmp, out := t.TempDir(), filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", "-parallel", "3", "-run-timeout", "10s", "-out", out,
@@ -146,6 +147,7 @@ func TestReplayInChildProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program and runs real clusters in child processes")
 	}
+	childProcessTest(t)
 	dir, bin := buildBadsim(t)
 	out := filepath.Join(dir, "out")
 	simrun := func(args ...string) (string, string) { t.Helper(); return runProgram(t, bin, args...) }

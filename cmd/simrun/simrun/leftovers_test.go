@@ -21,6 +21,7 @@ func TestNothingOutlivesARun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds simrun and runs real clusters")
 	}
+	childProcessTest(t)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("the stubborn program needs python3")
 	}

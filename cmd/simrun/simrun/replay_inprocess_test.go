@@ -16,6 +16,7 @@ func TestReplayInProcessLogsToTheRunsFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program and runs real clusters")
 	}
+	childProcessTest(t)
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		t.Skip("standard error is moved on Linux and macOS only")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/etcdsim/etcdsim/cmd/simrun/simrun"
+	"github.com/etcdsim/etcdsim/internal/patience"
 	"github.com/etcdsim/etcdsim/scenarios/results"
 )
 
@@ -37,6 +39,11 @@ seeds: [1, 2]
 func TestCampaignResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a campaign of real clusters five times")
+	}
+	if !patience.RaceEnabled {
+		// Without the detector (make test's test-children) its campaigns
+		// run beside the other tests of programs they build.
+		t.Parallel()
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "campaign.yaml")
@@ -62,7 +69,10 @@ func TestCampaignResumes(t *testing.T) {
 		}
 	}
 	t.Run("interrupted", func(t *testing.T) { resumeInterrupted(t, file, whole, filepath.Join(dir, "broken")) })
-	t.Run("killed", func(t *testing.T) { resumeKilled(t, bin, file, whole, filepath.Join(dir, "killed")) })
+	t.Run("killed", func(t *testing.T) {
+		skipUnderRace(t) // the binary's campaign, killed and resumed: no run in this process
+		resumeKilled(t, bin, file, whole, filepath.Join(dir, "killed"))
+	})
 }
 
 // resumeInterrupted interrupts the campaign in file after a few runs (its
@@ -91,6 +101,13 @@ func resumeInterrupted(t *testing.T, file, whole, broken string) {
 	}}
 	if code := campaign(ctx, broken, stderr); code != 130 {
 		t.Fatalf("the interrupted campaign: exit %d, want 130", code)
+	}
+	// It gives the prompt back without drawing the pages, and says how.
+	if _, err := os.Stat(filepath.Join(broken, "index.html")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the interrupted campaign drew its pages (%v); want them left to the resume", err)
+	}
+	if !strings.Contains(stderr.String(), "simrun report "+broken) {
+		t.Errorf("the interrupted campaign's stderr does not say how to draw the pages:\n%s", stderr)
 	}
 	sum, err := results.ReadSummary(filepath.Join(broken, results.SummaryFile))
 	if err != nil {

@@ -27,6 +27,7 @@ func TestShardedCampaignAsItRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds simrun and runs six real clusters")
 	}
+	childProcessTest(t)
 	dir := t.TempDir()
 	bin := buildSimrun(t, dir)
 	file := filepath.Join(dir, "campaign.yaml")

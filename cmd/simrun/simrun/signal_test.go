@@ -21,6 +21,7 @@ func TestInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds simrun and runs a real cluster")
 	}
+	childProcessTest(t)
 	out, tmp, b := interruptRun(t, 1)
 	checkInterruptedSummary(t, b)
 	run := filepath.Join(out, "lock-mutex-leader-kill", "seed-1")
@@ -129,6 +130,7 @@ func TestInterruptTwice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds simrun and runs a real cluster")
 	}
+	childProcessTest(t)
 	out, tmp, b := interruptRun(t, 2)
 	checkInterruptedSummary(t, b)
 	run := filepath.Join(out, "lock-mutex-leader-kill", "seed-1")

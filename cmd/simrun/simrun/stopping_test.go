@@ -19,6 +19,7 @@ func TestASpinningRunSaysHowFarItGot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program and runs a real cluster in a child process")
 	}
+	childProcessTest(t)
 	dir, bin := buildBadsim(t)
 	tmp, out := t.TempDir(), filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", "-run-timeout", "8s", "-out", out, "lock/spin/healthy")
