@@ -5,15 +5,16 @@ package cluster
 // etcd's cluster_util.go): an HTTP GET of /members to each peer's
 // advertised address, with a round tripper of etcd's own that dials real
 // TCP. On the virtual clock those addresses are the in-memory network's
-// (127.0.X.Y:1), where nothing real listens, so the dial is refused at
-// once and the member starts. But every cluster numbers its addresses
-// from the same start, and a cluster that is joining a member listens for
-// real at exactly those addresses for as long as its join lasts
-// (joinBridge) — in this process or in any other on the machine. A fresh
-// member that dials then is answered by that other cluster, or, if that
-// cluster's join waits on its own frozen clock, never: its goroutines wait
-// on a real socket, which is never durably blocked, and its bubble's clock
-// stands still at 0 for good, in net/http.send under NewServer.
+// (127.B.C.D:1), where nothing real listens, so the dial is refused at
+// once and the member starts. But a cluster that is joining a member
+// listens for real at its own peers' addresses for as long as its join
+// lasts (joinBridge). memnet gives each network a block of addresses of
+// its own, from a start the process id sets, so two clusters meet only if
+// two processes' blocks do; if they do, a fresh member that dials then is
+// answered by the other cluster, or, if that cluster's join waits on its
+// own frozen clock, never: its goroutines wait on a real socket, which is
+// never durably blocked, and its bubble's clock stands still at 0 for
+// good, in net/http.send under NewServer.
 //
 // So while a virtual cluster's first members start, their peer addresses
 // are reserved for real: a socket is bound at each, without

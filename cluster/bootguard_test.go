@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/etcdsim/etcdsim/internal/bubble"
+	"github.com/etcdsim/etcdsim/internal/memnet"
 )
 
 // reservable skips t where this process may not bind port 1, as a join
@@ -111,8 +112,35 @@ func squat(t *testing.T, addrs []string) func() {
 	}
 }
 
+// nextNetworkAddrs returns the first n addresses the next in-memory
+// network of this process will hand out — the block after a probe's, as
+// memnet hands blocks out in turn (internal/memnet/block.go) — standing
+// for another process's network that came to the same block.
+func nextNetworkAddrs(t *testing.T, n int) []string {
+	t.Helper()
+	probe := memnet.New()
+	ln, err := probe.Listen("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b, c, d int
+	if _, err := fmt.Sscanf(ln.Addr().String(), "127.%d.%d.%d:1", &b, &c, &d); err != nil {
+		t.Fatalf("memnet's address %s is not 127.B.C.D:1: %v", ln.Addr(), err)
+	}
+	ln.Close()
+	const nblocks = 254 * 256
+	next := ((b-1)*256 + c + 1) % nblocks
+	var out []string
+	for i := 1; i <= n; i++ {
+		out = append(out, fmt.Sprintf("127.%d.%d.%d:1", 1+next/256, next%256, i))
+	}
+	return out
+}
+
 // A cluster's first start on the virtual clock is never answered by
-// another program listening at its members' in-memory peer addresses.
+// another program listening at its members' in-memory peer addresses (as
+// another process's cluster could, joining a member, were its block of
+// addresses the same).
 // Before the reservation, each fresh member's etcd asked that program
 // whether it was bootstrapped, over real TCP under NewServer, and waited
 // on the real socket: the bubble's clock stood still at 0 for good (in
@@ -120,10 +148,7 @@ func squat(t *testing.T, addrs []string) func() {
 // Now the start waits reserveWait for the program to leave, and then
 // fails, naming the address.
 func TestFirstStartIsNotAnsweredByAStrangerAtAPeerAddress(t *testing.T) {
-	var addrs []string
-	for i := 1; i <= 12; i++ { // the first addresses every in-memory network hands out
-		addrs = append(addrs, fmt.Sprintf("127.0.10.%d:1", i))
-	}
+	addrs := nextNetworkAddrs(t, 12)
 	reservable(t, addrs[0])
 	old := reserveWait
 	reserveWait = 300 * time.Millisecond // other programs' starts meanwhile wait this one out
