@@ -3,6 +3,7 @@
 package scenarios_test
 
 import (
+	"flag"
 	"runtime"
 	"slices"
 	"testing"
@@ -15,7 +16,8 @@ import (
 
 // BenchmarkKeysOnLeasesOverhead measures what watching the recipe's leases
 // and keys costs the check of a gallery run: each row of galleryCheckRows
-// (the standard mixes and pitfalls of four families) runs once; then
+// (the standard mixes and pitfalls of four families; with
+// -overhead-all-rows, every registered scenario) runs once; then
 // its checks are timed as they were before (the history without the
 // calls the clients' connections record, History.Calls, nor its end state,
 // and without keys-on-leases) and as they are now (the whole history, every
@@ -24,13 +26,24 @@ import (
 // galleryRuns, in BenchmarkGalleryCheck's file, which stays whole so that
 // it runs at any commit; it is unix-only, and this one Linux-only (it reads
 // a thread's CPU time).
+// overheadAllRows has BenchmarkKeysOnLeasesOverhead measure the whole
+// registry instead of galleryCheckRows (its runs take a few minutes).
+var overheadAllRows = flag.Bool("overhead-all-rows", false, "BenchmarkKeysOnLeasesOverhead: every registered scenario, not the twelve rows")
+
 func BenchmarkKeysOnLeasesOverhead(b *testing.B) {
 	type run struct {
 		s          scenarios.Scenario
 		now, older checker.History
 	}
 	var runs []run
-	for _, g := range galleryRuns(b, galleryCheckRows) {
+	rows := galleryCheckRows
+	if *overheadAllRows {
+		rows = nil
+		for _, s := range scenarios.All() {
+			rows = append(rows, s.Name)
+		}
+	}
+	for _, g := range galleryRuns(b, rows) {
 		older := g.h
 		older.Calls, older.Final = nil, nil
 		runs = append(runs, run{g.s, g.h, older})
