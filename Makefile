@@ -142,11 +142,13 @@ pitfalls:
 
 # Blind rediscovery (docs/explore.md): each broken lock, election and
 # discovery recipe of the gallery explored with no schedule written for
-# it, guided and uniform, until the first finding or EXPLORE_CAP runs;
-# then each careful recipe for EXPLORE_CAP runs, which must find nothing.
-# One line per row in results/explore-bench/rows (a row's "cpu" is the
-# user and system seconds it took).
+# it, guided and uniform, from each seed of EXPLORE_SEEDS, until the first
+# finding or EXPLORE_CAP runs; then each careful recipe for EXPLORE_CAP
+# runs, which must find nothing. One line per row and seed in
+# results/explore-bench/rows (a row's "cpu" is the user and system seconds
+# it took).
 EXPLORE_CAP ?= 30
+EXPLORE_SEEDS ?= 1
 EXPLORE_BROKEN ?= lock/released-marker lock/unfenced lock/setnx lock/keepalive-misconfigured lock/shared-session \
   lock/serializable-check lock/delete-name lock/orphaned-waiter lock/call-context-keepalive lock/missed-wakeup \
   election/modrevision election/ignoresdone election/unchecked election/missed-wakeup \
@@ -155,11 +157,11 @@ EXPLORE_CAREFUL ?= lock/mutex lock/v3lock lock/fenced lock/herd election/recheck
 explore-bench:
 	rm -rf results/explore-bench && mkdir -p results/explore-bench
 	$(GO) build -o results/explore-bench/simrun ./cmd/simrun
-	@set -e; b=results/explore-bench; for fr in $(EXPLORE_BROKEN); do for mode in guided uniform; do \
-	  d=$$b/$$mode/$$fr; mkdir -p $$d; \
-	  /usr/bin/time -f '%U %S' -o $$d/cpu $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) \
+	@set -e; b=results/explore-bench; for fr in $(EXPLORE_BROKEN); do for mode in guided uniform; do for s in $(EXPLORE_SEEDS); do \
+	  d=$$b/$$mode/$$fr/seed-$$s; mkdir -p $$d; \
+	  /usr/bin/time -f '%U %S' -o $$d/cpu $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) -seed $$s \
 	    -until-found -parallel 2 -shrink-runs -1 $$([ $$mode = guided ] && echo -guided) -out $$d > $$d/out 2> $$d/err || true; \
-	  echo "$$fr $$mode cpu=$$(tail -1 $$d/cpu) $$(grep -o 'first finding at run [0-9]*' $$d/out || echo 'none in $(EXPLORE_CAP) runs')" | tee -a $$b/rows; \
-	done; done; for fr in $(EXPLORE_CAREFUL); do d=$$b/careful/$$fr; mkdir -p $$d; \
+	  echo "$$fr $$mode seed=$$s cpu=$$(tail -1 $$d/cpu) $$(grep -o 'first finding at run [0-9]*' $$d/out || echo 'none in $(EXPLORE_CAP) runs')" | tee -a $$b/rows; \
+	done; done; done; for fr in $(EXPLORE_CAREFUL); do d=$$b/careful/$$fr; mkdir -p $$d; \
 	  $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) -parallel 2 -shrink-runs 4 -out $$d > $$d/out 2> $$d/err || true; \
 	  echo "$$fr careful: $$(head -1 $$d/out)" | tee -a $$b/rows; done
