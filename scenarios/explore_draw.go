@@ -602,6 +602,17 @@ func (d drawer) scenario(base Scenario, x draw, name string) (Scenario, error) {
 	s.Faults = Faults{Timeline: tl}
 	l, foreign := x.loss()
 	s.Checkers = d.fam.judges(l, x.livenessBound(), foreign)
+	if w.OwnerCheck == OwnerCheckRead {
+		// A holder that asks its recipe before each step, instead of
+		// watching its session, knows it holds only at each check: judged
+		// by who held when, its hold ends at the last step it began, and
+		// a step begun in time is the fenced resource's to judge.
+		for i := range s.Checkers {
+			if s.Checkers[i].Name == checker.CheckerMutualExclusion {
+				s.Checkers[i].ByChecks = true
+			}
+		}
+	}
 	s.Expect = checker.Expectation{}
 	s.Description = x.String()
 	return s, nil
