@@ -554,13 +554,13 @@ func (x draw) loss() (l loss, foreign bool) {
 // or its election leaderless, while somebody waits: a waiter whose watch
 // was compacted away may sit out its patience before it looks again, and
 // an expired holder's lease takes up to a TTL — twice, counting the
-// renewal in flight — to go. And a client whose connection a fault broke
-// reconnects only after gRPC's backoff (a first step of 1 s, ±20 %): until
-// then the cleanup of an acquire it gave up waits too, and its waiter key
-// with it, so the floor is 5 s plus that step. (Measured: lock/mutex,
-// TTL 1 s, patience 450 ms, a compaction and the leader partitioned at a
-// release: nobody held for 5.01 s after the heal while the waiter's
-// given-up acquire was still cleaning up, in 1 of 6 runs of that draw.)
+// renewal in flight — to go. And a waiter that gave up while its member
+// could not reach a quorum withdraws its key with a delete the member
+// holds for etcd's request timeout, holding up every waiter behind it:
+// the floor is checker.FaultedLivenessFloor, 6.2 s on the explorer's
+// clusters. (Measured: lock/mutex, TTL 1 s, patience 450 ms, a compaction
+// and the leader partitioned at a release: nobody held for 5.01 s after
+// the heal in 1 of 6 runs of that draw, against a floor of 5 s then.)
 //
 // On a healthy draw — no fault, no compaction — nothing stands between a
 // release and the next waiter's wake-up but a few round trips, slow links
@@ -573,7 +573,7 @@ func (x draw) livenessBound() time.Duration {
 		x.Patience.D() > contentionBound && x.Think.D()+x.Jitter.D() < contentionBound {
 		return contentionBound
 	}
-	return max(5*time.Second+reconnectBackoff, x.Patience.D()+2*x.TTL.D()+time.Second)
+	return max(checker.FaultedLivenessFloor(electionTimeout), x.Patience.D()+2*x.TTL.D()+time.Second)
 }
 
 // scenario is the Scenario that runs x: recipe base's workload, with x's
@@ -685,7 +685,6 @@ func clusterClock(base Scenario) cluster.Clock {
 	return base.Cluster.Clock
 }
 
-// reconnectBackoff is gRPC's first reconnect backoff with its jitter
-// (grpc/backoff.DefaultConfig: a base delay of 1 s, jitter 0.2), which the
-// cluster's clients keep.
-const reconnectBackoff = 1200 * time.Millisecond
+// electionTimeout is the explorer's clusters' raft election timeout:
+// cluster.Config's default, which a draw does not change.
+const electionTimeout = 100 * time.Millisecond
