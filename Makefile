@@ -179,26 +179,52 @@ pitfalls:
 	$(GO) run ./cmd/simrun campaign -f cmd/simrun/campaigns/pitfalls.yaml -parallel $(PARALLEL) \
 	  $(if $(CLOCK),-clock $(CLOCK)) -out results/pitfalls$(if $(CLOCK),-$(CLOCK))
 
-# Blind rediscovery (docs/explore.md): each broken lock, election and
-# discovery recipe of the gallery explored with no schedule written for
-# it, guided and uniform, until the first finding or EXPLORE_CAP runs;
-# then each careful recipe for EXPLORE_CAP runs, which must find nothing.
-# One line per row in results/explore-bench/rows (a row's "cpu" is the
-# user and system seconds it took).
-EXPLORE_CAP ?= 30
+# Blind rediscovery (docs/explore.md): each broken recipe of the gallery
+# in every explorable family, and each upstream reproduction whose bug is
+# in a recipe, explored uniformly with no schedule written for it, from
+# each seed of EXPLORE_SEEDS, one row at a time with -parallel 2, until
+# its first finding or EXPLORE_CAP of wall time; then each careful recipe
+# for EXPLORE_CAREFUL_CAP, which must find nothing. One line per row in
+# results/explore-bench/rows: runs, wall and CPU (user + system) seconds
+# to the first finding, and the load average as the row ended; then the
+# median and worst over the broken rows (a row not found counts as its
+# cap) and the careful rows' flags (scripts/explore-bench.sh).
+EXPLORE_CAP ?= 10m
+EXPLORE_CAREFUL_CAP ?= 10m
+EXPLORE_SEEDS ?= 1
 EXPLORE_BROKEN ?= lock/released-marker lock/unfenced lock/setnx lock/keepalive-misconfigured lock/shared-session \
   lock/serializable-check lock/delete-name lock/orphaned-waiter lock/call-context-keepalive lock/missed-wakeup \
-  election/modrevision election/ignoresdone election/unchecked election/missed-wakeup \
-  discovery/noreregister discovery/oneretry discovery/rekey
-EXPLORE_CAREFUL ?= lock/mutex lock/v3lock lock/fenced lock/herd election/rechecked election/keywatched election/server discovery/keepalive
+  lock/unlock-retry lock/keepalive-channel lock/requireleader-keepalive \
+  election/modrevision election/ignoresdone election/unchecked election/missed-wakeup election/campaign-retry election/resign-retry \
+  discovery/noreregister discovery/oneretry discovery/rekey \
+  rwmutex/reader-ignores-done rwmutex/unchecked \
+  queue/at-most-once queue/unconditional-claim queue/unpadded-priority queue/priority-at-most-once \
+  barrier/short-count barrier/upstream register/leasing register/leasing-txn-writes \
+  stm/read-committed stm/repeatable-reads stm/serializable-snapshot
+EXPLORE_CAREFUL ?= lock/mutex lock/v3lock lock/fenced lock/herd lock/unlock-retry-fenced lock/keepalive-once lock/requireleader-cancel lock/session-mutex \
+  election/rechecked election/keywatched election/server election/campaign-retry-resigned election/resign-retry-fixed \
+  discovery/keepalive rwmutex/checked queue/claimed queue/priority-claimed barrier/checked \
+  register/kv register/leasing-guarded register/ordering stm/serializable
 explore-bench:
 	rm -rf results/explore-bench && mkdir -p results/explore-bench
 	$(GO) build -o results/explore-bench/simrun ./cmd/simrun
-	@set -e; b=results/explore-bench; for fr in $(EXPLORE_BROKEN); do for mode in guided uniform; do \
-	  d=$$b/$$mode/$$fr; mkdir -p $$d; \
-	  /usr/bin/time -f '%U %S' -o $$d/cpu $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) \
-	    -until-found -parallel 2 -shrink-runs -1 $$([ $$mode = guided ] && echo -guided) -out $$d > $$d/out 2> $$d/err || true; \
-	  echo "$$fr $$mode cpu=$$(tail -1 $$d/cpu) $$(grep -o 'first finding at run [0-9]*' $$d/out || echo 'none in $(EXPLORE_CAP) runs')" | tee -a $$b/rows; \
-	done; done; for fr in $(EXPLORE_CAREFUL); do d=$$b/careful/$$fr; mkdir -p $$d; \
-	  $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -runs $(EXPLORE_CAP) -parallel 2 -shrink-runs 4 -out $$d > $$d/out 2> $$d/err || true; \
-	  echo "$$fr careful: $$(head -1 $$d/out)" | tee -a $$b/rows; done
+	@b=results/explore-bench; for fr in $(EXPLORE_BROKEN); do for s in $(EXPLORE_SEEDS); do \
+	  d=$$b/broken/$$fr/seed-$$s; mkdir -p $$d; \
+	  /usr/bin/time -f '%U %S %e' -o $$d/time $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -budget $(EXPLORE_CAP) -seed $$s \
+	    -until-found -parallel 2 -shrink-runs -1 -out $$d > $$d/out 2> $$d/err; \
+	  first=$$(grep -o 'first finding at run [0-9]*, [0-9hms.]* ' $$d/out | awk '{ print $$5, $$6 }' | tr -d ,); \
+	  runs=$$(grep -o 'in [0-9]* runs' $$d/out | tail -1 | tr -dc 0-9); \
+	  if [ -n "$$first" ]; then row="found run=$$(echo $$first | cut -d' ' -f1) wall=$$(echo $$first | cut -d' ' -f2)"; \
+	  else row="none runs=$$runs wall=$(EXPLORE_CAP)"; fi; \
+	  echo "broken $$fr seed=$$s $$row cpu=$$(tail -1 $$d/time | awk '{ print $$1 + $$2 }') load=$$(cut -d' ' -f1 /proc/loadavg)" | tee -a $$b/rows; \
+	done; done; \
+	grep '^broken' $$b/rows | awk '{ d = $$6; sub(/^wall=/, "", d); t = 0; \
+	    while (match(d, /^[0-9.]+(h|ms|m|s)/)) { u = substr(d, RSTART, RLENGTH); v = u + 0; sub(/^[0-9.]+/, "", u); \
+	      f = 1; if (u == "h") f = 3600; else if (u == "m") f = 60; else if (u == "ms") f = 0.001; t += v * f; d = substr(d, RSTART + RLENGTH) } \
+	    print t }' | sort -n | awk '{ w[NR] = $$1 } END { if (!NR) exit; if (NR % 2) m = w[(NR + 1) / 2]; else m = (w[NR / 2] + w[NR / 2 + 1]) / 2; \
+	    printf "broken rows: %d; wall s to first finding: median %.1f, worst %.1f (a row not found counts as its cap)\n", NR, m, w[NR] }' | tee -a $$b/rows; \
+	for fr in $(EXPLORE_CAREFUL); do d=$$b/careful/$$fr; mkdir -p $$d; \
+	  /usr/bin/time -f '%U %S %e' -o $$d/time $$b/simrun explore -family $${fr%%/*} -recipe $${fr#*/} -budget $(EXPLORE_CAREFUL_CAP) \
+	    -parallel 2 -shrink-runs 4 -out $$d > $$d/out 2> $$d/err; \
+	  echo "careful $$fr cpu=$$(tail -1 $$d/time | awk '{ print $$1 + $$2 }') load=$$(cut -d' ' -f1 /proc/loadavg): $$(grep 'distinct ways' $$d/out)" | tee -a $$b/rows; \
+	done

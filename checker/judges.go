@@ -58,6 +58,9 @@ type JudgeOptions struct {
 	// ResourceOnly judges mutual exclusion by the guarded resource alone
 	// (MutexOptions.ResourceOnly).
 	ResourceOnly bool
+	// ByChecks judges mutual exclusion by the holders' checks
+	// (MutexOptions.ByChecks).
+	ByChecks bool
 }
 
 // Judge is one of the package's checkers as a value: its name, what it
@@ -90,7 +93,7 @@ var judges = observedTTL([]Judge{
 		Reports: []ViolationKind{ViolationOverlap, ViolationUnguardedWrite, ViolationStaleWrite, ViolationLostUpdate, ViolationPhantomUpdate},
 		Summary: "lock holds never overlap; the guarded resource accepts writes only from the holder; no lost updates (Jepsen's lock-set, or a counter).",
 		Run: func(h History, o JudgeOptions) Result {
-			return MutualExclusion(h, MutexOptions{ResourceOnly: o.ResourceOnly})
+			return MutualExclusion(h, MutexOptions{ResourceOnly: o.ResourceOnly, ByChecks: o.ByChecks})
 		},
 	},
 	{

@@ -1,5 +1,7 @@
 package checker
 
+import "slices"
+
 // MutexOptions configures MutualExclusion. The zero value checks everything
 // and keeps 20 violations.
 type MutexOptions struct {
@@ -8,6 +10,14 @@ type MutexOptions struct {
 	// fenced workloads, where a paused holder may go on believing it holds
 	// a lock its lease has lost, and the resource is what must stay safe.
 	ResourceOnly bool
+	// ByChecks judges each hold by the holder's checks: a hold ends at
+	// the last step of work its holder began (a counter's or a lock-set's
+	// read or write), or at its release if sooner. Use it for a holder
+	// that asks its recipe whether it still holds before each step
+	// instead of watching its session: its check's yes is true when
+	// given, and a step begun in time is the fenced resource's to judge
+	// (see holdsByChecks).
+	ByChecks bool
 	// MaxViolations caps the violations kept in the result: 0 means 20,
 	// negative keeps all. Metrics["violations"] counts them all.
 	MaxViolations int
@@ -66,6 +76,16 @@ func MutualExclusion(h History, opts MutexOptions) Result {
 	for _, kh := range keys {
 		holds += len(kh.holds)
 		if opts.ResourceOnly {
+			continue
+		}
+		if opts.ByChecks {
+			full := kh.holds
+			overlaps(holdsByChecks(&h, kh.key, full), func(o overlap) {
+				overlapping++
+				i := slices.IndexFunc(full, func(hd hold) bool { return hd.take == o.earlier.take })
+				msg, ops := describeByChecks(&h, lockPair, kh.key, o, full[i])
+				rep.violation(ViolationOverlap, ops, "%s", msg)
+			})
 			continue
 		}
 		overlaps(kh.holds, func(o overlap) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -196,5 +197,76 @@ func TestExploreCompactionsLeaveTheLivenessWindow(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no draw with regular compactions in 300")
+	}
+}
+
+// Under a fault that signals loss exclusion is judged by who held when,
+// so a drawn holder looks at least every quarter TTL, as a careful holder
+// must to end its hold before its lease could expire; a draw's standing
+// link delays signal loss, no worse.
+func TestExploreSignalsLossHoldersLookEveryQuarterTTL(t *testing.T) {
+	d := drawer{fam: exploreFamilyOf(FamilyLock), space: Space{}.withDefaults()}
+	checked := 0
+	for i := range 600 {
+		x := d.draw(seed.Seed(11).Rand(exploreStream + uint64(i)))
+		if l, _ := x.loss(); l != signalsLoss {
+			continue
+		}
+		if every := x.Hold.D() / time.Duration(x.Writes); every > x.TTL.D()/4 {
+			t.Fatalf("draw %d (%s) looks every %v, more than a quarter of its TTL %v", i, x, every, x.TTL.D())
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no draw that signals loss in 600")
+	}
+	x := draw{LinkDelay: []linkDelay{{Client: "c1", Delay: Duration(20 * time.Millisecond), Jitter: Duration(20 * time.Millisecond)}}}
+	if l, _ := x.loss(); l != signalsLoss {
+		t.Errorf("a standing link delay alone loses %d, want signals loss", l)
+	}
+}
+
+// A fault aimed at the member a client is pinned to, in a phase that
+// waits for an operation, waits for that client's own: the member is the
+// holder's as it acquires.
+func TestExplorePinnedFaultsWaitForTheirClient(t *testing.T) {
+	d := drawer{fam: exploreFamilyOf(FamilyLock), space: Space{}.withDefaults()}
+	x := draw{Members: 3, Clients: 2, TTL: Duration(time.Second), Hold: Duration(2 * time.Second), Writes: 8, Duration: Duration(10 * time.Second),
+		Faults: []drawnFault{
+			{Action: "partition", Target: rolePinned, Client: "c2", Phase: PhaseAcquire, For: Duration(2 * time.Second)},
+			{Action: "cut", Target: rolePinned, To: roleLeader, Client: "c1", Phase: PhaseHold, For: Duration(time.Second)},
+			{Action: "isolate", Target: roleHolder, Client: "c1", Phase: PhaseExpiry, For: Duration(time.Second)},
+		}}
+	tl, err := d.timeline(x, "L")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tr := range tl.Triggers {
+		got = append(got, tr.On.Client)
+	}
+	if want := []string{"c2", "c1", ""}; !slices.Equal(got, want) {
+		t.Errorf("triggers wait for clients %q, want %q", got, want)
+	}
+}
+
+// Draws compose one fault most often, and no fault next, within the
+// space's bounds.
+func TestExploreFaultCountsFavourOne(t *testing.T) {
+	counts := map[int]int{}
+	rng := seed.Seed(2).Rand(1)
+	for range 7000 {
+		counts[faultCount(rng, 0, 3)]++
+	}
+	if !(counts[1] > counts[0] && counts[0] > counts[2] && counts[0] > counts[3]) {
+		t.Errorf("fault counts %v: want one most often, then none", counts)
+	}
+	for range 100 {
+		if n := faultCount(rng, 2, 2); n != 2 {
+			t.Fatalf("faultCount(2, 2) = %d", n)
+		}
+		if n := faultCount(rng, 1, 3); n < 1 || n > 3 {
+			t.Fatalf("faultCount(1, 3) = %d", n)
+		}
 	}
 }

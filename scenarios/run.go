@@ -381,7 +381,7 @@ func (s Scenario) check(h checker.History) []checker.Result {
 // allow for. It is a pure function of its arguments, so a history read
 // back from a result's files is judged as the run judged it.
 func (c Check) Run(h checker.History, ttl time.Duration) checker.Result {
-	return checker.RunJudge(c.Name, h, checker.JudgeOptions{TTL: ttl, Bound: c.Bound.D(), ResourceOnly: c.ResourceOnly})
+	return checker.RunJudge(c.Name, h, checker.JudgeOptions{TTL: ttl, Bound: c.Bound.D(), ResourceOnly: c.ResourceOnly, ByChecks: c.ByChecks})
 }
 
 // Linearizability runs the linearizability checker c names on h with

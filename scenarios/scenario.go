@@ -322,6 +322,11 @@ type Check struct {
 	// ResourceOnly judges mutual exclusion by the guarded resource alone,
 	// not by overlapping holds (see checker.MutexOptions).
 	ResourceOnly bool `json:"resource_only,omitempty"`
+	// ByChecks judges mutual exclusion by the holders' checks: a hold ends
+	// at the last step its holder began (see checker.MutexOptions). The
+	// explorer sets it for holders that ask their recipe whether they
+	// hold (Workload.OwnerCheck "read").
+	ByChecks bool `json:"by_checks,omitempty"`
 }
 
 // withDefaults fills every zero field that has a default.
