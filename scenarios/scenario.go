@@ -40,8 +40,9 @@ import (
 // operating-system program of its own is a member binary; an older
 // etcdsim would run the members embedded); version 12
 // workload.observed_ttl (an older etcdsim would run at the scenario's TTL
-// whatever the recipe granted).
-const SchemaVersion = 12
+// whatever the recipe granted); version 13 the checks' by_checks (an older
+// etcdsim would judge a holder that checks by a read up to its release).
+const SchemaVersion = 13
 
 // Scenario is one run, as data: a cluster, a workload of one recipe, a fault
 // schedule, the checkers that judge the history, what they are expected to
