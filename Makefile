@@ -48,7 +48,7 @@ GO ?= go
 # REGISTRY_TESTS, SAMPLED_TESTS or PROCESS_TESTS, or one of make
 # examples' TestExamples), and that every name in those lists is such a
 # test.
-REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall|TestRecipeClose|TestHAManagerAtItsOwnTTL|TestUserTransferCarefulPasses
+REGISTRY_TESTS = TestRegistered|PitfallsPassWithCorrectRecipe|TestUpstreamReproduces|TestLockSafetyLeaselessHolder|TestExploreFindsAPitfall|TestExploreResumesAndMerges|TestExploreTakesAnOwnRecipe|TestRecipeClose|TestHAManagerAtItsOwnTTL|TestUserTransferCarefulPasses
 PROCESS_TESTS = TestProcessLockSafety|TestProcessElectionSafety|TestProcessFamilies|TestBrokenProgramJudged|TestReadyBeforeTheClock|TestUnfencedSurvivesRestart|TestChildProcessFailures|TestReplayInChildProcess|TestReplayInProcessLogsToTheRunsFile|TestNothingOutlivesARun|TestShardedCampaignAsItRuns|TestInterrupt|TestInterruptTwice|TestASpinningRunSaysHowFarItGot|TestCampaignResumes
 # The tests of other packages that run less under -race — one seed, one
 # clock a fault, ten rounds, one case, nothing — and whole in
