@@ -46,16 +46,26 @@ func newBrowser(tb testing.TB) *browser {
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.WindowSize(1400, 1000))
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	b := &browser{}
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(b.listen))
-	b.ctx = ctx
-	b.cancel = func() { cancel(); acancel() }
-	tb.Cleanup(b.cancel)
-	if err := chromedp.Do(ctx); err != nil {
-		tb.Fatalf("starting %s: %v", path, err)
+	// Chromium now and then exits before it listens when the machine is
+	// busy ("chrome failed to start", once in a make test beside the race
+	// packages): the browser is the test's instrument, not what it tests,
+	// so a start that fails is tried again, twice, and said in the log.
+	var err error
+	for try := 1; try <= 3; try++ {
+		actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+		b := &browser{}
+		ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(b.listen))
+		b.ctx = ctx
+		b.cancel = func() { cancel(); acancel() }
+		if err = chromedp.Do(ctx); err == nil {
+			tb.Cleanup(b.cancel)
+			return b
+		}
+		b.cancel()
+		tb.Logf("starting %s, try %d of 3: %v", path, try, err)
 	}
-	return b
+	tb.Fatalf("starting %s: %v", path, err)
+	return nil
 }
 
 func (b *browser) listen(ev any) {
