@@ -152,24 +152,10 @@ func (s *vserver) serveErr(what string, err error) {
 	}
 }
 
-// streamWorkers is how many goroutines each member's gRPC server keeps
-// standing to run its streams' handlers (grpc.NumStreamWorkers). Without
-// them every request starts a goroutine whose stack grows, copied, through
-// the interceptors and protobuf's decoder: about 3% of a run's CPU
-// (BenchmarkVirtualRunCost's profile). A worker keeps its grown stack for
-// the next request. A long-lived stream (a watch, a lease keepalive) holds
-// its worker until it ends, and a request that finds every worker busy
-// gets a goroutine of its own, as without them; 32 is more than the
-// streams a run's clients keep open on one member, so requests find one
-// idle. Idle workers wait on a channel, durably blocked in a bubble, and
-// end with the server's Stop.
-const streamWorkers = 32
-
 // grpcOptions are the gRPC server options embed derives from cfg
-// (embed/etcd.go, serveClients), and on the virtual clock its standing
-// stream workers.
+// (embed/etcd.go, serveClients).
 func grpcOptions(cfg *embed.Config) []grpc.ServerOption {
-	opts := []grpc.ServerOption{grpc.NumStreamWorkers(streamWorkers)}
+	var opts []grpc.ServerOption
 	if cfg.GRPCKeepAliveMinTime > 0 {
 		opts = append(opts, grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: cfg.GRPCKeepAliveMinTime}))
 	}
