@@ -24,18 +24,11 @@ func BenchmarkRequestVirtual(b *testing.B) {
 	const n = 500
 	var put, get time.Duration
 	inBubbles(b, func(ctx context.Context) (map[string]time.Duration, map[string]time.Duration, error) {
-		c, err := Start(ctx, Config{Clock: ClockVirtual})
+		c, cli, err := warmVirtual(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
 		defer c.Close()
-		cli, err := c.Client("c1")
-		if err != nil {
-			return nil, nil, err
-		}
-		if _, err := cli.Put(ctx, "warm", "x"); err != nil {
-			return nil, nil, err
-		}
 		c0, err := processCPU()
 		if err != nil {
 			return nil, nil, err
